@@ -1,0 +1,68 @@
+// File: engine/api/handler.h
+//
+// One DynamoDB API call in, one HTTP reply out: the operation name (the part of
+// X-Amz-Target after "DynamoDB_20120810.") and the JSON body are decoded
+// (json_decode.h), run against a DB, and the response or error is encoded
+// (json_encode.h). No HTTP here: the server, the CLI and tests drive it in-process.
+//
+//   api::Handler handler(db.get());
+//   api::ApiReply reply = handler.Handle("GetItem", R"({"TableName":"t","Key":{...}})");
+//   // reply.http_status == 200, reply.body == R"({"Item":{...}})"
+//
+// Besides the fifteen DB operations, the Handler answers a few DynamoDB
+// operations itself so that SDKs and tools probing them keep working:
+// DescribeLimits (the default account limits), DescribeEndpoints (this endpoint),
+// UpdateTimeToLive / DescribeTimeToLive and TagResource / UntagResource /
+// ListTagsOfResource (kept in memory, per Handler; items are never expired), and
+// DescribeContinuousBackups (backups ENABLED, point-in-time recovery DISABLED).
+// Any other name gives UnknownOperationException.
+//
+// Thread-safe: Handle may be called from many threads at once (DB is thread-safe;
+// the in-memory TTL/tag state has its own mutex).
+
+#ifndef DYNAROCK_API_HANDLER_H_
+#define DYNAROCK_API_HANDLER_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "dynarock/db.h"
+#include "dynarock/status.h"
+
+namespace dynarock::api {
+
+struct ApiReply {
+  int http_status = 200;
+  std::string body;
+};
+
+namespace internal {
+struct HandlerState;
+}
+
+class Handler {
+ public:
+  // `db` must outlive the Handler.
+  explicit Handler(dynarock::DB* db);
+  ~Handler();
+  Handler(const Handler&) = delete;
+  Handler& operator=(const Handler&) = delete;
+
+  // operation: the part after "DynamoDB_20120810." in X-Amz-Target, e.g. "PutItem".
+  ApiReply Handle(std::string_view operation, std::string_view body);
+
+  // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.
+  static ApiReply ErrorReply(const dynarock::Status& status);
+
+  // The "host:port" DescribeEndpoints reports; "localhost:8000" until set. Call
+  // before serving (not synchronised with Handle).
+  void SetEndpointAddress(std::string address);
+
+ private:
+  std::unique_ptr<internal::HandlerState> state_;
+};
+
+}  // namespace dynarock::api
+
+#endif  // DYNAROCK_API_HANDLER_H_

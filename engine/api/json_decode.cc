@@ -1,0 +1,1188 @@
+// File: engine/api/json_decode.cc
+//
+// simdjson DOM (error-code API only: nothing here throws) -> request and response
+// structs. One Decoder per call walks the parsed document; it stops at the first
+// SerializationException and otherwise collects every shape violation, so the
+// reply lists them all as DynamoDB's front end does.
+//
+// Member paths in messages are the wire names with a lower-case first letter,
+// list elements are "<list>.<1-based index>.member", map values
+// "<map>.<key>.member": 'transactItems.1.member.update.updateExpression'.
+
+#include "engine/api/json_decode.h"
+
+#include <simdjson.h>
+
+#include <span>
+#include <utility>
+
+#include "engine/api/base64.h"
+
+namespace dynarock::api {
+namespace {
+
+namespace dom = simdjson::dom;
+using Allowed = std::span<const std::string_view>;
+
+constexpr std::string_view kStartOfMap = "Start of structure or map found where not expected";
+constexpr std::string_view kStartOfList = "Start of list found where not expected";
+constexpr std::string_view kUnexpectedFieldType = "Unexpected field type";
+
+// Enum value sets, in the order DynamoDB lists them in its messages.
+constexpr std::string_view kReturnValues[] = {"ALL_NEW", "UPDATED_OLD", "ALL_OLD", "NONE", "UPDATED_NEW"};
+constexpr std::string_view kReturnConsumedCapacity[] = {"INDEXES", "TOTAL", "NONE"};
+constexpr std::string_view kReturnItemCollectionMetrics[] = {"SIZE", "NONE"};
+constexpr std::string_view kReturnValuesOnConditionCheckFailure[] = {"ALL_OLD", "NONE"};
+constexpr std::string_view kSelect[] = {"SPECIFIC_ATTRIBUTES", "COUNT", "ALL_ATTRIBUTES",
+                             "ALL_PROJECTED_ATTRIBUTES"};
+constexpr std::string_view kConditionalOperator[] = {"AND", "OR"};
+constexpr std::string_view kComparisonOperator[] = {"IN", "NULL", "BETWEEN", "LT", "NOT_CONTAINS",
+                                         "EQ", "GT", "NOT_NULL", "NE", "LE",
+                                         "BEGINS_WITH", "GE", "CONTAINS"};
+constexpr std::string_view kAttributeAction[] = {"ADD", "PUT", "DELETE"};
+constexpr std::string_view kKeyType[] = {"HASH", "RANGE"};
+constexpr std::string_view kScalarAttributeType[] = {"B", "N", "S"};
+constexpr std::string_view kProjectionType[] = {"ALL", "INCLUDE", "KEYS_ONLY"};
+constexpr std::string_view kBillingMode[] = {"PROVISIONED", "PAY_PER_REQUEST"};
+constexpr std::string_view kStreamViewType[] = {"NEW_IMAGE", "OLD_IMAGE", "NEW_AND_OLD_IMAGES", "KEYS_ONLY"};
+constexpr std::string_view kTableClass[] = {"STANDARD", "STANDARD_INFREQUENT_ACCESS"};
+
+std::string MemberName(std::string_view wire) {
+  std::string s(wire);
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
+// What DynamoDB's deserializer calls the JSON token it did not expect.
+std::string_view TokenName(const dom::element& e) {
+  switch (e.type()) {
+    case dom::element_type::STRING: return "STRING_VALUE";
+    case dom::element_type::BOOL: {
+      bool b = false;
+      auto error = e.get_bool().get(b);
+      return error == simdjson::SUCCESS && b ? "TRUE_VALUE" : "FALSE_VALUE";
+    }
+    default: return "NUMBER_VALUE";
+  }
+}
+
+class Decoder {
+ public:
+  // ------------------------------------------------------------ errors
+
+  void Serialization(std::string_view message) {
+    if (failed_) return;
+    failed_ = true;
+    serialization_message_ = message;
+  }
+  bool failed() const { return failed_; }
+  void Violation(std::string message) {
+    if (!failed_) violations_.push_back(std::move(message));
+  }
+  void AttrError(std::string_view message) {
+    if (!failed_ && attr_error_.empty()) attr_error_ = message;
+  }
+  void Missing(std::string_view key) {
+    Violation("Value null at '" + PathTo(key) + "' failed to satisfy constraint: Member must not be null");
+  }
+
+  Status Finish() const {
+    if (failed_) return Status(ErrorType::kSerialization, serialization_message_);
+    if (!violations_.empty()) {
+      std::string m = std::to_string(violations_.size());
+      m += violations_.size() == 1 ? " validation error detected: " : " validation errors detected: ";
+      for (size_t i = 0; i < violations_.size(); ++i) {
+        if (i) m += "; ";
+        m += violations_[i];
+      }
+      return ValidationError(std::move(m));
+    }
+    if (!attr_error_.empty()) return ValidationError(attr_error_);
+    return Status();
+  }
+
+  // ------------------------------------------------------------ paths
+
+  std::string PathTo(std::string_view key) const {
+    if (path_.empty()) return MemberName(key);
+    return path_ + "." + MemberName(key);
+  }
+
+  // Appends ".<suffix>" (or "<suffix>" at the top) to the path for its lifetime.
+  class Scope {
+   public:
+    Scope(Decoder* d, std::string_view part) : d_(d), len_(d->path_.size()) {
+      if (!d_->path_.empty()) d_->path_.push_back('.');
+      d_->path_.append(part);
+    }
+    Scope(Decoder* d, std::string_view key, size_t index) : Scope(d, MemberName(key)) {
+      d_->path_ += "." + std::to_string(index + 1) + ".member";
+    }
+    Scope(Decoder* d, std::string_view key, std::string_view map_key) : Scope(d, MemberName(key)) {
+      d_->path_.push_back('.');
+      d_->path_.append(map_key);
+      d_->path_.append(".member");
+    }
+    ~Scope() { d_->path_.resize(len_); }
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    Decoder* d_;
+    size_t len_;
+  };
+
+  // ------------------------------------------------------------ elements
+
+  void WrongScalar(const dom::element& e, std::string_view target) {
+    if (e.is_object()) {
+      Serialization(kStartOfMap);
+    } else if (e.is_array()) {
+      Serialization(kStartOfList);
+    } else {
+      Serialization(std::string(TokenName(e)) + " cannot be converted to " + std::string(target));
+    }
+  }
+
+  bool AsString(const dom::element& e, std::string_view* out) {
+    if (e.get_string().get(*out) == simdjson::SUCCESS) return true;
+    WrongScalar(e, "String");
+    return false;
+  }
+  bool AsBool(const dom::element& e, bool* out) {
+    if (e.get_bool().get(*out) == simdjson::SUCCESS) return true;
+    WrongScalar(e, "Boolean");
+    return false;
+  }
+  bool AsInt(const dom::element& e, int64_t* out, std::string_view java_type) {
+    switch (e.type()) {
+      case dom::element_type::INT64:
+        return e.get_int64().get(*out) == simdjson::SUCCESS;
+      case dom::element_type::UINT64:
+      case dom::element_type::DOUBLE:
+        Serialization("NUMBER_VALUE cannot be converted to " + std::string(java_type));
+        return false;
+      default:
+        WrongScalar(e, java_type);
+        return false;
+    }
+  }
+  // An object standing for a structure or a map.
+  bool AsObject(const dom::element& e, dom::object* out) {
+    if (e.get_object().get(*out) == simdjson::SUCCESS) return true;
+    Serialization(e.is_array() ? kStartOfList : kUnexpectedFieldType);
+    return false;
+  }
+  bool AsArray(const dom::element& e, dom::array* out) {
+    if (e.get_array().get(*out) == simdjson::SUCCESS) return true;
+    Serialization(e.is_object() ? kStartOfMap : kUnexpectedFieldType);
+    return false;
+  }
+
+  // ------------------------------------------------------------ members
+
+  // The member `key` of `o`, unless absent or null.
+  bool Find(const dom::object& o, std::string_view key, dom::element* out) {
+    if (failed_) return false;
+    if (o.at_key(key).get(*out) != simdjson::SUCCESS) return false;
+    return !out->is_null();
+  }
+
+  bool Str(const dom::object& o, std::string_view key, std::string* out) {
+    dom::element e;
+    std::string_view sv;
+    if (!Find(o, key, &e) || !AsString(e, &sv)) return false;
+    out->assign(sv);
+    return true;
+  }
+  bool Str(const dom::object& o, std::string_view key, std::optional<std::string>* out) {
+    std::string s;
+    if (!Str(o, key, &s)) return false;
+    *out = std::move(s);
+    return true;
+  }
+  bool ReqStr(const dom::object& o, std::string_view key, std::string* out) {
+    if (Str(o, key, out)) return true;
+    if (!failed_) Missing(key);
+    return false;
+  }
+  bool Bool(const dom::object& o, std::string_view key, bool* out) {
+    dom::element e;
+    return Find(o, key, &e) && AsBool(e, out);
+  }
+  bool Bool(const dom::object& o, std::string_view key, std::optional<bool>* out) {
+    bool b = false;
+    if (!Bool(o, key, &b)) return false;
+    *out = b;
+    return true;
+  }
+  // An integer member; `min`/`max` are the shape's range.
+  bool Int(const dom::object& o, std::string_view key, std::string_view java_type, int64_t min,
+           int64_t max, int64_t* out) {
+    dom::element e;
+    if (!Find(o, key, &e) || !AsInt(e, out, java_type)) return false;
+    if (*out < min) {
+      Violation("Value '" + std::to_string(*out) + "' at '" + PathTo(key) +
+                "' failed to satisfy constraint: Member must have value greater than or equal to " +
+                std::to_string(min));
+    } else if (*out > max) {
+      Violation("Value '" + std::to_string(*out) + "' at '" + PathTo(key) +
+                "' failed to satisfy constraint: Member must have value less than or equal to " +
+                std::to_string(max));
+    }
+    return true;
+  }
+  bool Int(const dom::object& o, std::string_view key, std::string_view java_type, int64_t min,
+           int64_t max, std::optional<int64_t>* out) {
+    int64_t v = 0;
+    if (!Int(o, key, java_type, min, max, &v)) return false;
+    *out = v;
+    return true;
+  }
+  // A string member that must be one of `allowed`; true only when present and valid.
+  bool Enum(const dom::object& o, std::string_view key, Allowed allowed, std::string* out,
+            bool required = false) {
+    std::string s;
+    if (!Str(o, key, &s)) {
+      if (required && !failed_) Missing(key);
+      return false;
+    }
+    for (std::string_view a : allowed) {
+      if (a == s) {
+        *out = std::move(s);
+        return true;
+      }
+    }
+    std::string m = "Value '" + s + "' at '" + PathTo(key) +
+                    "' failed to satisfy constraint: Member must satisfy enum value set: [";
+    bool first = true;
+    for (std::string_view a : allowed) {
+      if (!first) m += ", ";
+      first = false;
+      m += a;
+    }
+    m += "]";
+    Violation(std::move(m));
+    return false;
+  }
+  bool Enum(const dom::object& o, std::string_view key, Allowed allowed,
+            std::optional<std::string>* out) {
+    std::string s;
+    if (!Enum(o, key, allowed, &s)) return false;
+    *out = std::move(s);
+    return true;
+  }
+  bool Obj(const dom::object& o, std::string_view key, dom::object* out) {
+    dom::element e;
+    return Find(o, key, &e) && AsObject(e, out);
+  }
+  bool ReqObj(const dom::object& o, std::string_view key, dom::object* out) {
+    if (Obj(o, key, out)) return true;
+    if (!failed_) Missing(key);
+    return false;
+  }
+  bool Arr(const dom::object& o, std::string_view key, dom::array* out) {
+    dom::element e;
+    return Find(o, key, &e) && AsArray(e, out);
+  }
+  bool ReqArr(const dom::object& o, std::string_view key, dom::array* out) {
+    if (Arr(o, key, out)) return true;
+    if (!failed_) Missing(key);
+    return false;
+  }
+  bool StrList(const dom::object& o, std::string_view key, std::vector<std::string>* out) {
+    dom::array a;
+    if (!Arr(o, key, &a)) return false;
+    out->clear();
+    for (dom::element e : a) {
+      std::string_view sv;
+      if (e.is_null()) continue;
+      if (!AsString(e, &sv)) return false;
+      out->emplace_back(sv);
+    }
+    return true;
+  }
+  bool StrMap(const dom::object& o, std::string_view key, NameMap* out) {
+    dom::object m;
+    if (!Obj(o, key, &m)) return false;
+    out->clear();
+    for (dom::key_value_pair kv : m) {
+      std::string_view sv;
+      if (kv.value.is_null()) continue;
+      if (!AsString(kv.value, &sv)) return false;
+      out->insert_or_assign(std::string(kv.key), std::string(sv));
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------ attribute values
+
+  bool AttrValue(const dom::element& e, AttributeValue* out) {
+    dom::object o;
+    if (!AsObject(e, &o)) return false;
+    int kinds = 0;
+    for (dom::key_value_pair kv : o) {
+      if (kv.value.is_null()) continue;
+      AttrType type;
+      if (!ParseAttrTypeName(kv.key, &type)) continue;  // unknown members are ignored
+      ++kinds;
+      if (!AttrMember(type, kv.value, out)) return false;
+    }
+    if (kinds == 0) {
+      AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+      *out = AttributeValue::Null();
+    } else if (kinds > 1) {
+      AttrError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes");
+    }
+    return !failed_;
+  }
+
+  bool Bytes(const dom::element& e, std::string* out) {
+    std::string_view sv;
+    if (!AsString(e, &sv)) return false;
+    std::string error;
+    if (!Base64Decode(sv, out, &error)) {
+      Serialization(error);
+      return false;
+    }
+    return true;
+  }
+
+  bool AttrMember(AttrType type, const dom::element& v, AttributeValue* out) {
+    std::string_view sv;
+    switch (type) {
+      case AttrType::kS:
+        if (!AsString(v, &sv)) return false;
+        *out = AttributeValue::S(std::string(sv));
+        return true;
+      case AttrType::kN:
+        if (!AsString(v, &sv)) return false;
+        *out = AttributeValue::N(std::string(sv));
+        return true;
+      case AttrType::kB: {
+        std::string bytes;
+        if (!Bytes(v, &bytes)) return false;
+        *out = AttributeValue::B(std::move(bytes));
+        return true;
+      }
+      case AttrType::kBool: {
+        bool b = false;
+        if (!AsBool(v, &b)) return false;
+        *out = AttributeValue::Bool(b);
+        return true;
+      }
+      case AttrType::kNull: {
+        bool b = false;
+        if (!AsBool(v, &b)) return false;
+        if (!b) {
+          AttrError("One or more parameter values were invalid: Null attribute value types must have the value of true");
+        }
+        *out = AttributeValue::Null();
+        return true;
+      }
+      case AttrType::kL: {
+        dom::array a;
+        if (!AsArray(v, &a)) return false;
+        std::vector<AttributeValue> list;
+        list.reserve(a.size());
+        for (dom::element x : a) {
+          list.emplace_back();
+          if (x.is_null()) {
+            AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+            continue;
+          }
+          if (!AttrValue(x, &list.back())) return false;
+        }
+        *out = AttributeValue::L(std::move(list));
+        return true;
+      }
+      case AttrType::kM: {
+        dom::object m;
+        if (!AsObject(v, &m)) return false;
+        Item item;
+        if (!ItemBody(m, &item)) return false;
+        *out = AttributeValue::M(std::move(item));
+        return true;
+      }
+      case AttrType::kSS:
+      case AttrType::kNS:
+      case AttrType::kBS: {
+        dom::array a;
+        if (!AsArray(v, &a)) return false;
+        std::vector<std::string> set;
+        set.reserve(a.size());
+        for (dom::element x : a) {
+          if (x.is_null()) {
+            AttrError("One or more parameter values were invalid: A set may not contain a null element");
+            continue;
+          }
+          if (type == AttrType::kBS) {
+            std::string bytes;
+            if (!Bytes(x, &bytes)) return false;
+            set.push_back(std::move(bytes));
+          } else {
+            if (!AsString(x, &sv)) return false;
+            set.emplace_back(sv);
+          }
+        }
+        *out = type == AttrType::kSS   ? AttributeValue::SS(std::move(set))
+               : type == AttrType::kNS ? AttributeValue::NS(std::move(set))
+                                       : AttributeValue::BS(std::move(set));
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool ItemBody(const dom::object& m, Item* out) {
+    out->clear();
+    for (dom::key_value_pair kv : m) {
+      AttributeValue v;
+      if (kv.value.is_null()) {
+        AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+      } else if (!AttrValue(kv.value, &v)) {
+        return false;
+      }
+      out->insert_or_assign(std::string(kv.key), std::move(v));
+    }
+    return true;
+  }
+
+  // A member holding an attribute map (Item, Key, ExpressionAttributeValues, ...).
+  bool ItemMember(const dom::object& o, std::string_view key, Item* out) {
+    dom::object m;
+    return Obj(o, key, &m) && ItemBody(m, out);
+  }
+  bool ItemMember(const dom::object& o, std::string_view key, std::optional<Item>* out) {
+    Item item;
+    if (!ItemMember(o, key, &item)) return false;
+    *out = std::move(item);
+    return true;
+  }
+  bool ReqItem(const dom::object& o, std::string_view key, Item* out) {
+    if (ItemMember(o, key, out)) return true;
+    if (!failed_) Missing(key);
+    return false;
+  }
+  bool AttrMemberOf(const dom::object& o, std::string_view key, std::optional<AttributeValue>* out) {
+    dom::element e;
+    if (!Find(o, key, &e)) return false;
+    AttributeValue v;
+    if (!AttrValue(e, &v)) return false;
+    *out = std::move(v);
+    return true;
+  }
+  bool AttrList(const dom::object& o, std::string_view key, std::vector<AttributeValue>* out) {
+    dom::array a;
+    if (!Arr(o, key, &a)) return false;
+    out->clear();
+    for (dom::element x : a) {
+      out->emplace_back();
+      if (x.is_null()) {
+        AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+        continue;
+      }
+      if (!AttrValue(x, &out->back())) return false;
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------ iteration helpers
+
+  // Calls fn(object) for each element of list member `key`, inside its path scope.
+  template <typename Fn>
+  bool EachObject(const dom::object& o, std::string_view key, bool required, Fn fn) {
+    dom::array a;
+    if (!(required ? ReqArr(o, key, &a) : Arr(o, key, &a))) return false;
+    size_t i = 0;
+    for (dom::element x : a) {
+      Scope scope(this, key, i++);
+      dom::object eo;
+      if (x.is_null()) {
+        eo = EmptyObject();
+      } else if (!AsObject(x, &eo)) {
+        return false;
+      }
+      fn(eo);
+      if (failed_) return false;
+    }
+    return true;
+  }
+  // Calls fn(name, object) for each value of map member `key`.
+  template <typename Fn>
+  bool EachMapObject(const dom::object& o, std::string_view key, bool required, Fn fn) {
+    dom::object m;
+    if (!(required ? ReqObj(o, key, &m) : Obj(o, key, &m))) return false;
+    for (dom::key_value_pair kv : m) {
+      Scope scope(this, key, kv.key);
+      dom::object vo;
+      if (kv.value.is_null()) {
+        vo = EmptyObject();
+      } else if (!AsObject(kv.value, &vo)) {
+        return false;
+      }
+      fn(kv.key, vo);
+      if (failed_) return false;
+    }
+    return true;
+  }
+
+  // An object with no members, standing for an absent or null structure.
+  dom::object EmptyObject() {
+    if (!empty_parsed_) {
+      empty_parsed_ = true;
+      auto error = empty_parser_.parse("{}", 2).get_object().get(empty_);
+      (void)error;
+    }
+    return empty_;
+  }
+
+  // ------------------------------------------------------------ document
+
+  bool ParseRoot(std::string_view body, dom::object* root) {
+    thread_local dom::parser parser;
+    size_t start = 0;
+    while (start < body.size() && (body[start] == ' ' || body[start] == '\n' ||
+                                   body[start] == '\r' || body[start] == '\t')) {
+      ++start;
+    }
+    if (start == body.size()) {
+      *root = EmptyObject();
+      return true;
+    }
+    dom::element doc;
+    if (parser.parse(body.data(), body.size()).get(doc) != simdjson::SUCCESS) {
+      Serialization("");
+      return false;
+    }
+    if (doc.is_null()) {
+      *root = EmptyObject();
+      return true;
+    }
+    return AsObject(doc, root);
+  }
+
+ private:
+  bool failed_ = false;
+  std::string serialization_message_;
+  std::vector<std::string> violations_;
+  std::string attr_error_;
+  std::string path_;
+  dom::parser empty_parser_{64};
+  dom::object empty_;
+  bool empty_parsed_ = false;
+};
+
+template <typename T, typename Fn>
+StatusOr<T> DecodeBody(std::string_view body, Fn fn) {
+  Decoder d;
+  dom::object root;
+  if (!d.ParseRoot(body, &root)) return d.Finish();
+  T out{};
+  fn(d, root, &out);
+  Status s = d.Finish();
+  if (!s.ok()) return s;
+  return out;
+}
+
+// ---------------------------------------------------------------- enum mappings
+
+ReturnValue ToReturnValue(std::string_view s) {
+  if (s == "ALL_OLD") return ReturnValue::kAllOld;
+  if (s == "UPDATED_OLD") return ReturnValue::kUpdatedOld;
+  if (s == "ALL_NEW") return ReturnValue::kAllNew;
+  if (s == "UPDATED_NEW") return ReturnValue::kUpdatedNew;
+  return ReturnValue::kNone;
+}
+
+Select ToSelect(std::string_view s) {
+  if (s == "ALL_PROJECTED_ATTRIBUTES") return Select::kAllProjectedAttributes;
+  if (s == "SPECIFIC_ATTRIBUTES") return Select::kSpecificAttributes;
+  if (s == "COUNT") return Select::kCount;
+  return Select::kAllAttributes;
+}
+
+// ---------------------------------------------------------------- shared members
+
+void ReturnConsumedCapacityMember(Decoder& d, const dom::object& o, ReturnConsumedCapacity* out) {
+  std::string s;
+  if (!d.Enum(o, "ReturnConsumedCapacity", kReturnConsumedCapacity, &s)) return;
+  *out = s == "TOTAL"     ? ReturnConsumedCapacity::kTotal
+         : s == "INDEXES" ? ReturnConsumedCapacity::kIndexes
+                          : ReturnConsumedCapacity::kNone;
+}
+
+void ReturnItemCollectionMetricsMember(Decoder& d, const dom::object& o, bool* out) {
+  std::string s;
+  if (d.Enum(o, "ReturnItemCollectionMetrics", kReturnItemCollectionMetrics, &s)) {
+    *out = s == "SIZE";
+  }
+}
+
+void ReturnValuesMember(Decoder& d, const dom::object& o, ReturnValue* out) {
+  std::string s;
+  if (d.Enum(o, "ReturnValues", kReturnValues, &s)) *out = ToReturnValue(s);
+}
+
+void ReturnValuesOnFailureMember(Decoder& d, const dom::object& o, bool* out) {
+  std::string s;
+  if (d.Enum(o, "ReturnValuesOnConditionCheckFailure", kReturnValuesOnConditionCheckFailure, &s)) {
+    *out = s == "ALL_OLD";
+  }
+}
+
+void KeySchemaMember(Decoder& d, const dom::object& o, bool required,
+                     std::vector<KeySchemaElement>* out) {
+  d.EachObject(o, "KeySchema", required, [&](const dom::object& e) {
+    KeySchemaElement k;
+    d.ReqStr(e, "AttributeName", &k.attribute_name);
+    std::string t;
+    if (d.Enum(e, "KeyType", kKeyType, &t, /*required=*/true)) {
+      k.key_type = t == "RANGE" ? KeyType::kRange : KeyType::kHash;
+    }
+    out->push_back(std::move(k));
+  });
+}
+
+void AttributeDefinitionsMember(Decoder& d, const dom::object& o, bool required,
+                                std::vector<AttributeDefinition>* out) {
+  d.EachObject(o, "AttributeDefinitions", required, [&](const dom::object& e) {
+    AttributeDefinition a;
+    d.ReqStr(e, "AttributeName", &a.attribute_name);
+    std::string t;
+    if (d.Enum(e, "AttributeType", kScalarAttributeType, &t, /*required=*/true)) {
+      a.attribute_type = t == "N" ? AttrType::kN : t == "B" ? AttrType::kB : AttrType::kS;
+    }
+    out->push_back(std::move(a));
+  });
+}
+
+void ProjectionMember(Decoder& d, const dom::object& o, Projection* out) {
+  dom::object p;
+  if (!d.ReqObj(o, "Projection", &p)) return;
+  Decoder::Scope scope(&d, "projection");
+  std::string t;
+  if (d.Enum(p, "ProjectionType", kProjectionType, &t)) {
+    out->projection_type = t == "KEYS_ONLY" ? ProjectionType::kKeysOnly
+                           : t == "INCLUDE" ? ProjectionType::kInclude
+                                            : ProjectionType::kAll;
+  }
+  d.StrList(p, "NonKeyAttributes", &out->non_key_attributes);
+}
+
+bool ProvisionedThroughputMember(Decoder& d, const dom::object& o, bool required,
+                                 ProvisionedThroughput* out) {
+  dom::object p;
+  if (!(required ? d.ReqObj(o, "ProvisionedThroughput", &p)
+                 : d.Obj(o, "ProvisionedThroughput", &p))) {
+    return false;
+  }
+  Decoder::Scope scope(&d, "provisionedThroughput");
+  constexpr int64_t kMax = INT64_MAX;
+  if (!d.Int(p, "ReadCapacityUnits", "Long", 1, kMax, &out->read_capacity_units) && !d.failed()) {
+    d.Missing("ReadCapacityUnits");
+  }
+  if (!d.Int(p, "WriteCapacityUnits", "Long", 1, kMax, &out->write_capacity_units) && !d.failed()) {
+    d.Missing("WriteCapacityUnits");
+  }
+  return true;
+}
+
+void OptionalThroughput(Decoder& d, const dom::object& o,
+                        std::optional<ProvisionedThroughput>* out) {
+  ProvisionedThroughput t;
+  if (ProvisionedThroughputMember(d, o, false, &t)) *out = t;
+}
+
+void StreamSpecificationMember(Decoder& d, const dom::object& o,
+                               std::optional<StreamSpecification>* out) {
+  dom::object s;
+  if (!d.Obj(o, "StreamSpecification", &s)) return;
+  Decoder::Scope scope(&d, "streamSpecification");
+  StreamSpecification spec;
+  if (!d.Bool(s, "StreamEnabled", &spec.stream_enabled) && !d.failed()) d.Missing("StreamEnabled");
+  d.Enum(s, "StreamViewType", kStreamViewType, &spec.stream_view_type);
+  *out = std::move(spec);
+}
+
+void GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g) {
+  d.ReqStr(e, "IndexName", &g->index_name);
+  KeySchemaMember(d, e, true, &g->key_schema);
+  ProjectionMember(d, e, &g->projection);
+  OptionalThroughput(d, e, &g->provisioned_throughput);
+}
+
+void NamesMember(Decoder& d, const dom::object& o, NameMap* names, bool* has) {
+  if (d.StrMap(o, "ExpressionAttributeNames", names)) *has = true;
+}
+void ValuesMember(Decoder& d, const dom::object& o, ValueMap* values, bool* has) {
+  if (d.ItemMember(o, "ExpressionAttributeValues", values)) *has = true;
+}
+
+void ConditionMapMember(Decoder& d, const dom::object& o, std::string_view key,
+                        LegacyConditionMap* out, bool* has) {
+  if (!d.EachMapObject(o, key, false, [&](std::string_view name, const dom::object& c) {
+        LegacyCondition cond;
+        d.Enum(c, "ComparisonOperator", kComparisonOperator, &cond.comparison_operator,
+               /*required=*/true);
+        d.AttrList(c, "AttributeValueList", &cond.attribute_value_list);
+        out->insert_or_assign(std::string(name), std::move(cond));
+      })) {
+    return;
+  }
+  *has = true;
+}
+
+void ExpectedMember(Decoder& d, const dom::object& o,
+                    std::map<std::string, ExpectedAttributeValue, std::less<>>* out) {
+  d.EachMapObject(o, "Expected", false, [&](std::string_view name, const dom::object& c) {
+    ExpectedAttributeValue x;
+    d.AttrMemberOf(c, "Value", &x.value);
+    d.Bool(c, "Exists", &x.exists);
+    d.Enum(c, "ComparisonOperator", kComparisonOperator, &x.comparison_operator);
+    std::vector<AttributeValue> list;
+    if (d.AttrList(c, "AttributeValueList", &list)) x.attribute_value_list = std::move(list);
+    out->insert_or_assign(std::string(name), std::move(x));
+  });
+}
+
+void ConditionalOperatorMember(Decoder& d, const dom::object& o, std::optional<std::string>* out) {
+  d.Enum(o, "ConditionalOperator", kConditionalOperator, out);
+}
+
+void TagsMember(Decoder& d, const dom::object& o, bool required, std::vector<Tag>* out) {
+  d.EachObject(o, "Tags", required, [&](const dom::object& e) {
+    Tag t;
+    d.ReqStr(e, "Key", &t.key);
+    d.ReqStr(e, "Value", &t.value);
+    out->push_back(std::move(t));
+  });
+}
+
+// ---------------------------------------------------------------- per operation
+
+void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
+  AttributeDefinitionsMember(d, o, true, &r->attribute_definitions);
+  d.ReqStr(o, "TableName", &r->table_name);
+  KeySchemaMember(d, o, true, &r->key_schema);
+  d.EachObject(o, "LocalSecondaryIndexes", false, [&](const dom::object& e) {
+    LocalSecondaryIndex l;
+    d.ReqStr(e, "IndexName", &l.index_name);
+    KeySchemaMember(d, e, true, &l.key_schema);
+    ProjectionMember(d, e, &l.projection);
+    r->local_secondary_indexes.push_back(std::move(l));
+  });
+  d.EachObject(o, "GlobalSecondaryIndexes", false, [&](const dom::object& e) {
+    GlobalSecondaryIndex g;
+    GlobalSecondaryIndexBody(d, e, &g);
+    r->global_secondary_indexes.push_back(std::move(g));
+  });
+  d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
+  OptionalThroughput(d, o, &r->provisioned_throughput);
+  StreamSpecificationMember(d, o, &r->stream_specification);
+  TagsMember(d, o, false, &r->tags);
+  d.Enum(o, "TableClass", kTableClass, &r->table_class);
+  d.Bool(o, "DeletionProtectionEnabled", &r->deletion_protection_enabled);
+}
+
+void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
+  AttributeDefinitionsMember(d, o, false, &r->attribute_definitions);
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
+  OptionalThroughput(d, o, &r->provisioned_throughput);
+  d.EachObject(o, "GlobalSecondaryIndexUpdates", false, [&](const dom::object& e) {
+    GlobalSecondaryIndexUpdate u;
+    dom::object c;
+    if (d.Obj(e, "Create", &c)) {
+      Decoder::Scope scope(&d, "create");
+      GlobalSecondaryIndex g;
+      GlobalSecondaryIndexBody(d, c, &g);
+      u.create = std::move(g);
+    }
+    if (d.Obj(e, "Update", &c)) {
+      Decoder::Scope scope(&d, "update");
+      std::pair<std::string, ProvisionedThroughput> p;
+      d.ReqStr(c, "IndexName", &p.first);
+      ProvisionedThroughputMember(d, c, true, &p.second);
+      u.update = std::move(p);
+    }
+    if (d.Obj(e, "Delete", &c)) {
+      Decoder::Scope scope(&d, "delete");
+      std::string name;
+      d.ReqStr(c, "IndexName", &name);
+      u.delete_index_name = std::move(name);
+    }
+    r->global_secondary_index_updates.push_back(std::move(u));
+  });
+  StreamSpecificationMember(d, o, &r->stream_specification);
+  d.Bool(o, "DeletionProtectionEnabled", &r->deletion_protection_enabled);
+}
+
+void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.ReqItem(o, "Item", &r->item);
+  d.Str(o, "ConditionExpression", &r->condition_expression);
+  NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
+  ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
+  ExpectedMember(d, o, &r->expected);
+  ConditionalOperatorMember(d, o, &r->conditional_operator);
+  ReturnValuesMember(d, o, &r->return_values);
+  ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+  ReturnItemCollectionMetricsMember(d, o, &r->return_item_collection_metrics);
+}
+
+void GetItemBody(Decoder& d, const dom::object& o, GetItemRequest* r) {
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.ReqItem(o, "Key", &r->key);
+  d.Bool(o, "ConsistentRead", &r->consistent_read);
+  d.Str(o, "ProjectionExpression", &r->projection_expression);
+  NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
+  d.StrList(o, "AttributesToGet", &r->attributes_to_get);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+}
+
+void DeleteItemBody(Decoder& d, const dom::object& o, DeleteItemRequest* r) {
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.ReqItem(o, "Key", &r->key);
+  d.Str(o, "ConditionExpression", &r->condition_expression);
+  NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
+  ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
+  ExpectedMember(d, o, &r->expected);
+  ConditionalOperatorMember(d, o, &r->conditional_operator);
+  ReturnValuesMember(d, o, &r->return_values);
+  ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+  ReturnItemCollectionMetricsMember(d, o, &r->return_item_collection_metrics);
+}
+
+void UpdateItemBody(Decoder& d, const dom::object& o, UpdateItemRequest* r) {
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.ReqItem(o, "Key", &r->key);
+  d.Str(o, "UpdateExpression", &r->update_expression);
+  d.Str(o, "ConditionExpression", &r->condition_expression);
+  NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
+  ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
+  if (d.EachMapObject(o, "AttributeUpdates", false,
+                      [&](std::string_view name, const dom::object& c) {
+                        AttributeValueUpdate u;
+                        d.AttrMemberOf(c, "Value", &u.value);
+                        d.Enum(c, "Action", kAttributeAction, &u.action);
+                        r->attribute_updates.insert_or_assign(std::string(name), std::move(u));
+                      })) {
+    r->has_attribute_updates = true;
+  }
+  ExpectedMember(d, o, &r->expected);
+  ConditionalOperatorMember(d, o, &r->conditional_operator);
+  ReturnValuesMember(d, o, &r->return_values);
+  ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+  ReturnItemCollectionMetricsMember(d, o, &r->return_item_collection_metrics);
+}
+
+// Members Query and Scan share.
+template <typename R>
+void ReadBody(Decoder& d, const dom::object& o, R* r) {
+  d.ReqStr(o, "TableName", &r->table_name);
+  d.Str(o, "IndexName", &r->index_name);
+  std::string select;
+  if (d.Enum(o, "Select", kSelect, &select)) r->select = ToSelect(select);
+  d.Str(o, "FilterExpression", &r->filter_expression);
+  d.Str(o, "ProjectionExpression", &r->projection_expression);
+  NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
+  ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
+  ConditionalOperatorMember(d, o, &r->conditional_operator);
+  if (d.StrList(o, "AttributesToGet", &r->attributes_to_get)) r->has_attributes_to_get = true;
+  d.Int(o, "Limit", "Integer", 1, INT32_MAX, &r->limit);
+  d.ItemMember(o, "ExclusiveStartKey", &r->exclusive_start_key);
+  d.Bool(o, "ConsistentRead", &r->consistent_read);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+}
+
+void QueryBody(Decoder& d, const dom::object& o, QueryRequest* r) {
+  ReadBody(d, o, r);
+  d.Str(o, "KeyConditionExpression", &r->key_condition_expression);
+  ConditionMapMember(d, o, "KeyConditions", &r->key_conditions, &r->has_key_conditions);
+  ConditionMapMember(d, o, "QueryFilter", &r->query_filter, &r->has_query_filter);
+  d.Bool(o, "ScanIndexForward", &r->scan_index_forward);
+}
+
+void ScanBody(Decoder& d, const dom::object& o, ScanRequest* r) {
+  ReadBody(d, o, r);
+  ConditionMapMember(d, o, "ScanFilter", &r->scan_filter, &r->has_scan_filter);
+  d.Int(o, "Segment", "Integer", 0, 999999, &r->segment);
+  d.Int(o, "TotalSegments", "Integer", 1, 1000000, &r->total_segments);
+}
+
+void KeysAndAttributesBody(Decoder& d, const dom::object& o, KeysAndAttributes* k) {
+  dom::array keys;
+  if (d.ReqArr(o, "Keys", &keys)) {
+    for (dom::element x : keys) {
+      k->keys.emplace_back();
+      dom::object m;
+      if (x.is_null()) continue;
+      if (!d.AsObject(x, &m) || !d.ItemBody(m, &k->keys.back())) return;
+    }
+  }
+  d.StrList(o, "AttributesToGet", &k->attributes_to_get);
+  d.Bool(o, "ConsistentRead", &k->consistent_read);
+  d.Str(o, "ProjectionExpression", &k->projection_expression);
+  NamesMember(d, o, &k->expression_attribute_names, &k->has_expression_attribute_names);
+}
+
+void BatchGetItemBody(Decoder& d, const dom::object& o, BatchGetItemRequest* r) {
+  d.EachMapObject(o, "RequestItems", true, [&](std::string_view table, const dom::object& e) {
+    KeysAndAttributesBody(d, e, &r->request_items[std::string(table)]);
+  });
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+}
+
+void WriteRequestBody(Decoder& d, const dom::object& e, WriteRequest* w) {
+  dom::object p;
+  if (d.Obj(e, "PutRequest", &p)) {
+    Decoder::Scope scope(&d, "putRequest");
+    Item item;
+    d.ReqItem(p, "Item", &item);
+    w->put_item = std::move(item);
+  }
+  if (d.Obj(e, "DeleteRequest", &p)) {
+    Decoder::Scope scope(&d, "deleteRequest");
+    Item key;
+    d.ReqItem(p, "Key", &key);
+    w->delete_key = std::move(key);
+  }
+}
+
+void BatchWriteItemBody(Decoder& d, const dom::object& o, BatchWriteItemRequest* r) {
+  dom::object items;
+  if (d.ReqObj(o, "RequestItems", &items)) {
+    for (dom::key_value_pair kv : items) {
+      Decoder::Scope scope(&d, "RequestItems", kv.key);
+      auto& list = r->request_items[std::string(kv.key)];
+      dom::array a;
+      if (kv.value.is_null()) continue;
+      if (!d.AsArray(kv.value, &a)) return;
+      size_t i = 0;
+      for (dom::element x : a) {
+        Decoder::Scope elem(&d, std::to_string(++i) + ".member");
+        list.emplace_back();
+        dom::object wo;
+        if (x.is_null()) continue;
+        if (!d.AsObject(x, &wo)) return;
+        WriteRequestBody(d, wo, &list.back());
+        if (d.failed()) return;
+      }
+    }
+  }
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+  ReturnItemCollectionMetricsMember(d, o, &r->return_item_collection_metrics);
+}
+
+void TransactGetItemsBody(Decoder& d, const dom::object& o, TransactGetItemsRequest* r) {
+  d.EachObject(o, "TransactItems", true, [&](const dom::object& e) {
+    TransactGetItem t;
+    dom::object g;
+    if (d.ReqObj(e, "Get", &g)) {
+      Decoder::Scope scope(&d, "get");
+      d.ReqItem(g, "Key", &t.key);
+      d.ReqStr(g, "TableName", &t.table_name);
+      d.Str(g, "ProjectionExpression", &t.projection_expression);
+      NamesMember(d, g, &t.expression_attribute_names, &t.has_expression_attribute_names);
+    }
+    r->transact_items.push_back(std::move(t));
+  });
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+}
+
+void TransactWriteItemBody(Decoder& d, const dom::object& e, TransactWriteItem* t) {
+  static constexpr struct {
+    std::string_view wire;
+    std::string_view path;
+    TransactWriteItem::Kind kind;
+  } kKinds[] = {
+      {"ConditionCheck", "conditionCheck", TransactWriteItem::Kind::kConditionCheck},
+      {"Put", "put", TransactWriteItem::Kind::kPut},
+      {"Delete", "delete", TransactWriteItem::Kind::kDelete},
+      {"Update", "update", TransactWriteItem::Kind::kUpdate},
+  };
+  int kinds = 0;
+  for (const auto& k : kKinds) {
+    dom::object b;
+    if (!d.Obj(e, k.wire, &b)) continue;
+    if (++kinds > 1) continue;
+    Decoder::Scope scope(&d, k.path);
+    t->kind = k.kind;
+    d.ReqStr(b, "TableName", &t->table_name);
+    if (k.kind == TransactWriteItem::Kind::kPut) {
+      d.ReqItem(b, "Item", &t->item);
+    } else {
+      d.ReqItem(b, "Key", &t->key);
+    }
+    if (k.kind == TransactWriteItem::Kind::kUpdate) {
+      std::string u;
+      if (d.ReqStr(b, "UpdateExpression", &u)) t->update_expression = std::move(u);
+    }
+    if (k.kind == TransactWriteItem::Kind::kConditionCheck) {
+      std::string c;
+      if (d.ReqStr(b, "ConditionExpression", &c)) t->condition_expression = std::move(c);
+    } else {
+      d.Str(b, "ConditionExpression", &t->condition_expression);
+    }
+    NamesMember(d, b, &t->expression_attribute_names, &t->has_expression_attribute_names);
+    ValuesMember(d, b, &t->expression_attribute_values, &t->has_expression_attribute_values);
+    ReturnValuesOnFailureMember(d, b, &t->return_values_on_condition_check_failure_all_old);
+  }
+  if (kinds != 1 && !d.failed()) {
+    d.AttrError("TransactItems can only contain one of Check, Put, Update or Delete");
+  }
+}
+
+void TransactWriteItemsBody(Decoder& d, const dom::object& o, TransactWriteItemsRequest* r) {
+  d.EachObject(o, "TransactItems", true, [&](const dom::object& e) {
+    TransactWriteItem t;
+    TransactWriteItemBody(d, e, &t);
+    r->transact_items.push_back(std::move(t));
+  });
+  d.Str(o, "ClientRequestToken", &r->client_request_token);
+  ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
+  ReturnItemCollectionMetricsMember(d, o, &r->return_item_collection_metrics);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- public: requests
+
+StatusOr<CreateTableRequest> DecodeCreateTableRequest(std::string_view body) {
+  return DecodeBody<CreateTableRequest>(body, CreateTableBody);
+}
+
+StatusOr<DescribeTableRequest> DecodeDescribeTableRequest(std::string_view body) {
+  return DecodeBody<DescribeTableRequest>(
+      body, [](Decoder& d, const dom::object& o, DescribeTableRequest* r) {
+        d.ReqStr(o, "TableName", &r->table_name);
+      });
+}
+
+StatusOr<DeleteTableRequest> DecodeDeleteTableRequest(std::string_view body) {
+  return DecodeBody<DeleteTableRequest>(
+      body, [](Decoder& d, const dom::object& o, DeleteTableRequest* r) {
+        d.ReqStr(o, "TableName", &r->table_name);
+      });
+}
+
+StatusOr<ListTablesRequest> DecodeListTablesRequest(std::string_view body) {
+  return DecodeBody<ListTablesRequest>(
+      body, [](Decoder& d, const dom::object& o, ListTablesRequest* r) {
+        d.Str(o, "ExclusiveStartTableName", &r->exclusive_start_table_name);
+        d.Int(o, "Limit", "Integer", 1, 100, &r->limit);
+      });
+}
+
+StatusOr<UpdateTableRequest> DecodeUpdateTableRequest(std::string_view body) {
+  return DecodeBody<UpdateTableRequest>(body, UpdateTableBody);
+}
+StatusOr<PutItemRequest> DecodePutItemRequest(std::string_view body) {
+  return DecodeBody<PutItemRequest>(body, PutItemBody);
+}
+StatusOr<GetItemRequest> DecodeGetItemRequest(std::string_view body) {
+  return DecodeBody<GetItemRequest>(body, GetItemBody);
+}
+StatusOr<DeleteItemRequest> DecodeDeleteItemRequest(std::string_view body) {
+  return DecodeBody<DeleteItemRequest>(body, DeleteItemBody);
+}
+StatusOr<UpdateItemRequest> DecodeUpdateItemRequest(std::string_view body) {
+  return DecodeBody<UpdateItemRequest>(body, UpdateItemBody);
+}
+StatusOr<QueryRequest> DecodeQueryRequest(std::string_view body) {
+  return DecodeBody<QueryRequest>(body, QueryBody);
+}
+StatusOr<ScanRequest> DecodeScanRequest(std::string_view body) {
+  return DecodeBody<ScanRequest>(body, ScanBody);
+}
+StatusOr<BatchGetItemRequest> DecodeBatchGetItemRequest(std::string_view body) {
+  return DecodeBody<BatchGetItemRequest>(body, BatchGetItemBody);
+}
+StatusOr<BatchWriteItemRequest> DecodeBatchWriteItemRequest(std::string_view body) {
+  return DecodeBody<BatchWriteItemRequest>(body, BatchWriteItemBody);
+}
+StatusOr<TransactGetItemsRequest> DecodeTransactGetItemsRequest(std::string_view body) {
+  return DecodeBody<TransactGetItemsRequest>(body, TransactGetItemsBody);
+}
+StatusOr<TransactWriteItemsRequest> DecodeTransactWriteItemsRequest(std::string_view body) {
+  return DecodeBody<TransactWriteItemsRequest>(body, TransactWriteItemsBody);
+}
+
+StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view body) {
+  return DecodeBody<UpdateTimeToLiveRequest>(
+      body, [](Decoder& d, const dom::object& o, UpdateTimeToLiveRequest* r) {
+        d.ReqStr(o, "TableName", &r->table_name);
+        dom::object s;
+        if (d.ReqObj(o, "TimeToLiveSpecification", &s)) {
+          Decoder::Scope scope(&d, "timeToLiveSpecification");
+          auto& spec = r->time_to_live_specification;
+          if (!d.Bool(s, "Enabled", &spec.enabled) && !d.failed()) d.Missing("Enabled");
+          d.ReqStr(s, "AttributeName", &spec.attribute_name);
+        }
+      });
+}
+
+StatusOr<TagResourceRequest> DecodeTagResourceRequest(std::string_view body) {
+  return DecodeBody<TagResourceRequest>(
+      body, [](Decoder& d, const dom::object& o, TagResourceRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+        TagsMember(d, o, true, &r->tags);
+      });
+}
+
+StatusOr<UntagResourceRequest> DecodeUntagResourceRequest(std::string_view body) {
+  return DecodeBody<UntagResourceRequest>(
+      body, [](Decoder& d, const dom::object& o, UntagResourceRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+        if (!d.StrList(o, "TagKeys", &r->tag_keys) && !d.failed()) d.Missing("TagKeys");
+      });
+}
+
+StatusOr<ListTagsOfResourceRequest> DecodeListTagsOfResourceRequest(std::string_view body) {
+  return DecodeBody<ListTagsOfResourceRequest>(
+      body, [](Decoder& d, const dom::object& o, ListTagsOfResourceRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+        d.Str(o, "NextToken", &r->next_token);
+      });
+}
+
+StatusOr<AttributeValue> DecodeAttributeValueJson(std::string_view json) {
+  Decoder d;
+  dom::object root;
+  if (!d.ParseRoot(json, &root)) return d.Finish();
+  AttributeValue v;
+  // Re-walk the root as an element: AttrValue wants the object's members.
+  int kinds = 0;
+  for (dom::key_value_pair kv : root) {
+    if (kv.value.is_null()) continue;
+    AttrType type;
+    if (!ParseAttrTypeName(kv.key, &type)) continue;
+    ++kinds;
+    if (!d.AttrMember(type, kv.value, &v)) break;
+  }
+  if (kinds == 0) {
+    d.AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
+  } else if (kinds > 1) {
+    d.AttrError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes");
+  }
+  Status s = d.Finish();
+  if (!s.ok()) return s;
+  return v;
+}
+
+StatusOr<Item> DecodeItemJson(std::string_view json) {
+  Decoder d;
+  dom::object root;
+  if (!d.ParseRoot(json, &root)) return d.Finish();
+  Item item;
+  d.ItemBody(root, &item);
+  Status s = d.Finish();
+  if (!s.ok()) return s;
+  return item;
+}
+
+}  // namespace dynarock::api

@@ -1,0 +1,1026 @@
+// File: engine/api/json_encode.cc
+//
+// Member order follows DynamoDB's own replies where it is known (clients do not
+// depend on it, but it keeps diffs against real captures readable).
+
+#include "engine/api/json_encode.h"
+
+#include "engine/api/base64.h"
+
+namespace dynarock::api {
+namespace {
+
+void WriteStringList(JsonWriter* w, const std::vector<std::string>& list) {
+  w->BeginArray();
+  for (const auto& s : list) w->String(s);
+  w->EndArray();
+}
+
+void WriteNameMap(JsonWriter* w, const NameMap& names) {
+  w->BeginObject();
+  for (const auto& [k, v] : names) w->Member(k, v);
+  w->EndObject();
+}
+
+void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks) {
+  w->Key("KeySchema");
+  w->BeginArray();
+  for (const auto& k : ks) {
+    w->BeginObject();
+    w->Member("AttributeName", k.attribute_name);
+    w->Member("KeyType", KeyTypeName(k.key_type));
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteAttributeDefinitions(JsonWriter* w, const std::vector<AttributeDefinition>& defs) {
+  w->Key("AttributeDefinitions");
+  w->BeginArray();
+  for (const auto& d : defs) {
+    w->BeginObject();
+    w->Member("AttributeName", d.attribute_name);
+    w->Member("AttributeType", AttrTypeName(d.attribute_type));
+    w->EndObject();
+  }
+  w->EndArray();
+}
+
+void WriteProjection(JsonWriter* w, const Projection& p) {
+  w->Key("Projection");
+  w->BeginObject();
+  if (p.projection_type) w->Member("ProjectionType", ProjectionTypeName(*p.projection_type));
+  if (!p.non_key_attributes.empty()) {
+    w->Key("NonKeyAttributes");
+    WriteStringList(w, p.non_key_attributes);
+  }
+  w->EndObject();
+}
+
+void WriteThroughputDescription(JsonWriter* w, const ProvisionedThroughputDescription& t) {
+  w->Key("ProvisionedThroughput");
+  w->BeginObject();
+  if (t.last_increase_date_time) w->MemberDouble("LastIncreaseDateTime", *t.last_increase_date_time);
+  if (t.last_decrease_date_time) w->MemberDouble("LastDecreaseDateTime", *t.last_decrease_date_time);
+  w->MemberInt("NumberOfDecreasesToday", t.number_of_decreases_today);
+  w->MemberInt("ReadCapacityUnits", t.read_capacity_units);
+  w->MemberInt("WriteCapacityUnits", t.write_capacity_units);
+  w->EndObject();
+}
+
+void WriteThroughput(JsonWriter* w, const ProvisionedThroughput& t) {
+  w->Key("ProvisionedThroughput");
+  w->BeginObject();
+  w->MemberInt("ReadCapacityUnits", t.read_capacity_units);
+  w->MemberInt("WriteCapacityUnits", t.write_capacity_units);
+  w->EndObject();
+}
+
+void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global) {
+  w->BeginObject();
+  w->Member("IndexName", x.index_name);
+  WriteKeySchema(w, x.key_schema);
+  WriteProjection(w, x.projection);
+  if (global) {
+    if (!x.index_status.empty()) w->Member("IndexStatus", x.index_status);
+    if (x.backfilling) w->MemberBool("Backfilling", *x.backfilling);
+    if (x.provisioned_throughput) WriteThroughputDescription(w, *x.provisioned_throughput);
+  }
+  w->MemberInt("IndexSizeBytes", x.index_size_bytes);
+  w->MemberInt("ItemCount", x.item_count);
+  if (!x.index_arn.empty()) w->Member("IndexArn", x.index_arn);
+  w->EndObject();
+}
+
+void WriteStreamSpecification(JsonWriter* w, const StreamSpecification& s) {
+  w->Key("StreamSpecification");
+  w->BeginObject();
+  w->MemberBool("StreamEnabled", s.stream_enabled);
+  if (!s.stream_view_type.empty()) w->Member("StreamViewType", s.stream_view_type);
+  w->EndObject();
+}
+
+void WriteCapacity(JsonWriter* w, const Capacity& c) {
+  w->BeginObject();
+  if (c.read_capacity_units != 0) w->MemberDouble("ReadCapacityUnits", c.read_capacity_units);
+  if (c.write_capacity_units != 0) w->MemberDouble("WriteCapacityUnits", c.write_capacity_units);
+  w->MemberDouble("CapacityUnits", c.capacity_units);
+  w->EndObject();
+}
+
+void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list) {
+  w->Key("ConsumedCapacity");
+  w->BeginArray();
+  for (const auto& c : list) WriteConsumedCapacity(w, c);
+  w->EndArray();
+}
+
+void WriteItemCollectionMetrics(JsonWriter* w, const ItemCollectionMetrics& m) {
+  w->BeginObject();
+  w->Key("ItemCollectionKey");
+  WriteItem(w, m.item_collection_key);
+  w->Key("SizeEstimateRangeGB");
+  w->BeginArray();
+  for (double d : m.size_estimate_range_gb) w->Double(d);
+  w->EndArray();
+  w->EndObject();
+}
+
+void WriteMetricsMap(JsonWriter* w,
+                     const std::map<std::string, std::vector<ItemCollectionMetrics>>& m) {
+  w->Key("ItemCollectionMetrics");
+  w->BeginObject();
+  for (const auto& [table, list] : m) {
+    w->Key(table);
+    w->BeginArray();
+    for (const auto& x : list) WriteItemCollectionMetrics(w, x);
+    w->EndArray();
+  }
+  w->EndObject();
+}
+
+void WriteKeysAndAttributes(JsonWriter* w, const KeysAndAttributes& k) {
+  w->BeginObject();
+  w->Key("Keys");
+  w->BeginArray();
+  for (const auto& key : k.keys) WriteItem(w, key);
+  w->EndArray();
+  if (!k.attributes_to_get.empty()) {
+    w->Key("AttributesToGet");
+    WriteStringList(w, k.attributes_to_get);
+  }
+  if (k.consistent_read) w->MemberBool("ConsistentRead", true);
+  if (k.projection_expression) w->Member("ProjectionExpression", *k.projection_expression);
+  if (k.has_expression_attribute_names || !k.expression_attribute_names.empty()) {
+    w->Key("ExpressionAttributeNames");
+    WriteNameMap(w, k.expression_attribute_names);
+  }
+  w->EndObject();
+}
+
+void WriteWriteRequest(JsonWriter* w, const WriteRequest& r) {
+  w->BeginObject();
+  if (r.put_item) {
+    w->Key("PutRequest");
+    w->BeginObject();
+    w->Key("Item");
+    WriteItem(w, *r.put_item);
+    w->EndObject();
+  }
+  if (r.delete_key) {
+    w->Key("DeleteRequest");
+    w->BeginObject();
+    w->Key("Key");
+    WriteItem(w, *r.delete_key);
+    w->EndObject();
+  }
+  w->EndObject();
+}
+
+void WriteWriteRequestMap(JsonWriter* w, std::string_view key,
+                          const std::map<std::string, std::vector<WriteRequest>>& m) {
+  w->Key(key);
+  w->BeginObject();
+  for (const auto& [table, list] : m) {
+    w->Key(table);
+    w->BeginArray();
+    for (const auto& r : list) WriteWriteRequest(w, r);
+    w->EndArray();
+  }
+  w->EndObject();
+}
+
+// Members every write response shares.
+template <typename R>
+std::string EncodeWriteResponse(const R& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.attributes) {
+    w.Key("Attributes");
+    WriteItem(&w, *r.attributes);
+  }
+  if (r.consumed_capacity) {
+    w.Key("ConsumedCapacity");
+    WriteConsumedCapacity(&w, *r.consumed_capacity);
+  }
+  if (r.item_collection_metrics) {
+    w.Key("ItemCollectionMetrics");
+    WriteItemCollectionMetrics(&w, *r.item_collection_metrics);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeTableResponse(std::string_view key, const TableDescription& t) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key(key);
+  WriteTableDescription(&w, t);
+  w.EndObject();
+  return w.Release();
+}
+
+bool UsesCapitalMessage(ErrorType type) {
+  switch (type) {
+    case ErrorType::kTransactionCanceled:
+    case ErrorType::kSerialization:
+    case ErrorType::kUnknownOperation:
+    case ErrorType::kAccessDenied:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// ---------------------------------------------------------------- request helpers
+
+void WriteNames(JsonWriter* w, const NameMap& names, bool has) {
+  if (!has && names.empty()) return;
+  w->Key("ExpressionAttributeNames");
+  WriteNameMap(w, names);
+}
+
+void WriteValues(JsonWriter* w, const ValueMap& values, bool has) {
+  if (!has && values.empty()) return;
+  w->Key("ExpressionAttributeValues");
+  WriteItem(w, values);
+}
+
+void WriteAttributeList(JsonWriter* w, const std::vector<AttributeValue>& list) {
+  w->BeginArray();
+  for (const auto& v : list) WriteAttributeValue(w, v);
+  w->EndArray();
+}
+
+void WriteExpected(JsonWriter* w,
+                   const std::map<std::string, ExpectedAttributeValue, std::less<>>& expected) {
+  if (expected.empty()) return;
+  w->Key("Expected");
+  w->BeginObject();
+  for (const auto& [name, x] : expected) {
+    w->Key(name);
+    w->BeginObject();
+    if (x.value) {
+      w->Key("Value");
+      WriteAttributeValue(w, *x.value);
+    }
+    if (x.exists) w->MemberBool("Exists", *x.exists);
+    if (x.comparison_operator) w->Member("ComparisonOperator", *x.comparison_operator);
+    if (x.attribute_value_list) {
+      w->Key("AttributeValueList");
+      WriteAttributeList(w, *x.attribute_value_list);
+    }
+    w->EndObject();
+  }
+  w->EndObject();
+}
+
+void WriteConditionMap(JsonWriter* w, std::string_view key, const LegacyConditionMap& m,
+                       bool has) {
+  if (!has && m.empty()) return;
+  w->Key(key);
+  w->BeginObject();
+  for (const auto& [name, c] : m) {
+    w->Key(name);
+    w->BeginObject();
+    if (!c.attribute_value_list.empty()) {
+      w->Key("AttributeValueList");
+      WriteAttributeList(w, c.attribute_value_list);
+    }
+    w->Member("ComparisonOperator", c.comparison_operator);
+    w->EndObject();
+  }
+  w->EndObject();
+}
+
+void WriteCommonWriteOptions(JsonWriter* w, ReturnValue rv, bool rv_on_failure,
+                             ReturnConsumedCapacity rcc, bool metrics) {
+  if (rv != ReturnValue::kNone) w->Member("ReturnValues", ReturnValueName(rv));
+  if (rv_on_failure) w->Member("ReturnValuesOnConditionCheckFailure", "ALL_OLD");
+  if (rcc != ReturnConsumedCapacity::kNone) {
+    w->Member("ReturnConsumedCapacity", ReturnConsumedCapacityName(rcc));
+  }
+  if (metrics) w->Member("ReturnItemCollectionMetrics", "SIZE");
+}
+
+void WriteReturnConsumedCapacity(JsonWriter* w, ReturnConsumedCapacity rcc) {
+  if (rcc != ReturnConsumedCapacity::kNone) {
+    w->Member("ReturnConsumedCapacity", ReturnConsumedCapacityName(rcc));
+  }
+}
+
+void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
+  w->BeginObject();
+  w->Member("IndexName", g.index_name);
+  WriteKeySchema(w, g.key_schema);
+  WriteProjection(w, g.projection);
+  if (g.provisioned_throughput) WriteThroughput(w, *g.provisioned_throughput);
+  w->EndObject();
+}
+
+template <typename R>
+std::string OnlyTableName(const R& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("TableName", r.table_name);
+  w.EndObject();
+  return w.Release();
+}
+
+// Members Query and Scan share.
+template <typename R>
+void WriteReadRequest(JsonWriter* w, const R& r) {
+  w->Member("TableName", r.table_name);
+  if (r.index_name) w->Member("IndexName", *r.index_name);
+  if (r.select) w->Member("Select", SelectName(*r.select));
+  if (r.filter_expression) w->Member("FilterExpression", *r.filter_expression);
+  if (r.projection_expression) w->Member("ProjectionExpression", *r.projection_expression);
+  WriteNames(w, r.expression_attribute_names, r.has_expression_attribute_names);
+  WriteValues(w, r.expression_attribute_values, r.has_expression_attribute_values);
+  if (r.conditional_operator) w->Member("ConditionalOperator", *r.conditional_operator);
+  if (r.has_attributes_to_get || !r.attributes_to_get.empty()) {
+    w->Key("AttributesToGet");
+    WriteStringList(w, r.attributes_to_get);
+  }
+  if (r.limit) w->MemberInt("Limit", *r.limit);
+  if (r.exclusive_start_key) {
+    w->Key("ExclusiveStartKey");
+    WriteItem(w, *r.exclusive_start_key);
+  }
+  if (r.consistent_read) w->MemberBool("ConsistentRead", true);
+  WriteReturnConsumedCapacity(w, r.return_consumed_capacity);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- enum names
+
+std::string_view ReturnValueName(ReturnValue v) {
+  switch (v) {
+    case ReturnValue::kNone: return "NONE";
+    case ReturnValue::kAllOld: return "ALL_OLD";
+    case ReturnValue::kUpdatedOld: return "UPDATED_OLD";
+    case ReturnValue::kAllNew: return "ALL_NEW";
+    case ReturnValue::kUpdatedNew: return "UPDATED_NEW";
+  }
+  return "NONE";
+}
+
+std::string_view ReturnConsumedCapacityName(ReturnConsumedCapacity v) {
+  switch (v) {
+    case ReturnConsumedCapacity::kNone: return "NONE";
+    case ReturnConsumedCapacity::kTotal: return "TOTAL";
+    case ReturnConsumedCapacity::kIndexes: return "INDEXES";
+  }
+  return "NONE";
+}
+
+std::string_view SelectName(Select v) {
+  switch (v) {
+    case Select::kAllAttributes: return "ALL_ATTRIBUTES";
+    case Select::kAllProjectedAttributes: return "ALL_PROJECTED_ATTRIBUTES";
+    case Select::kSpecificAttributes: return "SPECIFIC_ATTRIBUTES";
+    case Select::kCount: return "COUNT";
+  }
+  return "ALL_ATTRIBUTES";
+}
+
+std::string_view KeyTypeName(KeyType v) { return v == KeyType::kRange ? "RANGE" : "HASH"; }
+
+std::string_view ProjectionTypeName(ProjectionType v) {
+  switch (v) {
+    case ProjectionType::kAll: return "ALL";
+    case ProjectionType::kKeysOnly: return "KEYS_ONLY";
+    case ProjectionType::kInclude: return "INCLUDE";
+  }
+  return "ALL";
+}
+
+// ---------------------------------------------------------------- building blocks
+
+void WriteAttributeValue(JsonWriter* w, const AttributeValue& v) {
+  w->BeginObject();
+  w->Key(AttrTypeName(v.type()));
+  switch (v.type()) {
+    case AttrType::kS:
+    case AttrType::kN:
+      w->String(v.scalar());
+      break;
+    case AttrType::kB: {
+      std::string text;
+      Base64EncodeTo(v.scalar(), &text);
+      w->String(text);
+      break;
+    }
+    case AttrType::kBool:
+      w->Bool(v.boolean());
+      break;
+    case AttrType::kNull:
+      w->Bool(true);
+      break;
+    case AttrType::kL:
+      WriteAttributeList(w, v.list());
+      break;
+    case AttrType::kM:
+      WriteItem(w, v.map());
+      break;
+    case AttrType::kSS:
+    case AttrType::kNS:
+      WriteStringList(w, v.set());
+      break;
+    case AttrType::kBS: {
+      w->BeginArray();
+      std::string text;
+      for (const auto& b : v.set()) {
+        text.clear();
+        Base64EncodeTo(b, &text);
+        w->String(text);
+      }
+      w->EndArray();
+      break;
+    }
+  }
+  w->EndObject();
+}
+
+void WriteItem(JsonWriter* w, const Item& item) {
+  w->BeginObject();
+  for (const auto& [name, value] : item) {
+    w->Key(name);
+    WriteAttributeValue(w, value);
+  }
+  w->EndObject();
+}
+
+void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
+  w->BeginObject();
+  WriteAttributeDefinitions(w, t.attribute_definitions);
+  w->Member("TableName", t.table_name);
+  WriteKeySchema(w, t.key_schema);
+  w->Member("TableStatus", t.table_status);
+  w->MemberDouble("CreationDateTime", t.creation_date_time);
+  WriteThroughputDescription(w, t.provisioned_throughput);
+  w->MemberInt("TableSizeBytes", t.table_size_bytes);
+  w->MemberInt("ItemCount", t.item_count);
+  if (!t.table_arn.empty()) w->Member("TableArn", t.table_arn);
+  if (!t.table_id.empty()) w->Member("TableId", t.table_id);
+  if (t.billing_mode) {
+    w->Key("BillingModeSummary");
+    w->BeginObject();
+    w->Member("BillingMode", *t.billing_mode);
+    if (t.last_update_to_pay_per_request_date_time) {
+      w->MemberDouble("LastUpdateToPayPerRequestDateTime",
+                      *t.last_update_to_pay_per_request_date_time);
+    }
+    w->EndObject();
+  }
+  if (!t.local_secondary_indexes.empty()) {
+    w->Key("LocalSecondaryIndexes");
+    w->BeginArray();
+    for (const auto& x : t.local_secondary_indexes) WriteIndexDescription(w, x, false);
+    w->EndArray();
+  }
+  if (!t.global_secondary_indexes.empty()) {
+    w->Key("GlobalSecondaryIndexes");
+    w->BeginArray();
+    for (const auto& x : t.global_secondary_indexes) WriteIndexDescription(w, x, true);
+    w->EndArray();
+  }
+  if (t.stream_specification) WriteStreamSpecification(w, *t.stream_specification);
+  if (t.table_class) {
+    w->Key("TableClassSummary");
+    w->BeginObject();
+    w->Member("TableClass", *t.table_class);
+    w->EndObject();
+  }
+  w->MemberBool("DeletionProtectionEnabled", t.deletion_protection_enabled);
+  w->EndObject();
+}
+
+void WriteConsumedCapacity(JsonWriter* w, const ConsumedCapacity& c) {
+  w->BeginObject();
+  w->Member("TableName", c.table_name);
+  w->MemberDouble("CapacityUnits", c.capacity_units);
+  if (c.read_capacity_units) w->MemberDouble("ReadCapacityUnits", *c.read_capacity_units);
+  if (c.write_capacity_units) w->MemberDouble("WriteCapacityUnits", *c.write_capacity_units);
+  if (c.table) {
+    w->Key("Table");
+    WriteCapacity(w, *c.table);
+  }
+  if (!c.local_secondary_indexes.empty()) {
+    w->Key("LocalSecondaryIndexes");
+    w->BeginObject();
+    for (const auto& [name, cap] : c.local_secondary_indexes) {
+      w->Key(name);
+      WriteCapacity(w, cap);
+    }
+    w->EndObject();
+  }
+  if (!c.global_secondary_indexes.empty()) {
+    w->Key("GlobalSecondaryIndexes");
+    w->BeginObject();
+    for (const auto& [name, cap] : c.global_secondary_indexes) {
+      w->Key(name);
+      WriteCapacity(w, cap);
+    }
+    w->EndObject();
+  }
+  w->EndObject();
+}
+
+std::string EncodeAttributeValueJson(const AttributeValue& v) {
+  JsonWriter w;
+  WriteAttributeValue(&w, v);
+  return w.Release();
+}
+
+std::string EncodeItemJson(const Item& item) {
+  JsonWriter w;
+  WriteItem(&w, item);
+  return w.Release();
+}
+
+// ---------------------------------------------------------------- responses
+
+std::string EncodeCreateTableResponse(const CreateTableResponse& r) {
+  return EncodeTableResponse("TableDescription", r.table_description);
+}
+std::string EncodeDescribeTableResponse(const DescribeTableResponse& r) {
+  return EncodeTableResponse("Table", r.table);
+}
+std::string EncodeDeleteTableResponse(const DeleteTableResponse& r) {
+  return EncodeTableResponse("TableDescription", r.table_description);
+}
+std::string EncodeUpdateTableResponse(const UpdateTableResponse& r) {
+  return EncodeTableResponse("TableDescription", r.table_description);
+}
+
+std::string EncodeListTablesResponse(const ListTablesResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.last_evaluated_table_name) w.Member("LastEvaluatedTableName", *r.last_evaluated_table_name);
+  w.Key("TableNames");
+  WriteStringList(&w, r.table_names);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodePutItemResponse(const PutItemResponse& r) { return EncodeWriteResponse(r); }
+std::string EncodeDeleteItemResponse(const DeleteItemResponse& r) { return EncodeWriteResponse(r); }
+std::string EncodeUpdateItemResponse(const UpdateItemResponse& r) { return EncodeWriteResponse(r); }
+
+std::string EncodeGetItemResponse(const GetItemResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.item) {
+    w.Key("Item");
+    WriteItem(&w, *r.item);
+  }
+  if (r.consumed_capacity) {
+    w.Key("ConsumedCapacity");
+    WriteConsumedCapacity(&w, *r.consumed_capacity);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeQueryResponse(const QueryResponse& r, bool select_count) {
+  JsonWriter w;
+  w.BeginObject();
+  if (!select_count) {
+    w.Key("Items");
+    w.BeginArray();
+    for (const auto& item : r.items) WriteItem(&w, item);
+    w.EndArray();
+  }
+  w.MemberInt("Count", r.count);
+  w.MemberInt("ScannedCount", r.scanned_count);
+  if (r.last_evaluated_key) {
+    w.Key("LastEvaluatedKey");
+    WriteItem(&w, *r.last_evaluated_key);
+  }
+  if (r.consumed_capacity) {
+    w.Key("ConsumedCapacity");
+    WriteConsumedCapacity(&w, *r.consumed_capacity);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeScanResponse(const ScanResponse& r, bool select_count) {
+  return EncodeQueryResponse(r, select_count);
+}
+
+std::string EncodeBatchGetItemResponse(const BatchGetItemResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("Responses");
+  w.BeginObject();
+  for (const auto& [table, items] : r.responses) {
+    w.Key(table);
+    w.BeginArray();
+    for (const auto& item : items) WriteItem(&w, item);
+    w.EndArray();
+  }
+  w.EndObject();
+  w.Key("UnprocessedKeys");
+  w.BeginObject();
+  for (const auto& [table, k] : r.unprocessed_keys) {
+    w.Key(table);
+    WriteKeysAndAttributes(&w, k);
+  }
+  w.EndObject();
+  if (r.has_consumed_capacity || !r.consumed_capacity.empty()) {
+    WriteCapacityList(&w, r.consumed_capacity);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeBatchWriteItemResponse(const BatchWriteItemResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteWriteRequestMap(&w, "UnprocessedItems", r.unprocessed_items);
+  if (!r.item_collection_metrics.empty()) WriteMetricsMap(&w, r.item_collection_metrics);
+  if (r.has_consumed_capacity || !r.consumed_capacity.empty()) {
+    WriteCapacityList(&w, r.consumed_capacity);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeTransactGetItemsResponse(const TransactGetItemsResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.has_consumed_capacity || !r.consumed_capacity.empty()) {
+    WriteCapacityList(&w, r.consumed_capacity);
+  }
+  w.Key("Responses");
+  w.BeginArray();
+  for (const auto& item : r.responses) {
+    w.BeginObject();
+    if (item) {
+      w.Key("Item");
+      WriteItem(&w, *item);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeTransactWriteItemsResponse(const TransactWriteItemsResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.has_consumed_capacity || !r.consumed_capacity.empty()) {
+    WriteCapacityList(&w, r.consumed_capacity);
+  }
+  if (!r.item_collection_metrics.empty()) WriteMetricsMap(&w, r.item_collection_metrics);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeErrorBody(const Status& status) {
+  if (status.ok()) return "{}";
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("__type", ErrorWireType(status.type()));
+  std::string_view key = UsesCapitalMessage(status.type()) ? "Message" : "message";
+  if (status.type() == ErrorType::kTransactionCanceled) {
+    const auto& reasons = status.cancellation_reasons();
+    w.Key("CancellationReasons");
+    w.BeginArray();
+    for (const auto& r : reasons) {
+      w.BeginObject();
+      if (r.item) {
+        w.Key("Item");
+        WriteItem(&w, *r.item);
+      }
+      w.Member("Code", r.code);
+      if (!r.message.empty()) w.Member("Message", r.message);
+      w.EndObject();
+    }
+    w.EndArray();
+    if (status.message().empty()) {
+      std::string m = "Transaction cancelled, please refer cancellation reasons for specific reasons [";
+      for (size_t i = 0; i < reasons.size(); ++i) {
+        if (i) m += ", ";
+        m += reasons[i].code;
+      }
+      m += "]";
+      w.Member(key, m);
+    } else {
+      w.Member(key, status.message());
+    }
+  } else if (!status.message().empty()) {
+    w.Member(key, status.message());
+  }
+  if (status.item() && status.type() != ErrorType::kTransactionCanceled) {
+    w.Key("Item");
+    WriteItem(&w, *status.item());
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+// ---------------------------------------------------------------- requests
+
+std::string EncodeCreateTableRequest(const CreateTableRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteAttributeDefinitions(&w, r.attribute_definitions);
+  w.Member("TableName", r.table_name);
+  WriteKeySchema(&w, r.key_schema);
+  if (!r.local_secondary_indexes.empty()) {
+    w.Key("LocalSecondaryIndexes");
+    w.BeginArray();
+    for (const auto& l : r.local_secondary_indexes) {
+      w.BeginObject();
+      w.Member("IndexName", l.index_name);
+      WriteKeySchema(&w, l.key_schema);
+      WriteProjection(&w, l.projection);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (!r.global_secondary_indexes.empty()) {
+    w.Key("GlobalSecondaryIndexes");
+    w.BeginArray();
+    for (const auto& g : r.global_secondary_indexes) WriteGlobalSecondaryIndex(&w, g);
+    w.EndArray();
+  }
+  if (r.billing_mode) w.Member("BillingMode", *r.billing_mode);
+  if (r.provisioned_throughput) WriteThroughput(&w, *r.provisioned_throughput);
+  if (r.stream_specification) WriteStreamSpecification(&w, *r.stream_specification);
+  if (!r.tags.empty()) {
+    w.Key("Tags");
+    w.BeginArray();
+    for (const auto& t : r.tags) {
+      w.BeginObject();
+      w.Member("Key", t.key);
+      w.Member("Value", t.value);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (r.table_class) w.Member("TableClass", *r.table_class);
+  if (r.deletion_protection_enabled) {
+    w.MemberBool("DeletionProtectionEnabled", *r.deletion_protection_enabled);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeDescribeTableRequest(const DescribeTableRequest& r) { return OnlyTableName(r); }
+std::string EncodeDeleteTableRequest(const DeleteTableRequest& r) { return OnlyTableName(r); }
+
+std::string EncodeListTablesRequest(const ListTablesRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.exclusive_start_table_name) {
+    w.Member("ExclusiveStartTableName", *r.exclusive_start_table_name);
+  }
+  if (r.limit) w.MemberInt("Limit", *r.limit);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (!r.attribute_definitions.empty()) WriteAttributeDefinitions(&w, r.attribute_definitions);
+  w.Member("TableName", r.table_name);
+  if (r.billing_mode) w.Member("BillingMode", *r.billing_mode);
+  if (r.provisioned_throughput) WriteThroughput(&w, *r.provisioned_throughput);
+  if (!r.global_secondary_index_updates.empty()) {
+    w.Key("GlobalSecondaryIndexUpdates");
+    w.BeginArray();
+    for (const auto& u : r.global_secondary_index_updates) {
+      w.BeginObject();
+      if (u.create) {
+        w.Key("Create");
+        WriteGlobalSecondaryIndex(&w, *u.create);
+      }
+      if (u.update) {
+        w.Key("Update");
+        w.BeginObject();
+        w.Member("IndexName", u.update->first);
+        WriteThroughput(&w, u.update->second);
+        w.EndObject();
+      }
+      if (u.delete_index_name) {
+        w.Key("Delete");
+        w.BeginObject();
+        w.Member("IndexName", *u.delete_index_name);
+        w.EndObject();
+      }
+      w.EndObject();
+    }
+    w.EndArray();
+  }
+  if (r.stream_specification) WriteStreamSpecification(&w, *r.stream_specification);
+  if (r.deletion_protection_enabled) {
+    w.MemberBool("DeletionProtectionEnabled", *r.deletion_protection_enabled);
+  }
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodePutItemRequest(const PutItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("TableName", r.table_name);
+  w.Key("Item");
+  WriteItem(&w, r.item);
+  if (r.condition_expression) w.Member("ConditionExpression", *r.condition_expression);
+  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
+  WriteValues(&w, r.expression_attribute_values, r.has_expression_attribute_values);
+  WriteExpected(&w, r.expected);
+  if (r.conditional_operator) w.Member("ConditionalOperator", *r.conditional_operator);
+  WriteCommonWriteOptions(&w, r.return_values, r.return_values_on_condition_check_failure_all_old,
+                          r.return_consumed_capacity, r.return_item_collection_metrics);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeGetItemRequest(const GetItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("TableName", r.table_name);
+  w.Key("Key");
+  WriteItem(&w, r.key);
+  if (r.consistent_read) w.MemberBool("ConsistentRead", true);
+  if (r.projection_expression) w.Member("ProjectionExpression", *r.projection_expression);
+  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
+  if (!r.attributes_to_get.empty()) {
+    w.Key("AttributesToGet");
+    WriteStringList(&w, r.attributes_to_get);
+  }
+  WriteReturnConsumedCapacity(&w, r.return_consumed_capacity);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeDeleteItemRequest(const DeleteItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("TableName", r.table_name);
+  w.Key("Key");
+  WriteItem(&w, r.key);
+  if (r.condition_expression) w.Member("ConditionExpression", *r.condition_expression);
+  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
+  WriteValues(&w, r.expression_attribute_values, r.has_expression_attribute_values);
+  WriteExpected(&w, r.expected);
+  if (r.conditional_operator) w.Member("ConditionalOperator", *r.conditional_operator);
+  WriteCommonWriteOptions(&w, r.return_values, r.return_values_on_condition_check_failure_all_old,
+                          r.return_consumed_capacity, r.return_item_collection_metrics);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeUpdateItemRequest(const UpdateItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("TableName", r.table_name);
+  w.Key("Key");
+  WriteItem(&w, r.key);
+  if (r.update_expression) w.Member("UpdateExpression", *r.update_expression);
+  if (r.condition_expression) w.Member("ConditionExpression", *r.condition_expression);
+  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
+  WriteValues(&w, r.expression_attribute_values, r.has_expression_attribute_values);
+  if (r.has_attribute_updates || !r.attribute_updates.empty()) {
+    w.Key("AttributeUpdates");
+    w.BeginObject();
+    for (const auto& [name, u] : r.attribute_updates) {
+      w.Key(name);
+      w.BeginObject();
+      if (u.value) {
+        w.Key("Value");
+        WriteAttributeValue(&w, *u.value);
+      }
+      w.Member("Action", u.action);
+      w.EndObject();
+    }
+    w.EndObject();
+  }
+  WriteExpected(&w, r.expected);
+  if (r.conditional_operator) w.Member("ConditionalOperator", *r.conditional_operator);
+  WriteCommonWriteOptions(&w, r.return_values, r.return_values_on_condition_check_failure_all_old,
+                          r.return_consumed_capacity, r.return_item_collection_metrics);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeQueryRequest(const QueryRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteReadRequest(&w, r);
+  if (r.key_condition_expression) w.Member("KeyConditionExpression", *r.key_condition_expression);
+  WriteConditionMap(&w, "KeyConditions", r.key_conditions, r.has_key_conditions);
+  WriteConditionMap(&w, "QueryFilter", r.query_filter, r.has_query_filter);
+  if (!r.scan_index_forward) w.MemberBool("ScanIndexForward", false);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeScanRequest(const ScanRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteReadRequest(&w, r);
+  WriteConditionMap(&w, "ScanFilter", r.scan_filter, r.has_scan_filter);
+  if (r.segment) w.MemberInt("Segment", *r.segment);
+  if (r.total_segments) w.MemberInt("TotalSegments", *r.total_segments);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeBatchGetItemRequest(const BatchGetItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("RequestItems");
+  w.BeginObject();
+  for (const auto& [table, k] : r.request_items) {
+    w.Key(table);
+    WriteKeysAndAttributes(&w, k);
+  }
+  w.EndObject();
+  WriteReturnConsumedCapacity(&w, r.return_consumed_capacity);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeBatchWriteItemRequest(const BatchWriteItemRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  WriteWriteRequestMap(&w, "RequestItems", r.request_items);
+  WriteReturnConsumedCapacity(&w, r.return_consumed_capacity);
+  if (r.return_item_collection_metrics) w.Member("ReturnItemCollectionMetrics", "SIZE");
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeTransactGetItemsRequest(const TransactGetItemsRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TransactItems");
+  w.BeginArray();
+  for (const auto& t : r.transact_items) {
+    w.BeginObject();
+    w.Key("Get");
+    w.BeginObject();
+    w.Key("Key");
+    WriteItem(&w, t.key);
+    w.Member("TableName", t.table_name);
+    if (t.projection_expression) w.Member("ProjectionExpression", *t.projection_expression);
+    WriteNames(&w, t.expression_attribute_names, t.has_expression_attribute_names);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteReturnConsumedCapacity(&w, r.return_consumed_capacity);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeTransactWriteItemsRequest(const TransactWriteItemsRequest& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TransactItems");
+  w.BeginArray();
+  for (const auto& t : r.transact_items) {
+    w.BeginObject();
+    switch (t.kind) {
+      case TransactWriteItem::Kind::kConditionCheck: w.Key("ConditionCheck"); break;
+      case TransactWriteItem::Kind::kPut: w.Key("Put"); break;
+      case TransactWriteItem::Kind::kDelete: w.Key("Delete"); break;
+      case TransactWriteItem::Kind::kUpdate: w.Key("Update"); break;
+    }
+    w.BeginObject();
+    if (t.kind == TransactWriteItem::Kind::kPut) {
+      w.Key("Item");
+      WriteItem(&w, t.item);
+    } else {
+      w.Key("Key");
+      WriteItem(&w, t.key);
+    }
+    w.Member("TableName", t.table_name);
+    if (t.update_expression) w.Member("UpdateExpression", *t.update_expression);
+    if (t.condition_expression) w.Member("ConditionExpression", *t.condition_expression);
+    WriteNames(&w, t.expression_attribute_names, t.has_expression_attribute_names);
+    WriteValues(&w, t.expression_attribute_values, t.has_expression_attribute_values);
+    if (t.return_values_on_condition_check_failure_all_old) {
+      w.Member("ReturnValuesOnConditionCheckFailure", "ALL_OLD");
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  if (r.client_request_token) w.Member("ClientRequestToken", *r.client_request_token);
+  WriteReturnConsumedCapacity(&w, r.return_consumed_capacity);
+  if (r.return_item_collection_metrics) w.Member("ReturnItemCollectionMetrics", "SIZE");
+  w.EndObject();
+  return w.Release();
+}
+
+}  // namespace dynarock::api

@@ -1,0 +1,77 @@
+#include "engine/api/json_writer.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace dynarock::api {
+namespace {
+
+// 0 = copy as is; otherwise the character after the backslash ('u' = \u00XX).
+constexpr char EscapeOf(unsigned char c) {
+  switch (c) {
+    case '"': return '"';
+    case '\\': return '\\';
+    case '\b': return 'b';
+    case '\f': return 'f';
+    case '\n': return 'n';
+    case '\r': return 'r';
+    case '\t': return 't';
+    default: return c < 0x20 ? 'u' : 0;
+  }
+}
+
+struct EscapeTable {
+  char v[256];
+  constexpr EscapeTable() : v() {
+    for (int i = 0; i < 256; ++i) v[i] = EscapeOf(static_cast<unsigned char>(i));
+  }
+};
+constexpr EscapeTable kEscape;
+
+}  // namespace
+
+void AppendJsonString(std::string_view s, std::string* out) {
+  out->reserve(out->size() + s.size() + 2);
+  out->push_back('"');
+  size_t run = 0;  // start of the pending run of bytes copied verbatim
+  for (size_t i = 0; i < s.size(); ++i) {
+    char e = kEscape.v[static_cast<unsigned char>(s[i])];
+    if (e == 0) continue;
+    out->append(s.data() + run, i - run);
+    run = i + 1;
+    out->push_back('\\');
+    out->push_back(e);
+    if (e == 'u') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      out->append("00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+    }
+  }
+  out->append(s.data() + run, s.size() - run);
+  out->push_back('"');
+}
+
+void AppendJsonDouble(double d, std::string* out) {
+  if (!std::isfinite(d)) d = 0;
+  // Plain digits for the magnitudes DynamoDB sends (timestamps, capacity units):
+  // "1700000000", not the shortest form "1.7e+09". Exponents only far out.
+  char buf[64];
+  double a = std::fabs(d);
+  auto r = (a == 0 || (a >= 1e-6 && a < 1e21))
+               ? std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed)
+               : std::to_chars(buf, buf + sizeof(buf), d);
+  if (r.ec != std::errc()) r = std::to_chars(buf, buf + sizeof(buf), d);
+  out->append(buf, r.ptr);
+}
+
+void JsonWriter::Int(int64_t v) {
+  Sep();
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out_.append(buf, r.ptr);
+  first_ = false;
+}
+
+}  // namespace dynarock::api

@@ -1,0 +1,195 @@
+// BatchGetItem and BatchWriteItem.
+//
+// BatchWriteItem validates every request before writing any, then commits all of
+// them in one WriteBatch under their lock stripes: DynamoDB does not promise
+// atomicity here, and giving it costs nothing. Nothing is ever left unprocessed
+// for throughput reasons, so UnprocessedItems is always empty; BatchGetItem
+// returns UnprocessedKeys only past the 16 MB response limit.
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <set>
+
+#include "engine/db_impl.h"
+#include "engine/item_size.h"
+#include "engine/item_validation.h"
+#include "engine/limits.h"
+#include "engine/request_checks.h"
+#include "engine/table_validation.h"
+#include "index/maintainer.h"
+
+namespace dynarock {
+
+StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& req) {
+  if (req.request_items.empty()) {
+    return ValidationError(
+        "1 validation error detected: Value null at 'requestItems' failed to satisfy "
+        "constraint: Member must have length greater than or equal to 1");
+  }
+  size_t total = 0;
+  for (const auto& [name, ka] : req.request_items) total += ka.keys.size();
+  if (total > static_cast<size_t>(kBatchGetItemsMax)) {
+    return ValidationError("Too many items requested for the BatchGetItem call");
+  }
+
+  // Validate everything first.
+  struct TableRead {
+    TableInfoPtr table;
+    std::vector<std::pair<Item, std::string>> keys;  // key item, encoded key
+    std::optional<expr::ProjectionSpec> projection;
+  };
+  std::vector<std::pair<std::string, TableRead>> reads;
+  for (const auto& [name, ka] : req.request_items) {
+    DR_RETURN_IF_ERROR(ValidateTableName(name, "requestItems.member.key"));
+    if (ka.keys.empty()) {
+      return ValidationError(
+          "1 validation error detected: Value '[]' at 'requestItems." + name +
+          ".member.keys' failed to satisfy constraint: Member must have length greater than or "
+          "equal to 1");
+    }
+    DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(ka.has_expression_attribute_names, false,
+                                               ka.projection_expression.has_value(), false));
+    DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+        {{"AttributesToGet", !ka.attributes_to_get.empty()}},
+        {{"ProjectionExpression", ka.projection_expression.has_value()}}));
+    TableRead read;
+    DR_ASSIGN_OR_RETURN(read.table, FindTable(name));
+    expr::ExpressionContext ctx(&ka.expression_attribute_names, nullptr,
+                                ka.has_expression_attribute_names, false);
+    DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+    if (ka.projection_expression) {
+      DR_ASSIGN_OR_RETURN(read.projection, expr::ParseProjection(*ka.projection_expression, &ctx));
+    } else if (!ka.attributes_to_get.empty()) {
+      read.projection = expr::ProjectionFromAttributesToGet(ka.attributes_to_get);
+    }
+    DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+    std::set<std::string> seen;
+    for (const auto& key : ka.keys) {
+      Item k = key;
+      DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&k));
+      DR_ASSIGN_OR_RETURN(std::string encoded, ItemKey(*read.table, k, false));
+      if (!seen.insert(encoded).second) {
+        return ValidationError("Provided list of item keys contains duplicates");
+      }
+      read.keys.emplace_back(std::move(k), std::move(encoded));
+    }
+    reads.emplace_back(name, std::move(read));
+  }
+
+  BatchGetItemResponse resp;
+  const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
+  size_t response_bytes = 0;
+  Status status;
+  for (auto& [name, read] : reads) {
+    auto& out = resp.responses[name];
+    for (auto& [key_item, encoded] : read.keys) {
+      if (response_bytes >= kBatchGetResponseBytesMax) {
+        KeysAndAttributes& un = resp.unprocessed_keys[name];
+        const KeysAndAttributes& original = req.request_items.at(name);
+        if (un.keys.empty()) {
+          un = original;
+          un.keys.clear();
+        }
+        un.keys.push_back(key_item);
+        continue;
+      }
+      auto item = ReadItem(encoded, snapshot);
+      if (!item.ok()) {
+        status = item.status();
+        break;
+      }
+      if (!*item) continue;
+      response_bytes += ItemSize(**item);
+      out.push_back(read.projection ? expr::Project(*read.projection, **item) : std::move(**item));
+    }
+  }
+  db_->ReleaseSnapshot(snapshot);
+  DR_RETURN_IF_ERROR(status);
+  return resp;
+}
+
+StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequest& req) {
+  if (req.request_items.empty()) {
+    return ValidationError(
+        "1 validation error detected: Value null at 'requestItems' failed to satisfy "
+        "constraint: Member must have length greater than or equal to 1");
+  }
+  size_t total = 0;
+  for (const auto& [name, writes] : req.request_items) total += writes.size();
+  if (total > static_cast<size_t>(kBatchWriteItemsMax)) {
+    return ValidationError(
+        "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map "
+        "value must satisfy constraint: [Member must have length less than or equal to 25, "
+        "Member must have length greater than or equal to 1]");
+  }
+
+  struct Write {
+    TableInfoPtr table;
+    std::string key;
+    std::optional<Item> new_item;  // nullopt: delete
+  };
+  std::vector<Write> writes;
+  std::set<std::string> seen;
+  for (const auto& [name, requests] : req.request_items) {
+    DR_RETURN_IF_ERROR(ValidateTableName(name, "requestItems.member.key"));
+    if (requests.empty()) {
+      return ValidationError(
+          "1 validation error detected: Value '[]' at 'requestItems." + name +
+          ".member' failed to satisfy constraint: Member must have length greater than or "
+          "equal to 1");
+    }
+    DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
+    for (const auto& wr : requests) {
+      if (wr.put_item.has_value() == wr.delete_key.has_value()) {
+        return ValidationError(
+            "Supplied AttributeValue has more than one datatypes set, must contain exactly one "
+            "of the supported datatypes");
+      }
+      Write w;
+      w.table = table;
+      if (wr.put_item) {
+        Item item = *wr.put_item;
+        DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
+        DR_ASSIGN_OR_RETURN(w.key, ItemKey(*table, item, true));
+        if (ItemSize(item) > kItemSizeBytesMax) {
+          return ValidationError("Item size has exceeded the maximum allowed size");
+        }
+        DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
+        w.new_item = std::move(item);
+      } else {
+        Item key = *wr.delete_key;
+        DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key));
+        DR_ASSIGN_OR_RETURN(w.key, ItemKey(*table, key, false));
+      }
+      if (!seen.insert(w.key).second) {
+        return ValidationError("Provided list of item keys contains duplicates");
+      }
+      writes.push_back(std::move(w));
+    }
+  }
+
+  std::vector<size_t> stripes;
+  for (const auto& w : writes) stripes.push_back(StripeOf(w.key));
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  for (size_t s : stripes) Stripe(s).lock();
+  Status status;
+  rocksdb::WriteBatch batch;
+  for (const auto& w : writes) {
+    auto old = ReadItem(w.key);
+    if (!old.ok()) {
+      status = old.status();
+      break;
+    }
+    status = StageItemWrite(*w.table, w.key, *old, w.new_item, &batch);
+    if (!status.ok()) break;
+  }
+  if (status.ok()) status = Commit(&batch);
+  for (auto it = stripes.rbegin(); it != stripes.rend(); ++it) Stripe(*it).unlock();
+  DR_RETURN_IF_ERROR(status);
+  return BatchWriteItemResponse();
+}
+
+}  // namespace dynarock

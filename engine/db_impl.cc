@@ -1,0 +1,346 @@
+#include "engine/db_impl.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/env.h>
+#include <rocksdb/merge_operator.h>
+#include <rocksdb/options.h>
+#include <rocksdb/table.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "engine/item_codec.h"
+#include "engine/key_codec.h"
+#include "engine/rocksdb_status.h"
+#include "engine/table_validation.h"
+#include "index/maintainer.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kTablePrefix[] = "t/";
+constexpr char kNextIdKey[] = "m/next_id";
+
+// Statistics values (index/maintainer.h StatsDelta): two little-endian int64
+// (item count, bytes), summed by the merge operator so that concurrent writers
+// never read-modify-write them. Format: fixed64 count | fixed64 bytes. Never change.
+void DecodeStats(const rocksdb::Slice& s, int64_t* count, int64_t* bytes) {
+  *count = *bytes = 0;
+  if (s.size() != 16) return;
+  memcpy(count, s.data(), 8);
+  memcpy(bytes, s.data() + 8, 8);
+}
+
+class StatsMergeOperator : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice& key, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    int64_t c0 = 0, b0 = 0, c1 = 0, b1 = 0;
+    if (existing) DecodeStats(*existing, &c0, &b0);
+    DecodeStats(value, &c1, &b1);
+    *new_value = StatsDelta(c0 + c1, b0 + b1);
+    return true;
+  }
+  const char* Name() const override { return "dynarock.StatsMergeOperator"; }
+};
+
+double NowSeconds() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+std::string NewUuid() {
+  static std::mutex mu;
+  static std::mt19937_64 rng(std::random_device{}());
+  std::lock_guard<std::mutex> lock(mu);
+  uint64_t a = rng(), b = rng();
+  char buf[40];
+  snprintf(buf, sizeof buf, "%08x-%04x-4%03x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+           static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0xfff),
+           static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+           static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options, std::string_view path) {
+  return DBImpl::OpenImpl(options, path);
+}
+
+StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path) {
+  std::unique_ptr<DBImpl> impl(new DBImpl());
+  impl->options_ = options;
+  impl->sync_ = options.sync_writes;
+
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options.create_if_missing;
+  db_options.create_missing_column_families = true;
+  db_options.max_background_jobs = 2;
+  db_options.keep_log_file_num = 2;
+  db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  std::string dir(path);
+  if (options.in_memory) {
+    impl->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
+    db_options.env = impl->mem_env_.get();
+    if (dir.empty()) dir = "/dynarock-in-memory";
+  }
+
+  rocksdb::BlockBasedTableOptions table_options;
+  table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  rocksdb::ColumnFamilyOptions cf_options;
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  rocksdb::ColumnFamilyOptions catalog_options = cf_options;
+  catalog_options.merge_operator = std::make_shared<StatsMergeOperator>();
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, catalog_options},
+      {"items", cf_options},
+      {"indexes", cf_options},
+  };
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &impl->handles_, &raw);
+  if (!s.ok()) return InternalError("Cannot open the database at " + dir + ": " + s.ToString());
+  impl->db_ = raw;
+  impl->catalog_cf_ = impl->handles_[0];
+  impl->items_cf_ = impl->handles_[1];
+  impl->indexes_cf_ = impl->handles_[2];
+
+  // Load the catalog.
+  std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), impl->catalog_cf_));
+  for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
+    Item item;
+    TableInfo info;
+    if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) ||
+        !TableInfoFromItem(item, &info)) {
+      return InternalError("Corrupt catalog entry " + it->key().ToString());
+    }
+    impl->tables_[info.name] = std::make_shared<TableInfo>(std::move(info));
+  }
+  std::string next;
+  s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kNextIdKey, &next);
+  if (s.ok() && next.size() == 4) {
+    uint32_t id = 0;
+    memcpy(&id, next.data(), 4);
+    impl->next_id_ = id;
+  }
+  return std::unique_ptr<DB>(std::move(impl));
+}
+
+DBImpl::~DBImpl() {
+  if (db_ == nullptr) return;
+  db_->FlushWAL(true).PermitUncheckedError();
+  for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+  db_->Close().PermitUncheckedError();
+  delete db_;
+}
+
+StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name) const {
+  std::shared_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return ResourceNotFound("Requested resource not found");
+  }
+  return it->second;
+}
+
+uint32_t DBImpl::AllocateId(rocksdb::WriteBatch* batch) {
+  uint32_t id = next_id_++;
+  std::string v(4, '\0');
+  memcpy(&v[0], &next_id_, 4);
+  batch->Put(catalog_cf_, kNextIdKey, v).PermitUncheckedError();
+  return id;
+}
+
+Status DBImpl::PersistTable(const TableInfo& info, rocksdb::WriteBatch* batch) {
+  std::string value;
+  EncodeItemTo(TableInfoToItem(info), &value);
+  return FromRocksDB(batch->Put(catalog_cf_, kTablePrefix + info.name, value));
+}
+
+Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
+  rocksdb::WriteOptions wo;
+  wo.sync = sync_;
+  return FromRocksDB(db_->Write(wo, batch));
+}
+
+void DBImpl::ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const {
+  std::string v;
+  *count = *bytes = 0;
+  if (db_->Get(rocksdb::ReadOptions(), catalog_cf_, StatsKey(table_id), &v).ok())
+    DecodeStats(v, count, bytes);
+}
+
+TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status) const {
+  TableDescription d;
+  d.table_name = info.name;
+  d.table_status = std::string(status);
+  d.attribute_definitions = info.attribute_definitions;
+  d.key_schema = info.key_schema;
+  d.creation_date_time = info.creation_time;
+  d.provisioned_throughput.read_capacity_units = info.throughput.read_capacity_units;
+  d.provisioned_throughput.write_capacity_units = info.throughput.write_capacity_units;
+  if (info.billing_mode == "PAY_PER_REQUEST") {
+    d.billing_mode = info.billing_mode;
+    d.last_update_to_pay_per_request_date_time =
+        info.pay_per_request_since.value_or(info.creation_time);
+  } else {
+    d.billing_mode = info.billing_mode;
+  }
+  ReadStats(info.id, &d.item_count, &d.table_size_bytes);
+  d.table_arn = "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id +
+                ":table/" + info.name;
+  d.table_id = info.uuid;
+  for (const auto& ix : info.indexes) {
+    IndexDescription id;
+    id.index_name = ix.name;
+    id.key_schema = ix.key_schema;
+    id.projection = ix.projection;
+    id.index_arn = d.table_arn + "/index/" + ix.name;
+    ReadStats(ix.id, &id.item_count, &id.index_size_bytes);
+    if (ix.global) {
+      id.index_status = ix.status;
+      if (ix.status == "CREATING") id.backfilling = true;
+      ProvisionedThroughputDescription pt;
+      if (ix.throughput) {
+        pt.read_capacity_units = ix.throughput->read_capacity_units;
+        pt.write_capacity_units = ix.throughput->write_capacity_units;
+      }
+      id.provisioned_throughput = pt;
+      d.global_secondary_indexes.push_back(std::move(id));
+    } else {
+      d.local_secondary_indexes.push_back(std::move(id));
+    }
+  }
+  d.stream_specification = info.stream_specification;
+  d.table_class = info.table_class;
+  d.deletion_protection_enabled = info.deletion_protection;
+  return d;
+}
+
+// ---------------------------------------------------------------- table operations
+
+StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req) {
+  DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req));
+  info.uuid = NewUuid();
+  info.creation_time = NowSeconds();
+  if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;
+
+  std::unique_lock lock(catalog_mu_);
+  if (tables_.count(info.name)) {
+    return ResourceInUse("Table already exists: " + info.name);
+  }
+  if (tables_.size() >= static_cast<size_t>(kTablesPerAccountMax)) {
+    return Status(ErrorType::kLimitExceeded,
+                  "Subscriber limit exceeded: Only " + std::to_string(kTablesPerAccountMax) +
+                      " tables can be created");
+  }
+  rocksdb::WriteBatch batch;
+  info.id = AllocateId(&batch);
+  for (auto& ix : info.indexes) ix.id = AllocateId(&batch);
+  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  auto ptr = std::make_shared<TableInfo>(std::move(info));
+  tables_[ptr->name] = ptr;
+  CreateTableResponse resp;
+  resp.table_description = Describe(*ptr, "CREATING");
+  for (auto& ix : resp.table_description.global_secondary_indexes) ix.index_status = "CREATING";
+  return resp;
+}
+
+StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  auto table = FindTable(req.table_name);
+  if (!table.ok()) {
+    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
+                            " not found");
+  }
+  DescribeTableResponse resp;
+  resp.table = Describe(**table, "ACTIVE");
+  return resp;
+}
+
+StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(req.table_name);
+  if (it == tables_.end()) {
+    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
+                            " not found");
+  }
+  TableInfoPtr info = it->second;
+  if (info->deletion_protection) {
+    return ValidationError("Resource cannot be deleted as it is currently protected against "
+                           "deletion. Disable deletion protection first.");
+  }
+  DeleteTableResponse resp;
+  resp.table_description = Describe(*info, "DELETING");
+
+  // One atomic batch: the catalog entry, the statistics and every key of the table
+  // and its indexes (range deletions, not item by item).
+  rocksdb::WriteBatch batch;
+  batch.Delete(catalog_cf_, kTablePrefix + info->name).PermitUncheckedError();
+  batch.Delete(catalog_cf_, StatsKey(info->id)).PermitUncheckedError();
+  auto delete_prefix = [&](rocksdb::ColumnFamilyHandle* cf, uint32_t id) {
+    batch.DeleteRange(cf, EncodeTablePrefix(id), EncodeTablePrefix(id + 1)).PermitUncheckedError();
+  };
+  delete_prefix(items_cf_, info->id);
+  for (const auto& ix : info->indexes) {
+    delete_prefix(indexes_cf_, ix.id);
+    batch.Delete(catalog_cf_, StatsKey(ix.id)).PermitUncheckedError();
+  }
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  tables_.erase(it);
+  return resp;
+}
+
+StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
+  int64_t limit = req.limit.value_or(100);
+  if (limit < 1 || limit > 100) {
+    return ValidationError("1 validation error detected: Value '" + std::to_string(limit) +
+                           "' at 'limit' failed to satisfy constraint: Member must have value " +
+                           (limit < 1 ? "greater than or equal to 1" : "less than or equal to 100"));
+  }
+  if (req.exclusive_start_table_name) {
+    DR_RETURN_IF_ERROR(ValidateTableName(*req.exclusive_start_table_name, "exclusiveStartTableName"));
+  }
+  ListTablesResponse resp;
+  std::shared_lock lock(catalog_mu_);
+  auto it = req.exclusive_start_table_name ? tables_.upper_bound(*req.exclusive_start_table_name)
+                                           : tables_.begin();
+  for (; it != tables_.end() && static_cast<int64_t>(resp.table_names.size()) < limit; ++it) {
+    resp.table_names.push_back(it->first);
+  }
+  if (it != tables_.end() && !resp.table_names.empty()) {
+    resp.last_evaluated_table_name = resp.table_names.back();
+  }
+  return resp;
+}
+
+StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(req.table_name);
+  if (it == tables_.end()) {
+    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
+                            " not found");
+  }
+  TableInfo info = *it->second;
+  DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowSeconds()));
+  rocksdb::WriteBatch batch;
+  for (auto& ix : info.indexes) {
+    if (ix.id == 0) ix.id = AllocateId(&batch);
+  }
+  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  auto ptr = std::make_shared<TableInfo>(std::move(info));
+  it->second = ptr;
+  UpdateTableResponse resp;
+  resp.table_description = Describe(*ptr, "UPDATING");
+  return resp;
+}
+
+}  // namespace dynarock

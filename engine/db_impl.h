@@ -1,0 +1,135 @@
+// File: engine/db_impl.h
+//
+// DBImpl: the DB interface over one RocksDB database.
+//
+// Column families:
+//   default  the catalog: "t/<table name>" -> TableInfo as an Item (item codec),
+//            "s/<table id fixed32>" -> item count and byte total (merge operator),
+//            "m/next_id" -> the next table/index id.
+//   items    key_codec item keys -> item_codec items (the whole item).
+//   indexes  secondary-index entries (index/).
+//
+// Concurrency: every write to an item holds that item's lock stripe while it reads
+// the old item, checks its condition and commits one WriteBatch (item, index
+// entries, statistics), so conditional writes are atomic per item. Multi-item
+// operations take their stripes in ascending order, so they cannot deadlock.
+// Reads take no locks: a WriteBatch is applied atomically.
+
+#ifndef DYNAROCK_ENGINE_DB_IMPL_H_
+#define DYNAROCK_ENGINE_DB_IMPL_H_
+
+#include <array>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "dynarock/db.h"
+#include "engine/expr/expression.h"
+#include "engine/table_info.h"
+
+namespace rocksdb {
+class DB;
+class ColumnFamilyHandle;
+class Env;
+class Snapshot;
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace dynarock {
+
+class DBImpl final : public DB {
+ public:
+  static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path);
+  ~DBImpl() override;
+
+  StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
+  StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& req) override;
+  StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) override;
+  StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) override;
+  StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) override;
+
+  StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) override;
+  StatusOr<GetItemResponse> GetItem(const GetItemRequest& req) override;
+  StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) override;
+  StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) override;
+
+  StatusOr<QueryResponse> Query(const QueryRequest& req) override;
+  StatusOr<ScanResponse> Scan(const ScanRequest& req) override;
+
+  StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& req) override;
+  StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& req) override;
+  StatusOr<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& req) override;
+  StatusOr<TransactWriteItemsResponse> TransactWriteItems(
+      const TransactWriteItemsRequest& req) override;
+
+ private:
+  DBImpl() = default;
+
+  // ---- catalog (db_impl.cc)
+  StatusOr<TableInfoPtr> FindTable(std::string_view name) const;
+  Status PersistTable(const TableInfo& info, rocksdb::WriteBatch* batch);
+  uint32_t AllocateId(rocksdb::WriteBatch* batch);  // PRE: catalog_mu_ held exclusively
+  TableDescription Describe(const TableInfo& info, std::string_view status) const;
+  void ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const;
+
+  // ---- items (item_ops.cc)
+  // The item's key, validated against the table's key schema. `for_put` selects
+  // PutItem's messages ("Missing the key pk in the item") over the key-only ones
+  // ("The provided key element does not match the schema").
+  StatusOr<std::string> ItemKey(const TableInfo& table, const Item& item, bool for_put) const;
+  // Reads the item stored under `key` (nullopt when there is none).
+  StatusOr<std::optional<Item>> ReadItem(const std::string& key,
+                                         const rocksdb::Snapshot* snapshot = nullptr) const;
+  // Adds the item's new state (nullopt = deleted) to `batch`, with its statistics
+  // and index entries.
+  Status StageItemWrite(const TableInfo& table, const std::string& key,
+                        const std::optional<Item>& old_item, const std::optional<Item>& new_item,
+                        rocksdb::WriteBatch* batch);
+  Status Commit(rocksdb::WriteBatch* batch);
+
+  // Lock stripes (ascending order for several keys).
+  static constexpr size_t kLockStripes = 4096;
+  size_t StripeOf(const std::string& key) const;
+  std::mutex& Stripe(size_t i) { return locks_[i]; }
+
+  // Read-modify-write of one item under its lock. `compute` gets the old item and
+  // returns the new one (nullopt = delete, or an error, which aborts the write).
+  using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
+  Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
+                    std::optional<Item>* old_out, std::optional<Item>* new_out);
+
+  // ---- query and scan (query_scan.cc)
+  struct ReadPlan;
+  StatusOr<QueryResponse> RunRead(const TableInfo& table, const ReadPlan& plan);
+
+  Options options_;
+  std::unique_ptr<rocksdb::Env> mem_env_;
+  rocksdb::DB* db_ = nullptr;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
+  bool sync_ = false;
+
+  mutable std::shared_mutex catalog_mu_;
+  std::map<std::string, TableInfoPtr, std::less<>> tables_;  // GUARDED_BY(catalog_mu_)
+  uint32_t next_id_ = 1;                                      // GUARDED_BY(catalog_mu_)
+
+  std::array<std::mutex, kLockStripes> locks_;
+};
+
+// Refuses a key attribute value DynamoDB does not store: an empty S or B, a
+// partition key over 2048 bytes, a sort key over 1024 bytes.
+Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_hash);
+
+// The attributes of `item` that form `key` (hash, and range when the key has one).
+Item KeyAttributes(const KeyDef& key, const Item& item);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_DB_IMPL_H_

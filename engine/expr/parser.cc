@@ -1,0 +1,934 @@
+// File: engine/expr/parser.cc
+//
+// See parser.h for the grammar. The error texts are DynamoDB's; where DynamoDB
+// reports several problems of one expression, it reports them in a fixed order
+// of categories (see the *Order() tables below), which we mirror by collecting
+// the first message of each category while parsing.
+
+#include "engine/expr/parser.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace dynarock::expr {
+namespace {
+
+constexpr std::string_view kValidTypes = "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}";
+
+// The type names DynamoDB uses in "operator: ADD, operand type: STRING".
+std::string_view LongTypeName(AttrType type) {
+  switch (type) {
+    case AttrType::kS: return "STRING";
+    case AttrType::kN: return "NUMBER";
+    case AttrType::kB: return "BINARY";
+    case AttrType::kBool: return "BOOLEAN";
+    case AttrType::kNull: return "NULL";
+    case AttrType::kL: return "LIST";
+    case AttrType::kM: return "MAP";
+    case AttrType::kSS: return "STRING_SET";
+    case AttrType::kNS: return "NUMBER_SET";
+    case AttrType::kBS: return "BINARY_SET";
+  }
+  return "UNKNOWN";
+}
+
+struct FunctionEntry {
+  std::string_view name;
+  FunctionId id;
+  bool in_condition;
+  int arity;
+};
+
+constexpr FunctionEntry kFunctions[] = {
+    {"attribute_exists", FunctionId::kAttributeExists, true, 1},
+    {"attribute_not_exists", FunctionId::kAttributeNotExists, true, 1},
+    {"attribute_type", FunctionId::kAttributeType, true, 2},
+    {"begins_with", FunctionId::kBeginsWith, true, 2},
+    {"contains", FunctionId::kContains, true, 2},
+    {"size", FunctionId::kSize, true, 1},
+    {"if_not_exists", FunctionId::kIfNotExists, false, 2},
+    {"list_append", FunctionId::kListAppend, false, 2},
+};
+
+const FunctionEntry* FindFunction(FunctionId id) {
+  for (const auto& f : kFunctions) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+bool ParseIndex(std::string_view digits, int64_t* out) {
+  int64_t v = 0;
+  for (char c : digits) {
+    v = v * 10 + (c - '0');
+    if (v > 0x7fffffff) return false;
+  }
+  *out = v;
+  return true;
+}
+
+// Finds the first overlapping pair and the first conflicting pair of paths,
+// comparing each path with those before it, as DynamoDB does.
+void FindPathClashes(const std::vector<const Path*>& paths, std::string* overlap,
+                     std::string* conflict) {
+  for (size_t j = 1; j < paths.size(); ++j) {
+    for (size_t i = 0; i < j; ++i) {
+      const Path& a = *paths[i];
+      const Path& b = *paths[j];
+      const size_t n = std::min(a.size(), b.size());
+      bool diverged = false;
+      bool clash_kind = false;
+      for (size_t k = 0; k < n; ++k) {
+        if (a[k].is_index != b[k].is_index) {
+          clash_kind = true;
+          break;
+        }
+        if (!(a[k] == b[k])) {
+          diverged = true;
+          break;
+        }
+      }
+      std::string pair = "path one: " + PathToBracketString(a) +
+                         ", path two: " + PathToBracketString(b);
+      if (clash_kind) {
+        if (conflict->empty()) {
+          *conflict = "Two document paths conflict with each other; must remove or rewrite one "
+                      "of these paths; " + pair;
+        }
+      } else if (!diverged) {
+        if (overlap->empty()) {
+          *overlap = "Two document paths overlap with each other; must remove or rewrite one of "
+                     "these paths; " + pair;
+        }
+      }
+      if (!overlap->empty()) return;
+    }
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- AST helpers
+
+std::string_view FunctionName(FunctionId id) {
+  const FunctionEntry* f = FindFunction(id);
+  return f ? f->name : "";
+}
+
+std::string_view CompareOpName(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEq: return "=";
+    case CompareOp::kNe: return "<>";
+    case CompareOp::kLt: return "<";
+    case CompareOp::kLe: return "<=";
+    case CompareOp::kGt: return ">";
+    case CompareOp::kGe: return ">=";
+  }
+  return "";
+}
+
+std::string PathToBracketString(const Path& path) {
+  std::string out = "[";
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (i > 0) out += ", ";
+    if (path[i].is_index) {
+      out += "[" + std::to_string(path[i].index) + "]";
+    } else {
+      out += path[i].name;
+    }
+  }
+  out += "]";
+  return out;
+}
+
+int ComparePaths(const Path& a, const Path& b) {
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i].is_index != b[i].is_index) return a[i].is_index ? 1 : -1;
+    if (a[i].is_index) {
+      if (a[i].index != b[i].index) return a[i].index < b[i].index ? -1 : 1;
+    } else {
+      const int c = a[i].name.compare(b[i].name);
+      if (c != 0) return c < 0 ? -1 : 1;
+    }
+  }
+  if (a.size() == b.size()) return 0;
+  return a.size() < b.size() ? -1 : 1;
+}
+
+Status CheckPathsDisjoint(const std::vector<const Path*>& paths, ExpressionKind kind) {
+  std::string overlap;
+  std::string conflict;
+  FindPathClashes(paths, &overlap, &conflict);
+  const std::string& message = overlap.empty() ? conflict : overlap;
+  if (message.empty()) return Status::Ok();
+  return ValidationError("Invalid " + std::string(ExpressionKindName(kind)) + ": " + message);
+}
+
+// ---------------------------------------------------------------- Parser basics
+
+Parser::Parser(std::string_view text, ExpressionKind kind, ExpressionContext* ctx)
+    : text_(text), kind_(kind), ctx_(ctx) {}
+
+Status Parser::Prefixed(std::string_view message) const {
+  return ValidationError("Invalid " + std::string(ExpressionKindName(kind_)) + ": " +
+                         std::string(message));
+}
+
+Status Parser::CheckPreconditions() const {
+  if (text_.size() > kMaxExpressionBytes) {
+    return Prefixed("Expression size has exceeded the maximum allowed size; expression size: " +
+                    std::to_string(text_.size()));
+  }
+  const bool blank = std::all_of(text_.begin(), text_.end(), [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  });
+  if (blank) return Prefixed("The expression can not be empty;");
+  return Status::Ok();
+}
+
+bool Parser::Fail() {
+  if (fatal_) return false;
+  // DynamoDB quotes the offending token and the text from the token before it
+  // to the token after it: `Syntax error; token: "=", near: "= = :v"`.
+  const Token& t = tokens_[pos_];
+  const size_t start = pos_ > 0 ? tokens_[pos_ - 1].offset : t.offset;
+  size_t end = t.kind == TokenKind::kEof && pos_ > 0
+                   ? tokens_[pos_ - 1].offset + tokens_[pos_ - 1].length
+                   : t.offset + t.length;
+  if (pos_ + 1 < tokens_.size() && tokens_[pos_ + 1].kind != TokenKind::kEof) {
+    end = tokens_[pos_ + 1].offset + tokens_[pos_ + 1].length;
+  }
+  const std::string token = t.kind == TokenKind::kEof ? "<EOF>" : std::string(t.text);
+  fatal_ = Prefixed("Syntax error; token: \"" + token + "\", near: \"" +
+                    std::string(text_.substr(start, end - start)) + "\"");
+  return false;
+}
+
+bool Parser::Fail(std::string message) {
+  if (!fatal_) fatal_ = Prefixed(message);
+  return false;
+}
+
+bool Parser::Expect(TokenKind kind) {
+  if (!At(kind)) return Fail();
+  Advance();
+  return true;
+}
+
+bool Parser::CountOperator() {
+  if (++operators_ > kMaxOperators) {
+    return Fail("The expression contains too many operators; operator count: " +
+                std::to_string(operators_));
+  }
+  return true;
+}
+
+bool Parser::CheckDepth(int depth) {
+  if (depth > kMaxNestingDepth) {
+    // Not a DynamoDB rule: our bound on recursion (see ast.h).
+    return Fail("The expression has too many nested levels; maximum: " +
+                std::to_string(kMaxNestingDepth));
+  }
+  return true;
+}
+
+void Parser::Note(ErrorCategory category, std::string message) {
+  if (!errors_[category]) errors_[category] = std::move(message);
+}
+
+Status Parser::FinalError(const std::vector<ErrorCategory>& order) const {
+  for (ErrorCategory c : order) {
+    if (errors_[c]) return Prefixed(*errors_[c]);
+  }
+  return Status::Ok();
+}
+
+bool Parser::IsGrammarKeyword(const Token& token) const {
+  if (token.kind != TokenKind::kIdentifier) return false;
+  static constexpr std::string_view kConditionWords[] = {"AND", "OR", "NOT", "BETWEEN", "IN"};
+  static constexpr std::string_view kUpdateWords[] = {"SET", "REMOVE", "ADD", "DELETE"};
+  if (kind_ == ExpressionKind::kUpdate) {
+    for (auto w : kUpdateWords) {
+      if (IsKeyword(token, w)) return true;
+    }
+    return false;
+  }
+  if (kind_ == ExpressionKind::kProjection) return false;
+  for (auto w : kConditionWords) {
+    if (IsKeyword(token, w)) return true;
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------- paths and operands
+
+bool Parser::ParsePathElementName(PathElement* out) {
+  out->is_index = false;
+  if (At(TokenKind::kName)) {
+    auto name = ctx_->ResolveName(Cur().text);
+    if (name.ok()) {
+      out->name = std::move(name).value();
+    } else {
+      Note(kUndefined, name.status().message());
+      out->name = std::string(Cur().text);
+    }
+    Advance();
+    return true;
+  }
+  if (At(TokenKind::kIdentifier) && !IsGrammarKeyword(Cur())) {
+    if (IsReservedWord(Cur().text)) {
+      Note(kReserved, "Attribute name is a reserved keyword; reserved keyword: " +
+                          std::string(Cur().text));
+    }
+    out->name = std::string(Cur().text);
+    Advance();
+    return true;
+  }
+  return Fail();
+}
+
+bool Parser::ParsePath(Path* out) {
+  PathElement first;
+  if (!ParsePathElementName(&first)) return false;
+  out->push_back(std::move(first));
+  while (true) {
+    if (At(TokenKind::kDot)) {
+      Advance();
+      PathElement e;
+      if (!ParsePathElementName(&e)) return false;
+      out->push_back(std::move(e));
+    } else if (At(TokenKind::kLBracket)) {
+      Advance();
+      PathElement e;
+      e.is_index = true;
+      if (!At(TokenKind::kNumber) || !ParseIndex(Cur().text, &e.index)) return Fail();
+      Advance();
+      if (!Expect(TokenKind::kRBracket)) return false;
+      out->push_back(std::move(e));
+    } else {
+      return true;
+    }
+  }
+}
+
+bool Parser::ParseOperand(int depth, Operand* out) {
+  if (!CheckDepth(depth)) return false;
+  if (At(TokenKind::kLParen)) {
+    Advance();
+    if (!ParseOperand(depth + 1, out)) return false;
+    return Expect(TokenKind::kRParen);
+  }
+  if (At(TokenKind::kValue)) {
+    out->kind = OperandKind::kValue;
+    auto value = ctx_->ResolveValue(Cur().text);
+    if (value.ok()) {
+      out->value = **value;
+    } else {
+      Note(kUndefined, value.status().message());
+    }
+    Advance();
+    return true;
+  }
+  if (At(TokenKind::kIdentifier) && tokens_[pos_ + 1].kind == TokenKind::kLParen &&
+      !IsGrammarKeyword(Cur())) {
+    return ParseFunctionCall(depth, out);
+  }
+  if (At(TokenKind::kIdentifier) || At(TokenKind::kName)) {
+    out->kind = OperandKind::kPath;
+    return ParsePath(&out->path);
+  }
+  return Fail();
+}
+
+bool Parser::ParseFunctionCall(int depth, Operand* out) {
+  if (!CheckDepth(depth + 1)) return false;
+  const std::string name(Cur().text);
+  Advance();  // name
+  Advance();  // '('
+  if (!CountOperator()) return false;
+  out->kind = OperandKind::kFunction;
+  while (true) {
+    Operand arg;
+    if (!ParseOperand(depth + 1, &arg)) return false;
+    out->args.push_back(std::move(arg));
+    if (!At(TokenKind::kComma)) break;
+    Advance();
+  }
+  if (!Expect(TokenKind::kRParen)) return false;
+
+  const bool update = kind_ == ExpressionKind::kUpdate;
+  const FunctionEntry* entry = nullptr;
+  for (const auto& f : kFunctions) {
+    if (f.name == name && f.in_condition != update) entry = &f;
+  }
+  if (entry == nullptr) {
+    Note(kUnknownFunction, "Invalid function name; function: " + name);
+    out->function = update ? FunctionId::kIfNotExists : FunctionId::kContains;
+    return true;
+  }
+  out->function = entry->id;
+  if (static_cast<int>(out->args.size()) != entry->arity) {
+    Note(kOperandCount, "Incorrect number of operands for operator or function; operator or "
+                        "function: " + name + ", number of operands: " +
+                        std::to_string(out->args.size()));
+    return true;
+  }
+  if (update) {
+    CheckUpdateFunction(*out);
+  } else {
+    CheckConditionFunction(*out);
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- conditions
+
+void Parser::CheckMisused(const std::vector<Operand>& operands) {
+  for (const auto& op : operands) {
+    if (op.kind == OperandKind::kFunction && op.function != FunctionId::kSize) {
+      Note(kMisusedFunction,
+           "The function is not allowed to be used this way in an expression; function: " +
+               std::string(FunctionName(op.function)));
+    }
+  }
+}
+
+void Parser::CheckDistinct(std::string_view op, const Operand& a, const Operand& b) {
+  if (a.kind == OperandKind::kPath && b.kind == OperandKind::kPath && a.path == b.path) {
+    Note(kDistinct, "The first operand must be distinct from the remaining operands for this "
+                    "operator or function; operator: " + std::string(op) +
+                    ", first operand: " + PathToBracketString(a.path));
+  }
+}
+
+void Parser::CheckConditionFunction(const Operand& call) {
+  const std::string name(FunctionName(call.function));
+  const auto& args = call.args;
+  CheckMisused(args);
+  if (args.size() == 2) CheckDistinct(name, args[0], args[1]);
+  auto type_error = [&](const Operand& arg) {
+    Note(kOperandType, "Incorrect operand type for operator or function; operator or function: " +
+                           name + ", operand type: " +
+                           std::string(AttrTypeName(arg.value.type())));
+  };
+  switch (call.function) {
+    case FunctionId::kAttributeExists:
+    case FunctionId::kAttributeNotExists:
+    case FunctionId::kAttributeType:
+      if (args[0].kind != OperandKind::kPath) {
+        Note(kOperandType,
+             "Operator or function requires a document path; operator or function: " + name);
+        return;
+      }
+      if (call.function == FunctionId::kAttributeType && args[1].kind == OperandKind::kValue) {
+        AttrType parsed;
+        if (!args[1].value.is(AttrType::kS)) {
+          type_error(args[1]);
+        } else if (!ParseAttrTypeName(args[1].value.scalar(), &parsed)) {
+          Note(kOperandType, "Invalid attribute type name found; type: " +
+                                 args[1].value.scalar() + ", valid types: " +
+                                 std::string(kValidTypes));
+        }
+      }
+      return;
+    case FunctionId::kBeginsWith:
+      for (const auto& arg : args) {
+        if (arg.kind == OperandKind::kValue && !arg.value.is(AttrType::kS) &&
+            !arg.value.is(AttrType::kB)) {
+          type_error(arg);
+          return;
+        }
+      }
+      return;
+    case FunctionId::kSize:
+      if (args[0].kind == OperandKind::kValue &&
+          (args[0].value.is(AttrType::kN) || args[0].value.is(AttrType::kBool) ||
+           args[0].value.is(AttrType::kNull))) {
+        type_error(args[0]);
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+bool Parser::ToCondition(Node* node, std::unique_ptr<Condition>* out) {
+  if (node->condition) {
+    *out = std::move(node->condition);
+    return true;
+  }
+  Operand& op = *node->operand;
+  if (op.kind != OperandKind::kFunction) return Fail();
+  if (op.function == FunctionId::kSize) {
+    Note(kMisusedFunction,
+         "The function is not allowed to be used this way in an expression; function: size");
+  }
+  auto cond = std::make_unique<Condition>();
+  cond->kind = ConditionKind::kFunction;
+  cond->function = op.function;
+  cond->operands = std::move(op.args);
+  *out = std::move(cond);
+  return true;
+}
+
+bool Parser::ParseOr(int depth, Node* out) {
+  Node first;
+  if (!ParseAnd(depth, &first)) return false;
+  if (!AtKeyword("OR")) {
+    *out = std::move(first);
+    return true;
+  }
+  auto result = std::make_unique<Condition>();
+  result->kind = ConditionKind::kOr;
+  std::unique_ptr<Condition> c;
+  if (!ToCondition(&first, &c)) return false;
+  result->children.push_back(std::move(c));
+  while (AtKeyword("OR")) {
+    if (!CountOperator()) return false;
+    Advance();
+    Node next;
+    if (!ParseAnd(depth, &next)) return false;
+    if (!ToCondition(&next, &c)) return false;
+    result->children.push_back(std::move(c));
+  }
+  out->condition = std::move(result);
+  return true;
+}
+
+bool Parser::ParseAnd(int depth, Node* out) {
+  Node first;
+  if (!ParseNot(depth, &first)) return false;
+  if (!AtKeyword("AND")) {
+    *out = std::move(first);
+    return true;
+  }
+  auto result = std::make_unique<Condition>();
+  result->kind = ConditionKind::kAnd;
+  std::unique_ptr<Condition> c;
+  if (!ToCondition(&first, &c)) return false;
+  result->children.push_back(std::move(c));
+  while (AtKeyword("AND")) {
+    if (!CountOperator()) return false;
+    Advance();
+    Node next;
+    if (!ParseNot(depth, &next)) return false;
+    if (!ToCondition(&next, &c)) return false;
+    result->children.push_back(std::move(c));
+  }
+  out->condition = std::move(result);
+  return true;
+}
+
+bool Parser::ParseNot(int depth, Node* out) {
+  int nots = 0;
+  while (AtKeyword("NOT")) {
+    if (!CountOperator()) return false;
+    Advance();
+    ++nots;
+  }
+  Node inner;
+  if (!ParsePrimary(depth, &inner)) return false;
+  if (nots == 0) {
+    *out = std::move(inner);
+    return true;
+  }
+  std::unique_ptr<Condition> c;
+  if (!ToCondition(&inner, &c)) return false;
+  if (nots % 2 == 1) {  // NOT NOT x is x; keep the tree shallow.
+    auto negated = std::make_unique<Condition>();
+    negated->kind = ConditionKind::kNot;
+    negated->children.push_back(std::move(c));
+    c = std::move(negated);
+  }
+  out->condition = std::move(c);
+  return true;
+}
+
+bool Parser::ParsePrimary(int depth, Node* out) {
+  if (!CheckDepth(depth)) return false;
+  Operand lhs;
+  if (At(TokenKind::kLParen)) {
+    Advance();
+    Node inner;
+    if (!ParseOr(depth + 1, &inner)) return false;
+    if (!Expect(TokenKind::kRParen)) return false;
+    if (inner.condition) {
+      *out = std::move(inner);
+      return true;
+    }
+    lhs = std::move(*inner.operand);
+  } else if (!ParseOperand(depth, &lhs)) {
+    return false;
+  }
+  return ParseTail(depth, std::move(lhs), out);
+}
+
+bool Parser::ParseTail(int depth, Operand lhs, Node* out) {
+  auto cond = std::make_unique<Condition>();
+  static constexpr std::pair<TokenKind, CompareOp> kComparators[] = {
+      {TokenKind::kEq, CompareOp::kEq}, {TokenKind::kNe, CompareOp::kNe},
+      {TokenKind::kLt, CompareOp::kLt}, {TokenKind::kLe, CompareOp::kLe},
+      {TokenKind::kGt, CompareOp::kGt}, {TokenKind::kGe, CompareOp::kGe},
+  };
+  for (const auto& [token, op] : kComparators) {
+    if (!At(token)) continue;
+    if (!CountOperator()) return false;
+    Advance();
+    Operand rhs;
+    if (!ParseOperand(depth, &rhs)) return false;
+    cond->kind = ConditionKind::kCompare;
+    cond->op = op;
+    cond->operands.push_back(std::move(lhs));
+    cond->operands.push_back(std::move(rhs));
+    CheckMisused(cond->operands);
+    CheckDistinct(CompareOpName(op), cond->operands[0], cond->operands[1]);
+    out->condition = std::move(cond);
+    return true;
+  }
+  if (AtKeyword("BETWEEN")) {
+    if (!CountOperator()) return false;
+    Advance();
+    Operand lower;
+    Operand upper;
+    if (!ParseOperand(depth, &lower)) return false;
+    if (!AtKeyword("AND")) return Fail();
+    Advance();
+    if (!ParseOperand(depth, &upper)) return false;
+    if (lower.kind == OperandKind::kValue && upper.kind == OperandKind::kValue) {
+      const std::string bounds = "lower bound operand: AttributeValue: " +
+                                 ValueForMessage(lower.value) +
+                                 ", upper bound operand: AttributeValue: " +
+                                 ValueForMessage(upper.value);
+      if (lower.value.type() != upper.value.type()) {
+        Note(kOperandType,
+             "The BETWEEN operator requires same data type for lower and upper bounds; " + bounds);
+      } else if (IsOrderable(lower.value) && CompareScalars(lower.value, upper.value) > 0) {
+        Note(kOperandType, "The BETWEEN operator requires upper bound to be greater than or "
+                           "equal to lower bound; " + bounds);
+      }
+    }
+    cond->kind = ConditionKind::kBetween;
+    cond->operands.push_back(std::move(lhs));
+    cond->operands.push_back(std::move(lower));
+    cond->operands.push_back(std::move(upper));
+    CheckMisused(cond->operands);
+    out->condition = std::move(cond);
+    return true;
+  }
+  if (AtKeyword("IN")) {
+    if (!CountOperator()) return false;
+    Advance();
+    if (!Expect(TokenKind::kLParen)) return false;
+    cond->kind = ConditionKind::kIn;
+    cond->operands.push_back(std::move(lhs));
+    while (true) {
+      Operand item;
+      if (!ParseOperand(depth, &item)) return false;
+      cond->operands.push_back(std::move(item));
+      if (!At(TokenKind::kComma)) break;
+      Advance();
+    }
+    if (!Expect(TokenKind::kRParen)) return false;
+    const size_t n = cond->operands.size() - 1;
+    if (n > kMaxInOperands) {
+      return Fail("The IN operator is provided with too many operands; number of operands: " +
+                  std::to_string(n));
+    }
+    CheckMisused(cond->operands);
+    out->condition = std::move(cond);
+    return true;
+  }
+  out->operand = std::move(lhs);
+  return true;
+}
+
+StatusOr<std::unique_ptr<Condition>> Parser::ParseConditionExpression() {
+  DR_RETURN_IF_ERROR(CheckPreconditions());
+  tokens_ = Tokenize(text_);
+  Node node;
+  std::unique_ptr<Condition> cond;
+  if (!ParseOr(0, &node) || !ToCondition(&node, &cond) ||
+      (!At(TokenKind::kEof) && !Fail())) {
+    return *fatal_;
+  }
+  DR_RETURN_IF_ERROR(FinalError({kUnknownFunction, kMisusedFunction, kReserved, kUndefined,
+                                 kOperandCount, kDistinct, kOperandType}));
+  return cond;
+}
+
+// ---------------------------------------------------------------- updates
+
+void Parser::CheckArithmeticOperand(std::string_view op, const Operand& operand) {
+  if (operand.kind == OperandKind::kValue && !operand.value.is(AttrType::kN)) {
+    Note(kOperandType, "Incorrect operand type for operator or function; operator or function: " +
+                           std::string(op) + ", operand type: " +
+                           std::string(AttrTypeName(operand.value.type())));
+  }
+}
+
+void Parser::CheckUpdateFunction(const Operand& call) {
+  const std::string name(FunctionName(call.function));
+  if (call.function == FunctionId::kIfNotExists) {
+    if (call.args[0].kind != OperandKind::kPath) {
+      Note(kOperandType,
+           "Operator or function requires a document path; operator or function: " + name);
+    }
+    return;
+  }
+  for (const auto& arg : call.args) {  // list_append
+    if (arg.kind == OperandKind::kValue && !arg.value.is(AttrType::kL)) {
+      Note(kOperandType, "Incorrect operand type for operator or function; operator or "
+                         "function: " + name + ", operand type: " +
+                         std::string(AttrTypeName(arg.value.type())));
+      return;
+    }
+  }
+}
+
+bool Parser::ParseSetValue(int depth, Operand* out) {
+  if (!CheckDepth(depth)) return false;
+  Operand lhs;
+  if (At(TokenKind::kLParen)) {
+    Advance();
+    if (!ParseSetValue(depth + 1, &lhs)) return false;
+    if (!Expect(TokenKind::kRParen)) return false;
+    if (lhs.kind == OperandKind::kPlus || lhs.kind == OperandKind::kMinus) {
+      *out = std::move(lhs);
+      return true;
+    }
+  } else if (!ParseOperand(depth, &lhs)) {
+    return false;
+  }
+  if (!At(TokenKind::kPlus) && !At(TokenKind::kMinus)) {
+    *out = std::move(lhs);
+    return true;
+  }
+  const bool plus = At(TokenKind::kPlus);
+  if (!CountOperator()) return false;
+  Advance();
+  Operand rhs;
+  if (!ParseOperand(depth, &rhs)) return false;
+  CheckArithmeticOperand(plus ? "+" : "-", lhs);
+  CheckArithmeticOperand(plus ? "+" : "-", rhs);
+  out->kind = plus ? OperandKind::kPlus : OperandKind::kMinus;
+  out->args.push_back(std::move(lhs));
+  out->args.push_back(std::move(rhs));
+  return true;
+}
+
+StatusOr<UpdatePlan> Parser::ParseUpdateExpression() {
+  DR_RETURN_IF_ERROR(CheckPreconditions());
+  tokens_ = Tokenize(text_);
+  static constexpr std::pair<std::string_view, UpdateActionKind> kSections[] = {
+      {"SET", UpdateActionKind::kSet},
+      {"REMOVE", UpdateActionKind::kRemove},
+      {"ADD", UpdateActionKind::kAdd},
+      {"DELETE", UpdateActionKind::kDelete},
+  };
+  UpdatePlan plan;
+  bool seen[4] = {false, false, false, false};
+  while (!At(TokenKind::kEof)) {
+    int section = -1;
+    for (int i = 0; i < 4; ++i) {
+      if (AtKeyword(kSections[i].first)) section = i;
+    }
+    if (section < 0) {
+      Fail();
+      return *fatal_;
+    }
+    if (seen[section]) {
+      Note(kSection, "The \"" + std::string(kSections[section].first) +
+                         "\" section can only be used once in an update expression;");
+    }
+    seen[section] = true;
+    Advance();
+    const UpdateActionKind kind = kSections[section].second;
+    while (true) {
+      UpdateAction action;
+      action.kind = kind;
+      if (!ParsePath(&action.path)) return *fatal_;
+      if (kind == UpdateActionKind::kSet) {
+        if (!Expect(TokenKind::kEq) || !ParseSetValue(0, &action.value)) return *fatal_;
+      } else if (kind == UpdateActionKind::kAdd || kind == UpdateActionKind::kDelete) {
+        if (!At(TokenKind::kValue)) {
+          Fail();
+          return *fatal_;
+        }
+        if (!ParseOperand(0, &action.value)) return *fatal_;
+        const AttributeValue& v = action.value.value;
+        const bool ok = kind == UpdateActionKind::kAdd ? (v.is(AttrType::kN) || v.is_set())
+                                                       : v.is_set();
+        if (!ok && errors_[kUndefined] == std::nullopt) {
+          Note(kOperandType, std::string("Incorrect operand type for operator or function; "
+                                         "operator: ") +
+                                 std::string(kSections[section].first) +
+                                 ", operand type: " + std::string(LongTypeName(v.type())));
+        }
+      }
+      plan.actions.push_back(std::move(action));
+      if (!At(TokenKind::kComma)) break;
+      Advance();
+    }
+  }
+  std::vector<const Path*> paths;
+  paths.reserve(plan.actions.size());
+  for (const auto& a : plan.actions) paths.push_back(&a.path);
+  std::string overlap;
+  std::string conflict;
+  FindPathClashes(paths, &overlap, &conflict);
+  if (!overlap.empty()) Note(kOverlap, overlap);
+  if (!conflict.empty()) Note(kConflict, conflict);
+  DR_RETURN_IF_ERROR(FinalError({kReserved, kUnknownFunction, kSection, kUndefined, kOverlap,
+                                 kConflict, kOperandType, kOperandCount, kMisusedFunction}));
+  return plan;
+}
+
+// ---------------------------------------------------------------- projections
+
+StatusOr<std::vector<Path>> Parser::ParseProjectionExpression() {
+  DR_RETURN_IF_ERROR(CheckPreconditions());
+  tokens_ = Tokenize(text_);
+  std::vector<Path> paths;
+  while (true) {
+    Path p;
+    if (!ParsePath(&p)) return *fatal_;
+    paths.push_back(std::move(p));
+    if (!At(TokenKind::kComma)) break;
+    Advance();
+  }
+  if (!At(TokenKind::kEof)) {
+    Fail();
+    return *fatal_;
+  }
+  std::vector<const Path*> ptrs;
+  ptrs.reserve(paths.size());
+  for (const auto& p : paths) ptrs.push_back(&p);
+  std::string overlap;
+  std::string conflict;
+  FindPathClashes(ptrs, &overlap, &conflict);
+  if (!overlap.empty()) Note(kOverlap, overlap);
+  if (!conflict.empty()) Note(kConflict, conflict);
+  DR_RETURN_IF_ERROR(FinalError({kReserved, kUndefined, kOverlap, kConflict}));
+  return paths;
+}
+
+// ---------------------------------------------------------------- public entry points
+
+StatusOr<ConditionPtr> ParseCondition(std::string_view text, ExpressionKind kind,
+                                      ExpressionContext* ctx) {
+  Parser parser(text, kind, ctx);
+  DR_ASSIGN_OR_RETURN(std::unique_ptr<Condition> cond, parser.ParseConditionExpression());
+  return ConditionPtr(std::move(cond));
+}
+
+// KeyConditionExpression: parsed as a condition, then checked for the shapes a
+// key condition allows. These messages carry no "Invalid KeyConditionExpression:"
+// prefix, as DynamoDB sends them.
+StatusOr<std::vector<KeyTerm>> ParseKeyCondition(std::string_view text, ExpressionContext* ctx) {
+  Parser parser(text, ExpressionKind::kKeyCondition, ctx);
+  DR_ASSIGN_OR_RETURN(std::unique_ptr<Condition> root, parser.ParseConditionExpression());
+  auto invalid_operator = [](std::string_view op) {
+    return ValidationError("Invalid operator used in KeyConditionExpression: " + std::string(op));
+  };
+  std::vector<KeyTerm> terms;
+  // Pre-order walk over the AND tree with an explicit stack.
+  std::vector<const Condition*> stack = {root.get()};
+  while (!stack.empty()) {
+    const Condition* c = stack.back();
+    stack.pop_back();
+    switch (c->kind) {
+      case ConditionKind::kAnd:
+        for (auto it = c->children.rbegin(); it != c->children.rend(); ++it) {
+          stack.push_back(it->get());
+        }
+        continue;
+      case ConditionKind::kOr: return invalid_operator("OR");
+      case ConditionKind::kNot: return invalid_operator("NOT");
+      case ConditionKind::kIn: return invalid_operator("IN");
+      case ConditionKind::kCompare:
+        if (c->op == CompareOp::kNe) return invalid_operator("<>");
+        break;
+      case ConditionKind::kFunction:
+        if (c->function != FunctionId::kBeginsWith) {
+          return invalid_operator(FunctionName(c->function));
+        }
+        break;
+      case ConditionKind::kBetween:
+        break;
+    }
+    const bool between = c->kind == ConditionKind::kBetween;
+    const bool begins = c->kind == ConditionKind::kFunction;
+    if ((between || begins) && c->operands[0].kind != OperandKind::kPath) {
+      return ValidationError("Invalid condition in KeyConditionExpression: " +
+                             std::string(between ? "BETWEEN" : "begins_with") +
+                             " operator must have the key attribute as its first operand");
+    }
+    const Operand* key = nullptr;
+    size_t key_index = 0;
+    for (size_t i = 0; i < c->operands.size(); ++i) {
+      const Operand& op = c->operands[i];
+      if (op.kind == OperandKind::kFunction) {
+        return ValidationError("KeyConditionExpressions cannot contain nested operations");
+      }
+      if (op.kind != OperandKind::kPath) continue;
+      if (key != nullptr) {
+        return ValidationError(
+            "Invalid condition in KeyConditionExpression: Multiple attribute names used in one "
+            "condition");
+      }
+      if (op.path.size() > 1) {
+        return ValidationError("KeyConditionExpressions cannot have conditions on nested attributes");
+      }
+      key = &op;
+      key_index = i;
+    }
+    if (key == nullptr) {
+      return ValidationError("Invalid condition in KeyConditionExpression: No key attribute specified");
+    }
+    KeyTerm term;
+    term.attribute_name = key->path[0].name;
+    for (const auto& t : terms) {
+      if (t.attribute_name == term.attribute_name) {
+        return ValidationError("KeyConditionExpressions must only contain one condition per key");
+      }
+    }
+    if (between) {
+      term.op = KeyOp::kBetween;
+      term.value1 = c->operands[1].value;
+      term.value2 = c->operands[2].value;
+    } else if (begins) {
+      term.op = KeyOp::kBeginsWith;
+      term.value1 = c->operands[1].value;
+    } else {
+      // `:v < k` is `k > :v`.
+      const bool flipped = key_index != 0;
+      switch (c->op) {
+        case CompareOp::kEq: term.op = KeyOp::kEq; break;
+        case CompareOp::kLt: term.op = flipped ? KeyOp::kGt : KeyOp::kLt; break;
+        case CompareOp::kLe: term.op = flipped ? KeyOp::kGe : KeyOp::kLe; break;
+        case CompareOp::kGt: term.op = flipped ? KeyOp::kLt : KeyOp::kGt; break;
+        case CompareOp::kGe: term.op = flipped ? KeyOp::kLe : KeyOp::kGe; break;
+        case CompareOp::kNe: break;  // rejected above
+      }
+      term.value1 = c->operands[flipped ? 0 : 1].value;
+    }
+    terms.push_back(std::move(term));
+  }
+  return terms;
+}
+
+StatusOr<UpdatePlanPtr> ParseUpdate(std::string_view text, ExpressionContext* ctx) {
+  Parser parser(text, ExpressionKind::kUpdate, ctx);
+  DR_ASSIGN_OR_RETURN(UpdatePlan plan, parser.ParseUpdateExpression());
+  return UpdatePlanPtr(std::make_shared<const UpdatePlan>(std::move(plan)));
+}
+
+StatusOr<ProjectionSpec> ParseProjection(std::string_view text, ExpressionContext* ctx) {
+  Parser parser(text, ExpressionKind::kProjection, ctx);
+  ProjectionSpec spec;
+  DR_ASSIGN_OR_RETURN(spec.paths, parser.ParseProjectionExpression());
+  return spec;
+}
+
+}  // namespace dynarock::expr

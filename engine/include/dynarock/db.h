@@ -1,0 +1,85 @@
+// File: dynarock/db.h
+//
+// The embedded DynamoDB: one method per DynamoDB operation, each taking and
+// returning the plain structs of requests.h. Results and errors are exactly those
+// DynamoDB gives (the error's type() names the DynamoDB exception).
+//
+//   auto db = dynarock::DB::Open(options, "./data");
+//   if (!db.ok()) { ... db.status().message() ... }
+//   dynarock::PutItemRequest put;
+//   put.table_name = "people";
+//   put.item["pk"] = dynarock::AttributeValue::S("USER#Frodo");
+//   auto r = (*db)->PutItem(put);
+//
+// A DB is safe for concurrent use from many threads. Copying is disabled.
+
+#ifndef DYNAROCK_DB_H_
+#define DYNAROCK_DB_H_
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "dynarock/requests.h"
+#include "dynarock/status.h"
+
+namespace dynarock {
+
+struct Options {
+  // Create the data directory when it does not exist.
+  bool create_if_missing = true;
+  // Keep everything in memory (no files); for tests and throw-away endpoints.
+  bool in_memory = false;
+  // fsync the write-ahead log before acknowledging each write. With it, an
+  // acknowledged write survives power loss; without it (the default), it survives
+  // a process crash but may be lost if the machine loses power.
+  bool sync_writes = false;
+  // The region and account put into ARNs.
+  std::string region = "us-east-1";
+  std::string account_id = "000000000000";
+  // RocksDB block cache size in bytes.
+  size_t block_cache_bytes = 32u << 20;
+};
+
+class DB {
+ public:
+  // Opens (or creates) the database in directory `path` (ignored with in_memory).
+  static StatusOr<std::unique_ptr<DB>> Open(const Options& options, std::string_view path);
+
+  DB() = default;
+  DB(const DB&) = delete;
+  DB& operator=(const DB&) = delete;
+  virtual ~DB() = default;
+
+  // Tables. Errors: ValidationException (bad definitions), ResourceInUseException
+  // (CreateTable of an existing name), ResourceNotFoundException (unknown table),
+  // LimitExceededException.
+  virtual StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) = 0;
+  virtual StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& req) = 0;
+  virtual StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) = 0;
+  virtual StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) = 0;
+  virtual StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) = 0;
+
+  // Single items. Errors: ValidationException, ResourceNotFoundException,
+  // ConditionalCheckFailedException (carrying the old item with
+  // ReturnValuesOnConditionCheckFailure=ALL_OLD), TransactionConflictException.
+  virtual StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) = 0;
+  virtual StatusOr<GetItemResponse> GetItem(const GetItemRequest& req) = 0;
+  virtual StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) = 0;
+  virtual StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) = 0;
+
+  // Reads of many items. Pages stop at Limit items evaluated or 1 MB read.
+  virtual StatusOr<QueryResponse> Query(const QueryRequest& req) = 0;
+  virtual StatusOr<ScanResponse> Scan(const ScanRequest& req) = 0;
+
+  virtual StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& req) = 0;
+  virtual StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& req) = 0;
+  virtual StatusOr<TransactGetItemsResponse> TransactGetItems(
+      const TransactGetItemsRequest& req) = 0;
+  virtual StatusOr<TransactWriteItemsResponse> TransactWriteItems(
+      const TransactWriteItemsRequest& req) = 0;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_DB_H_

@@ -1,0 +1,457 @@
+// File: dynarock/requests.h
+//
+// Plain request and response structs, one pair per DynamoDB operation, mirroring
+// DynamoDB's shapes field by field (snake_case of the wire names). The mapping to
+// and from DynamoDB JSON lives only in engine/api/ (the protocol codec).
+//
+// std::optional marks a member the caller may leave out, where leaving it out means
+// something different from any value (DynamoDB's "not present").
+
+#ifndef DYNAROCK_REQUESTS_H_
+#define DYNAROCK_REQUESTS_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynarock/attribute_value.h"
+
+namespace dynarock {
+
+using NameMap = std::map<std::string, std::string, std::less<>>;  // ExpressionAttributeNames
+using ValueMap = Item;                                           // ExpressionAttributeValues
+
+// ---------------------------------------------------------------- tables
+
+enum class KeyType : uint8_t { kHash = 1, kRange = 2 };  // persisted
+struct KeySchemaElement {
+  std::string attribute_name;
+  KeyType key_type = KeyType::kHash;
+};
+
+struct AttributeDefinition {
+  std::string attribute_name;
+  AttrType attribute_type = AttrType::kS;  // kS, kN or kB only
+};
+
+struct ProvisionedThroughput {
+  int64_t read_capacity_units = 0;
+  int64_t write_capacity_units = 0;
+};
+
+enum class ProjectionType : uint8_t { kAll = 1, kKeysOnly = 2, kInclude = 3 };  // persisted
+struct Projection {
+  std::optional<ProjectionType> projection_type;
+  std::vector<std::string> non_key_attributes;
+};
+
+struct GlobalSecondaryIndex {
+  std::string index_name;
+  std::vector<KeySchemaElement> key_schema;
+  Projection projection;
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+};
+
+struct LocalSecondaryIndex {
+  std::string index_name;
+  std::vector<KeySchemaElement> key_schema;
+  Projection projection;
+};
+
+struct StreamSpecification {
+  bool stream_enabled = false;
+  std::string stream_view_type;
+};
+
+struct Tag {
+  std::string key;
+  std::string value;
+};
+
+struct CreateTableRequest {
+  std::string table_name;
+  std::vector<AttributeDefinition> attribute_definitions;
+  std::vector<KeySchemaElement> key_schema;
+  std::vector<LocalSecondaryIndex> local_secondary_indexes;
+  std::vector<GlobalSecondaryIndex> global_secondary_indexes;
+  std::optional<std::string> billing_mode;  // "PROVISIONED" | "PAY_PER_REQUEST"
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  std::optional<bool> deletion_protection_enabled;
+  std::vector<Tag> tags;
+};
+
+struct ProvisionedThroughputDescription {
+  int64_t read_capacity_units = 0;
+  int64_t write_capacity_units = 0;
+  int64_t number_of_decreases_today = 0;
+  std::optional<double> last_increase_date_time;  // seconds since the epoch
+  std::optional<double> last_decrease_date_time;
+};
+
+struct IndexDescription {  // both GlobalSecondaryIndexDescription and Local...
+  std::string index_name;
+  std::vector<KeySchemaElement> key_schema;
+  Projection projection;
+  std::string index_status;  // GSIs only: "CREATING" | "ACTIVE" | "DELETING"
+  std::optional<bool> backfilling;
+  std::optional<ProvisionedThroughputDescription> provisioned_throughput;  // GSIs only
+  int64_t index_size_bytes = 0;
+  int64_t item_count = 0;
+  std::string index_arn;
+};
+
+struct TableDescription {
+  std::string table_name;
+  std::string table_status;  // "CREATING" | "ACTIVE" | "UPDATING" | "DELETING"
+  std::vector<AttributeDefinition> attribute_definitions;
+  std::vector<KeySchemaElement> key_schema;
+  double creation_date_time = 0;  // seconds since the epoch
+  ProvisionedThroughputDescription provisioned_throughput;
+  std::optional<std::string> billing_mode;  // BillingModeSummary.BillingMode
+  std::optional<double> last_update_to_pay_per_request_date_time;
+  int64_t table_size_bytes = 0;
+  int64_t item_count = 0;
+  std::string table_arn;
+  std::string table_id;
+  std::vector<IndexDescription> local_secondary_indexes;
+  std::vector<IndexDescription> global_secondary_indexes;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  bool deletion_protection_enabled = false;
+};
+
+struct CreateTableResponse {
+  TableDescription table_description;
+};
+
+struct DescribeTableRequest {
+  std::string table_name;
+};
+struct DescribeTableResponse {
+  TableDescription table;
+};
+
+struct DeleteTableRequest {
+  std::string table_name;
+};
+struct DeleteTableResponse {
+  TableDescription table_description;
+};
+
+struct ListTablesRequest {
+  std::optional<std::string> exclusive_start_table_name;
+  std::optional<int64_t> limit;  // 1..100, default 100
+};
+struct ListTablesResponse {
+  std::vector<std::string> table_names;
+  std::optional<std::string> last_evaluated_table_name;
+};
+
+struct GlobalSecondaryIndexUpdate {
+  // Exactly one of these is set.
+  std::optional<GlobalSecondaryIndex> create;
+  std::optional<std::string> delete_index_name;
+  std::optional<std::pair<std::string, ProvisionedThroughput>> update;
+};
+
+struct UpdateTableRequest {
+  std::string table_name;
+  std::vector<AttributeDefinition> attribute_definitions;
+  std::optional<std::string> billing_mode;
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<bool> deletion_protection_enabled;
+};
+struct UpdateTableResponse {
+  TableDescription table_description;
+};
+
+// ---------------------------------------------------------------- capacity
+
+enum class ReturnConsumedCapacity : uint8_t { kNone, kTotal, kIndexes };
+
+struct Capacity {
+  double read_capacity_units = 0;
+  double write_capacity_units = 0;
+  double capacity_units = 0;
+};
+
+struct ConsumedCapacity {
+  std::string table_name;
+  double capacity_units = 0;
+  std::optional<double> read_capacity_units;
+  std::optional<double> write_capacity_units;
+  std::optional<Capacity> table;                            // with INDEXES
+  std::map<std::string, Capacity> local_secondary_indexes;   // with INDEXES
+  std::map<std::string, Capacity> global_secondary_indexes;  // with INDEXES
+};
+
+struct ItemCollectionMetrics {
+  Item item_collection_key;
+  std::vector<double> size_estimate_range_gb;
+};
+
+// ---------------------------------------------------------------- legacy parameters
+
+// The 13 legacy comparison operators (Expected, KeyConditions, QueryFilter, ScanFilter).
+struct LegacyCondition {  // "Condition" on the wire
+  std::string comparison_operator;  // "EQ", "NE", "IN", "LE", ..., kept as text for messages
+  std::vector<AttributeValue> attribute_value_list;
+};
+
+struct ExpectedAttributeValue {
+  std::optional<AttributeValue> value;
+  std::optional<bool> exists;
+  std::optional<std::string> comparison_operator;
+  std::optional<std::vector<AttributeValue>> attribute_value_list;
+};
+
+struct AttributeValueUpdate {
+  std::optional<AttributeValue> value;
+  std::string action = "PUT";  // "PUT" | "ADD" | "DELETE"
+};
+
+using LegacyConditionMap = std::map<std::string, LegacyCondition, std::less<>>;
+
+// ---------------------------------------------------------------- items
+
+// "NONE" | "ALL_OLD" | "UPDATED_OLD" | "ALL_NEW" | "UPDATED_NEW"
+enum class ReturnValue : uint8_t { kNone, kAllOld, kUpdatedOld, kAllNew, kUpdatedNew };
+
+struct PutItemRequest {
+  std::string table_name;
+  Item item;
+  std::optional<std::string> condition_expression;
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;   // present on the wire, even if empty
+  bool has_expression_attribute_values = false;
+  std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  std::optional<std::string> conditional_operator;  // "AND" | "OR"
+  ReturnValue return_values = ReturnValue::kNone;
+  bool return_values_on_condition_check_failure_all_old = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;
+};
+struct PutItemResponse {
+  std::optional<Item> attributes;
+  std::optional<ConsumedCapacity> consumed_capacity;
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
+};
+
+struct GetItemRequest {
+  std::string table_name;
+  Item key;
+  bool consistent_read = false;
+  std::optional<std::string> projection_expression;
+  NameMap expression_attribute_names;
+  bool has_expression_attribute_names = false;
+  std::vector<std::string> attributes_to_get;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct GetItemResponse {
+  std::optional<Item> item;  // absent when there is no such item
+  std::optional<ConsumedCapacity> consumed_capacity;
+};
+
+struct DeleteItemRequest {
+  std::string table_name;
+  Item key;
+  std::optional<std::string> condition_expression;
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;
+  bool has_expression_attribute_values = false;
+  std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  std::optional<std::string> conditional_operator;
+  ReturnValue return_values = ReturnValue::kNone;
+  bool return_values_on_condition_check_failure_all_old = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;
+};
+struct DeleteItemResponse {
+  std::optional<Item> attributes;
+  std::optional<ConsumedCapacity> consumed_capacity;
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
+};
+
+struct UpdateItemRequest {
+  std::string table_name;
+  Item key;
+  std::optional<std::string> update_expression;
+  std::optional<std::string> condition_expression;
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;
+  bool has_expression_attribute_values = false;
+  std::map<std::string, AttributeValueUpdate, std::less<>> attribute_updates;
+  bool has_attribute_updates = false;
+  std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  std::optional<std::string> conditional_operator;
+  ReturnValue return_values = ReturnValue::kNone;
+  bool return_values_on_condition_check_failure_all_old = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;
+};
+struct UpdateItemResponse {
+  std::optional<Item> attributes;
+  std::optional<ConsumedCapacity> consumed_capacity;
+  std::optional<ItemCollectionMetrics> item_collection_metrics;
+};
+
+// ---------------------------------------------------------------- query and scan
+
+// "ALL_ATTRIBUTES" | "ALL_PROJECTED_ATTRIBUTES" | "SPECIFIC_ATTRIBUTES" | "COUNT"
+enum class Select : uint8_t { kAllAttributes, kAllProjectedAttributes, kSpecificAttributes, kCount };
+
+struct QueryRequest {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::optional<Select> select;
+  std::optional<std::string> key_condition_expression;
+  std::optional<std::string> filter_expression;
+  std::optional<std::string> projection_expression;
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;
+  bool has_expression_attribute_values = false;
+  LegacyConditionMap key_conditions;
+  bool has_key_conditions = false;
+  LegacyConditionMap query_filter;
+  bool has_query_filter = false;
+  std::optional<std::string> conditional_operator;
+  std::vector<std::string> attributes_to_get;
+  bool has_attributes_to_get = false;
+  bool scan_index_forward = true;
+  std::optional<int64_t> limit;
+  std::optional<Item> exclusive_start_key;
+  bool consistent_read = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct QueryResponse {
+  std::vector<Item> items;  // empty with Select COUNT
+  int64_t count = 0;
+  int64_t scanned_count = 0;
+  std::optional<Item> last_evaluated_key;
+  std::optional<ConsumedCapacity> consumed_capacity;
+};
+
+struct ScanRequest {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::optional<Select> select;
+  std::optional<std::string> filter_expression;
+  std::optional<std::string> projection_expression;
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;
+  bool has_expression_attribute_values = false;
+  LegacyConditionMap scan_filter;
+  bool has_scan_filter = false;
+  std::optional<std::string> conditional_operator;
+  std::vector<std::string> attributes_to_get;
+  bool has_attributes_to_get = false;
+  std::optional<int64_t> limit;
+  std::optional<Item> exclusive_start_key;
+  std::optional<int64_t> segment;
+  std::optional<int64_t> total_segments;
+  bool consistent_read = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+using ScanResponse = QueryResponse;
+
+// ---------------------------------------------------------------- batches
+
+struct KeysAndAttributes {
+  std::vector<Item> keys;
+  bool consistent_read = false;
+  std::optional<std::string> projection_expression;
+  NameMap expression_attribute_names;
+  bool has_expression_attribute_names = false;
+  std::vector<std::string> attributes_to_get;
+};
+
+struct BatchGetItemRequest {
+  std::map<std::string, KeysAndAttributes> request_items;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct BatchGetItemResponse {
+  std::map<std::string, std::vector<Item>> responses;
+  std::map<std::string, KeysAndAttributes> unprocessed_keys;
+  std::vector<ConsumedCapacity> consumed_capacity;
+  bool has_consumed_capacity = false;
+};
+
+struct WriteRequest {
+  // Exactly one is set: PutRequest.Item or DeleteRequest.Key.
+  std::optional<Item> put_item;
+  std::optional<Item> delete_key;
+};
+
+struct BatchWriteItemRequest {
+  std::map<std::string, std::vector<WriteRequest>> request_items;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;
+};
+struct BatchWriteItemResponse {
+  std::map<std::string, std::vector<WriteRequest>> unprocessed_items;
+  std::vector<ConsumedCapacity> consumed_capacity;
+  bool has_consumed_capacity = false;
+  std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics;
+};
+
+// ---------------------------------------------------------------- transactions
+
+struct TransactWriteItem {
+  enum class Kind : uint8_t { kConditionCheck, kPut, kDelete, kUpdate };
+  Kind kind = Kind::kPut;
+  std::string table_name;
+  Item item;  // kPut
+  Item key;   // kConditionCheck, kDelete, kUpdate
+  std::optional<std::string> update_expression;     // kUpdate
+  std::optional<std::string> condition_expression;  // required for kConditionCheck
+  NameMap expression_attribute_names;
+  ValueMap expression_attribute_values;
+  bool has_expression_attribute_names = false;
+  bool has_expression_attribute_values = false;
+  bool return_values_on_condition_check_failure_all_old = false;
+};
+
+struct TransactWriteItemsRequest {
+  std::vector<TransactWriteItem> transact_items;
+  std::optional<std::string> client_request_token;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool return_item_collection_metrics = false;
+};
+struct TransactWriteItemsResponse {
+  std::vector<ConsumedCapacity> consumed_capacity;
+  bool has_consumed_capacity = false;
+  std::map<std::string, std::vector<ItemCollectionMetrics>> item_collection_metrics;
+};
+
+struct TransactGetItem {
+  std::string table_name;
+  Item key;
+  std::optional<std::string> projection_expression;
+  NameMap expression_attribute_names;
+  bool has_expression_attribute_names = false;
+};
+
+struct TransactGetItemsRequest {
+  std::vector<TransactGetItem> transact_items;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+};
+struct TransactGetItemsResponse {
+  std::vector<std::optional<Item>> responses;  // in request order; nullopt = no item
+  std::vector<ConsumedCapacity> consumed_capacity;
+  bool has_consumed_capacity = false;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_REQUESTS_H_

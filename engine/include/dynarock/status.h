@@ -1,0 +1,146 @@
+// File: dynarock/status.h
+//
+// The one error model of Dynarock. Every layer, from the expression lexer to the
+// HTTP reply, reports failure as a Status carrying the DynamoDB error type, the
+// message DynamoDB would give, and any payload the error carries on the wire
+// (the item on a failed condition, the cancellation reasons of a transaction).
+// An OK Status is a null pointer, so success costs nothing.
+//
+//   Status s = db->PutItem(req).status();
+//   if (s.type() == ErrorType::kConditionalCheckFailed) { ... }
+
+#ifndef DYNAROCK_STATUS_H_
+#define DYNAROCK_STATUS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "dynarock/attribute_value.h"
+
+namespace dynarock {
+
+// DynamoDB's error types. The wire name is ErrorTypeName(); the HTTP status is
+// ErrorHttpStatus().
+enum class ErrorType : uint8_t {
+  kOk = 0,
+  kValidation,
+  kSerialization,
+  kResourceNotFound,
+  kResourceInUse,
+  kConditionalCheckFailed,
+  kTransactionCanceled,
+  kTransactionConflict,
+  kTransactionInProgress,
+  kIdempotentParameterMismatch,
+  kItemCollectionSizeLimitExceeded,
+  kProvisionedThroughputExceeded,
+  kRequestLimitExceeded,
+  kLimitExceeded,
+  kUnknownOperation,
+  kMissingAuthenticationToken,
+  kUnrecognizedClient,
+  kInvalidSignature,
+  kIncompleteSignature,
+  kAccessDenied,
+  kInternalServerError,
+};
+
+// "ValidationException", "ResourceNotFoundException", ...
+std::string_view ErrorTypeName(ErrorType type);
+// The full "__type" on the wire, e.g.
+// "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException" and
+// "com.amazon.coral.validate#ValidationException".
+std::string ErrorWireType(ErrorType type);
+// 400 for client errors, 500 for kInternalServerError.
+int ErrorHttpStatus(ErrorType type);
+
+// One entry of TransactionCanceledException's CancellationReasons.
+struct CancellationReason {
+  std::string code;     // "None", "ConditionalCheckFailed", "TransactionConflict", ...
+  std::string message;  // empty for "None"
+  std::optional<Item> item;  // with ReturnValuesOnConditionCheckFailure=ALL_OLD
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+  Status(ErrorType type, std::string message);
+
+  static Status Ok() { return Status(); }
+
+  bool ok() const { return rep_ == nullptr; }
+  ErrorType type() const { return rep_ ? rep_->type : ErrorType::kOk; }
+  const std::string& message() const;
+
+  // Payloads.
+  const std::optional<Item>& item() const;  // ConditionalCheckFailed with ALL_OLD
+  const std::vector<CancellationReason>& cancellation_reasons() const;
+  Status& WithItem(Item item);
+  Status& WithCancellationReasons(std::vector<CancellationReason> reasons);
+
+  // "ValidationException: <message>", for logs and test failures.
+  std::string ToString() const;
+
+ private:
+  struct Rep {
+    ErrorType type;
+    std::string message;
+    std::optional<Item> item;
+    std::vector<CancellationReason> reasons;
+  };
+  std::shared_ptr<Rep> rep_;
+};
+
+// Factories, one per type DynamoDB uses (Alternator's api_error, as a Status).
+Status ValidationError(std::string message);
+Status SerializationError(std::string message);
+Status ResourceNotFound(std::string message);
+Status ResourceInUse(std::string message);
+Status ConditionalCheckFailed(std::string message = "The conditional request failed");
+Status TransactionConflict(std::string message);
+Status InternalError(std::string message);
+
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(Status status) : v_(std::move(status)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : v_(std::move(value)) {}         // NOLINT
+  bool ok() const { return v_.index() == 1; }
+  Status status() const { return ok() ? Status() : std::get<0>(v_); }
+  T& value() & { return std::get<1>(v_); }
+  const T& value() const& { return std::get<1>(v_); }
+  T&& value() && { return std::get<1>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<Status, T> v_;
+};
+
+#define DR_CONCAT_INNER_(a, b) a##b
+#define DR_CONCAT_(a, b) DR_CONCAT_INNER_(a, b)
+
+#define DR_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::dynarock::Status dr_status_ = (expr);   \
+    if (!dr_status_.ok()) return dr_status_; \
+  } while (0)
+
+#define DR_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                              \
+  if (!tmp.ok()) return tmp.status();             \
+  lhs = std::move(tmp).value()
+
+#define DR_ASSIGN_OR_RETURN(lhs, expr) \
+  DR_ASSIGN_OR_RETURN_IMPL_(DR_CONCAT_(dr_statusor_, __LINE__), lhs, expr)
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_STATUS_H_

@@ -1,0 +1,60 @@
+// File: engine/item_codec.h
+//
+// The versioned binary encoding of a whole item: the value stored under an item
+// key. Never JSON; L, M and sets are encoded natively.
+//
+// Grammar (varint and lp_bytes as in coding.h):
+//
+//   item      := version varint32(count) attribute{count}
+//   version   := 0x01                         (kItemFormatV1)
+//   attribute := lp_bytes(name) value          names strictly increasing
+//   value     := tag payload
+//   tag       := one byte, the AttrType value  (persisted: NEVER REORDER)
+//                  S=1 N=2 B=3 BOOL=4 NULL=5 L=6 M=7 SS=8 NS=9 BS=10
+//   payload   := S, B:       lp_bytes(bytes)
+//                N:          lp_bytes(normalised number text)
+//                BOOL:       0x00 | 0x01
+//                NULL:       (nothing)
+//                L:          varint32(count) value{count}
+//                M:          varint32(count) attribute{count}
+//                SS, NS, BS: varint32(count) lp_bytes(element){count}
+//                              elements strictly increasing bytewise
+//
+// Nesting in the decoder is capped at kMaxDecodeDepth, well above DynamoDB's 32,
+// so hostile bytes cannot exhaust the stack.
+//
+//   std::string value = EncodeItem(item);
+//   Item back;
+//   if (!DecodeItem(value, &back)) return InternalError("corrupt item");
+
+#ifndef DYNAROCK_ENGINE_ITEM_CODEC_H_
+#define DYNAROCK_ENGINE_ITEM_CODEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "dynarock/attribute_value.h"
+
+namespace dynarock {
+
+// Persisted format versions: never reuse a number.
+constexpr uint8_t kItemFormatV1 = 0x01;
+
+// Decoder nesting cap (containers inside containers).
+constexpr int kMaxDecodeDepth = 64;
+
+// EncodeItem(): the encoding of `item`.
+std::string EncodeItem(const Item& item);
+
+// EncodeItemTo(): appends the encoding of `item` to `out`.
+void EncodeItemTo(const Item& item, std::string* out);
+
+// DecodeItem(): parses an encoded item into `out` (replacing its contents).
+// False on any malformed, truncated or trailing input, on an unknown version
+// and on nesting deeper than kMaxDecodeDepth; `out` is then unspecified.
+bool DecodeItem(std::string_view bytes, Item* out);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_ITEM_CODEC_H_

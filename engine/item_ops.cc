@@ -1,0 +1,388 @@
+// PutItem, GetItem, DeleteItem and UpdateItem, and the single-item machinery they
+// share: key validation, the locked read-modify-write, and staging a write with
+// its statistics and index entries.
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <cstring>
+
+#include "engine/db_impl.h"
+#include "index/maintainer.h"
+#include "engine/item_codec.h"
+#include "engine/item_size.h"
+#include "engine/item_validation.h"
+#include "engine/key_codec.h"
+#include "engine/limits.h"
+#include "engine/request_checks.h"
+#include "engine/rocksdb_status.h"
+#include "engine/table_validation.h"
+
+namespace dynarock {
+namespace {
+
+StatusOr<expr::ConditionPtr> ParseWriteCondition(
+    const std::optional<std::string>& condition_expression,
+    const std::map<std::string, ExpectedAttributeValue, std::less<>>& expected,
+    const std::optional<std::string>& conditional_operator, expr::ExpressionContext* ctx) {
+  if (condition_expression) {
+    return expr::ParseCondition(*condition_expression, expr::ExpressionKind::kCondition, ctx);
+  }
+  if (!expected.empty()) return expr::ConditionFromExpected(expected, conditional_operator);
+  if (conditional_operator) {
+    return ValidationError(
+        "ConditionalOperator can only be used when Filter or Expected has two or more elements");
+  }
+  return expr::ConditionPtr();
+}
+
+Status CheckCondition(const expr::ConditionPtr& condition, const std::optional<Item>& old_item,
+                      bool return_old_on_failure) {
+  if (!condition) return Status();
+  static const Item kEmpty;
+  DR_ASSIGN_OR_RETURN(bool ok, expr::EvaluateCondition(*condition, old_item ? *old_item : kEmpty));
+  if (ok) return Status();
+  Status failed = ConditionalCheckFailed();
+  if (return_old_on_failure && old_item) failed.WithItem(*old_item);
+  return failed;
+}
+
+}  // namespace
+
+Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_hash) {
+  if ((v.is(AttrType::kS) || v.is(AttrType::kB)) && v.scalar().empty()) {
+    return ValidationError(
+        std::string("One or more parameter values are not valid. The AttributeValue for a key "
+                    "attribute cannot contain an empty ") +
+        (v.is(AttrType::kS) ? "string" : "binary") + " value. Key: " + name);
+  }
+  size_t size = v.scalar().size();
+  if (is_hash && size > kPartitionKeyBytesMax) {
+    return ValidationError(
+        "One or more parameter values were invalid: Size of hashkey has exceeded the maximum "
+        "size limit of2048 bytes");
+  }
+  if (!is_hash && size > kSortKeyBytesMax) {
+    return ValidationError(
+        "One or more parameter values were invalid: Aggregated size of all range keys has "
+        "exceeded the size limit of 1024 bytes");
+  }
+  return Status();
+}
+
+Item KeyAttributes(const KeyDef& key, const Item& item) {
+  Item out;
+  if (auto it = item.find(key.hash_name); it != item.end()) out.insert(*it);
+  if (key.range_name) {
+    if (auto it = item.find(*key.range_name); it != item.end()) out.insert(*it);
+  }
+  return out;
+}
+
+StatusOr<std::string> DBImpl::ItemKey(const TableInfo& table, const Item& item,
+                                      bool for_put) const {
+  const KeyDef& key = table.key;
+  const size_t key_count = key.range_name ? 2 : 1;
+  if (!for_put && item.size() != key_count) {
+    return ValidationError("The provided key element does not match the schema");
+  }
+  auto get = [&](const std::string& name, AttrType type, bool is_hash)
+      -> StatusOr<const AttributeValue*> {
+    auto it = item.find(name);
+    if (it == item.end()) {
+      if (for_put) {
+        return ValidationError("One or more parameter values were invalid: Missing the key " +
+                               name + " in the item");
+      }
+      return ValidationError("The provided key element does not match the schema");
+    }
+    if (it->second.type() != type) {
+      if (for_put) {
+        return ValidationError("One or more parameter values were invalid: Type mismatch for key " +
+                               name + " expected: " + std::string(AttrTypeName(type)) +
+                               " actual: " + std::string(AttrTypeName(it->second.type())));
+      }
+      return ValidationError("The provided key element does not match the schema");
+    }
+    DR_RETURN_IF_ERROR(CheckKeyValue(name, it->second, is_hash));
+    return &it->second;
+  };
+  DR_ASSIGN_OR_RETURN(const AttributeValue* hash, get(key.hash_name, key.hash_type, true));
+  const AttributeValue* range = nullptr;
+  if (key.range_name) {
+    DR_ASSIGN_OR_RETURN(range, get(*key.range_name, key.range_type, false));
+  }
+  return EncodeItemKey(table.id, *hash, range);
+}
+
+StatusOr<std::optional<Item>> DBImpl::ReadItem(const std::string& key,
+                                               const rocksdb::Snapshot* snapshot) const {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(ro, items_cf_, key, &value);
+  if (s.IsNotFound()) return std::optional<Item>();
+  if (!s.ok()) return FromRocksDB(s);
+  Item item;
+  if (!DecodeItem(std::string_view(value.data(), value.size()), &item)) {
+    return InternalError("Corrupt item record");
+  }
+  return std::optional<Item>(std::move(item));
+}
+
+Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
+                              const std::optional<Item>& old_item,
+                              const std::optional<Item>& new_item, rocksdb::WriteBatch* batch) {
+  int64_t count_delta = 0, bytes_delta = 0;
+  if (old_item) {
+    count_delta -= 1;
+    bytes_delta -= static_cast<int64_t>(ItemSize(*old_item));
+  }
+  if (new_item) {
+    std::string value;
+    EncodeItemTo(*new_item, &value);
+    DR_RETURN_IF_ERROR(FromRocksDB(batch->Put(items_cf_, key, value)));
+    count_delta += 1;
+    bytes_delta += static_cast<int64_t>(ItemSize(*new_item));
+  } else if (old_item) {
+    DR_RETURN_IF_ERROR(FromRocksDB(batch->Delete(items_cf_, key)));
+  }
+  if (count_delta != 0 || bytes_delta != 0) {
+    DR_RETURN_IF_ERROR(FromRocksDB(
+        batch->Merge(catalog_cf_, StatsKey(table.id), StatsDelta(count_delta, bytes_delta))));
+  }
+  return StageIndexUpdates(table, old_item, new_item, indexes_cf_, catalog_cf_, batch);
+}
+
+size_t DBImpl::StripeOf(const std::string& key) const {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
+  return static_cast<size_t>(h % kLockStripes);
+}
+
+Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
+                          std::optional<Item>* old_out, std::optional<Item>* new_out) {
+  std::lock_guard<std::mutex> lock(Stripe(StripeOf(key)));
+  DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
+  DR_ASSIGN_OR_RETURN(std::optional<Item> new_item, compute(old_item));
+  if (old_item || new_item) {
+    rocksdb::WriteBatch batch;
+    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &batch));
+    DR_RETURN_IF_ERROR(Commit(&batch));
+  }
+  if (old_out) *old_out = std::move(old_item);
+  if (new_out) *new_out = std::move(new_item);
+  return Status();
+}
+
+// ---------------------------------------------------------------- PutItem
+
+StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters({{"Expected", !req.expected.empty()}},
+                                            {{"ConditionExpression", req.condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                             req.has_expression_attribute_values,
+                                             req.condition_expression.has_value(),
+                                             req.condition_expression.has_value()));
+  if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
+    return ValidationError("Return values set to invalid value");
+  }
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+
+  Item item = req.item;
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, item, /*for_put=*/true));
+  if (ItemSize(item) > kItemSizeBytesMax) {
+    return ValidationError("Item size has exceeded the maximum allowed size");
+  }
+  DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
+
+  DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
+  expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
+                              req.has_expression_attribute_names,
+                              req.has_expression_attribute_values);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  DR_ASSIGN_OR_RETURN(expr::ConditionPtr condition,
+                      ParseWriteCondition(req.condition_expression, req.expected,
+                                          req.conditional_operator, &ctx));
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  std::optional<Item> old_item;
+  DR_RETURN_IF_ERROR(ModifyItem(
+      *table, key,
+      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+        DR_RETURN_IF_ERROR(
+            CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
+        return std::optional<Item>(item);
+      },
+      &old_item, nullptr));
+
+  PutItemResponse resp;
+  if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
+  return resp;
+}
+
+// ---------------------------------------------------------------- GetItem
+
+StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", !req.attributes_to_get.empty()}},
+      {{"ProjectionExpression", req.projection_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names, false,
+                                             req.projection_expression.has_value(), false));
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  Item key_item = req.key;
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+
+  std::optional<expr::ProjectionSpec> projection;
+  expr::ExpressionContext ctx(&req.expression_attribute_names, nullptr,
+                              req.has_expression_attribute_names, false);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  if (req.projection_expression) {
+    DR_ASSIGN_OR_RETURN(projection, expr::ParseProjection(*req.projection_expression, &ctx));
+  } else if (!req.attributes_to_get.empty()) {
+    projection = expr::ProjectionFromAttributesToGet(req.attributes_to_get);
+  }
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
+  GetItemResponse resp;
+  if (item) resp.item = projection ? expr::Project(*projection, *item) : std::move(*item);
+  return resp;
+}
+
+// ---------------------------------------------------------------- DeleteItem
+
+StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters({{"Expected", !req.expected.empty()}},
+                                            {{"ConditionExpression", req.condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                             req.has_expression_attribute_values,
+                                             req.condition_expression.has_value(),
+                                             req.condition_expression.has_value()));
+  if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
+    return ValidationError("Return values set to invalid value");
+  }
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  Item key_item = req.key;
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+
+  DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
+  expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
+                              req.has_expression_attribute_names,
+                              req.has_expression_attribute_values);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  DR_ASSIGN_OR_RETURN(expr::ConditionPtr condition,
+                      ParseWriteCondition(req.condition_expression, req.expected,
+                                          req.conditional_operator, &ctx));
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  std::optional<Item> old_item;
+  DR_RETURN_IF_ERROR(ModifyItem(
+      *table, key,
+      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+        DR_RETURN_IF_ERROR(
+            CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
+        return std::optional<Item>();
+      },
+      &old_item, nullptr));
+  DeleteItemResponse resp;
+  if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
+  return resp;
+}
+
+// ---------------------------------------------------------------- UpdateItem
+
+StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributeUpdates", req.has_attribute_updates}, {"Expected", !req.expected.empty()}},
+      {{"UpdateExpression", req.update_expression.has_value()},
+       {"ConditionExpression", req.condition_expression.has_value()}}));
+  bool any_expression = req.update_expression || req.condition_expression;
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                             req.has_expression_attribute_values, any_expression,
+                                             any_expression));
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  Item key_item = req.key;
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+
+  DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
+  expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
+                              req.has_expression_attribute_names,
+                              req.has_expression_attribute_values);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  expr::UpdatePlanPtr plan;
+  if (req.update_expression) {
+    DR_ASSIGN_OR_RETURN(plan, expr::ParseUpdate(*req.update_expression, &ctx));
+  } else if (req.has_attribute_updates) {
+    std::map<std::string, AttributeValueUpdate, std::less<>> updates = req.attribute_updates;
+    for (auto& [name, update] : updates) {
+      if (update.value) DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&*update.value, 1));
+    }
+    DR_ASSIGN_OR_RETURN(plan, expr::UpdateFromAttributeUpdates(updates));
+  }
+  DR_ASSIGN_OR_RETURN(expr::ConditionPtr condition,
+                      ParseWriteCondition(req.condition_expression, req.expected,
+                                          req.conditional_operator, &ctx));
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  std::vector<expr::Path> updated_paths;
+  if (plan) {
+    updated_paths = expr::UpdatedPaths(*plan);
+    for (const auto& path : updated_paths) {
+      if (!path.empty() && !path[0].is_index && table->key.IsKeyAttribute(path[0].name)) {
+        return ValidationError(
+            "One or more parameter values were invalid: Cannot update attribute " + path[0].name +
+            ". This attribute is part of the key");
+      }
+    }
+  }
+
+  std::optional<Item> old_item, new_item;
+  DR_RETURN_IF_ERROR(ModifyItem(
+      *table, key,
+      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+        DR_RETURN_IF_ERROR(
+            CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
+        Item next = old ? *old : key_item;
+        if (plan) DR_RETURN_IF_ERROR(expr::ApplyUpdate(*plan, &next));
+        if (ItemSize(next) > kItemSizeBytesMax) {
+          return ValidationError("Item size to update has exceeded the maximum allowed size");
+        }
+        DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next));
+        return std::optional<Item>(std::move(next));
+      },
+      &old_item, &new_item));
+
+  UpdateItemResponse resp;
+  switch (req.return_values) {
+    case ReturnValue::kNone:
+      break;
+    case ReturnValue::kAllOld:
+      if (old_item) resp.attributes = std::move(old_item);
+      break;
+    case ReturnValue::kAllNew:
+      resp.attributes = std::move(new_item);
+      break;
+    case ReturnValue::kUpdatedOld:
+    case ReturnValue::kUpdatedNew: {
+      const std::optional<Item>& source =
+          req.return_values == ReturnValue::kUpdatedOld ? old_item : new_item;
+      if (source && !updated_paths.empty()) {
+        Item projected = expr::Project(expr::ProjectionSpec{updated_paths}, *source);
+        if (!projected.empty()) resp.attributes = std::move(projected);
+      }
+      break;
+    }
+  }
+  return resp;
+}
+
+}  // namespace dynarock

@@ -1,0 +1,135 @@
+// File: engine/item_validation.cc
+//
+// See item_validation.h for the rules and messages.
+
+#include "engine/item_validation.h"
+
+#include <algorithm>
+
+#include "engine/limits.h"
+#include "engine/number.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kInvalidPrefix[] = "One or more parameter values were invalid: ";
+
+std::string Base64(std::string_view in) {
+  static const char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= in.size(); i += 3) {
+    uint32_t n = (static_cast<uint8_t>(in[i]) << 16) | (static_cast<uint8_t>(in[i + 1]) << 8) |
+                 static_cast<uint8_t>(in[i + 2]);
+    out.push_back(kAlphabet[(n >> 18) & 63]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(kAlphabet[(n >> 6) & 63]);
+    out.push_back(kAlphabet[n & 63]);
+  }
+  if (i < in.size()) {
+    uint32_t n = static_cast<uint8_t>(in[i]) << 16;
+    if (i + 1 < in.size()) n |= static_cast<uint8_t>(in[i + 1]) << 8;
+    out.push_back(kAlphabet[(n >> 18) & 63]);
+    out.push_back(kAlphabet[(n >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::string JoinElements(const std::vector<std::string>& elems, bool base64) {
+  std::string out = "[";
+  for (size_t i = 0; i < elems.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += base64 ? Base64(elems[i]) : elems[i];
+  }
+  out += "]";
+  return out;
+}
+
+bool HasAdjacentDuplicates(const std::vector<std::string>& sorted) {
+  return std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+}
+
+Status NestingError() {
+  return ValidationError(
+      "Nesting Levels have exceeded supported limits: Attributes in the item have nested "
+      "levels beyond supported limit");
+}
+
+}  // namespace
+
+Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
+  if (depth > kNestingDepthMax) return NestingError();
+  switch (v->type()) {
+    case AttrType::kS:
+    case AttrType::kB:
+    case AttrType::kBool:
+    case AttrType::kNull:
+      return Status::Ok();
+    case AttrType::kN: {
+      DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(v->scalar()));
+      if (norm != v->scalar()) *v = AttributeValue::N(std::move(norm));
+      return Status::Ok();
+    }
+    case AttrType::kL:
+      for (AttributeValue& e : v->mutable_list()) {
+        DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&e, depth + 1));
+      }
+      return Status::Ok();
+    case AttrType::kM:
+      for (auto& [name, e] : v->mutable_map()) {
+        DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&e, depth + 1));
+      }
+      return Status::Ok();
+    case AttrType::kSS:
+      if (v->set().empty()) {
+        return ValidationError(std::string(kInvalidPrefix) + "An string set  may not be empty");
+      }
+      if (HasAdjacentDuplicates(v->set())) {
+        return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
+                               JoinElements(v->set(), false) + " contains duplicates.");
+      }
+      return Status::Ok();
+    case AttrType::kBS:
+      if (v->set().empty()) {
+        return ValidationError(std::string(kInvalidPrefix) + "Binary sets should not be empty");
+      }
+      if (HasAdjacentDuplicates(v->set())) {
+        return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
+                               JoinElements(v->set(), true) + "of type BS contains duplicates.");
+      }
+      return Status::Ok();
+    case AttrType::kNS: {
+      if (v->set().empty()) {
+        return ValidationError(std::string(kInvalidPrefix) + "An number set  may not be empty");
+      }
+      std::vector<std::string> norms;
+      norms.reserve(v->set().size());
+      bool changed = false;
+      for (const std::string& e : v->set()) {
+        DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(e));
+        changed |= norm != e;
+        norms.push_back(std::move(norm));
+      }
+      std::sort(norms.begin(), norms.end());
+      if (HasAdjacentDuplicates(norms)) {
+        return ValidationError("Input collection contains duplicates");
+      }
+      if (changed) *v = AttributeValue::NS(std::move(norms));
+      return Status::Ok();
+    }
+  }
+  return InternalError("unknown attribute type");
+}
+
+Status NormalizeAndValidateItem(Item* item) {
+  for (auto& [name, value] : *item) {
+    DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&value, 1));
+  }
+  return Status::Ok();
+}
+
+}  // namespace dynarock

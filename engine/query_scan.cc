@@ -1,0 +1,514 @@
+// Query and Scan, on tables and on secondary indexes: validation, the key range a
+// request covers, and the page loop (Limit, the 1 MB page, filters after both,
+// LastEvaluatedKey).
+
+#include <rocksdb/db.h>
+
+#include "engine/db_impl.h"
+#include "engine/item_codec.h"
+#include "engine/item_size.h"
+#include "engine/item_validation.h"
+#include "engine/key_codec.h"
+#include "engine/limits.h"
+#include "engine/number.h"
+#include "engine/request_checks.h"
+#include "engine/rocksdb_status.h"
+#include "engine/table_validation.h"
+#include "index/maintainer.h"
+
+namespace dynarock {
+
+struct DBImpl::ReadPlan {
+  const IndexInfo* index = nullptr;  // null: the table itself
+  std::string lower;                 // inclusive
+  std::string upper;                 // exclusive
+  bool forward = true;
+  std::optional<std::string> start_after;  // the encoded ExclusiveStartKey
+  int64_t limit = 0;                        // 0: no limit
+  expr::ConditionPtr filter;
+  std::optional<expr::ProjectionSpec> projection;
+  bool count_only = false;
+  bool fetch_from_table = false;  // LSI read with attributes it does not project
+};
+
+namespace {
+
+// The smallest string greater than every string that starts with `prefix`.
+std::string PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
+int CompareKeyValues(const AttributeValue& a, const AttributeValue& b) {
+  if (a.is(AttrType::kN)) return CompareNumbers(a.scalar(), b.scalar());
+  return a.scalar().compare(b.scalar());
+}
+
+Status LimitError(int64_t limit) {
+  return ValidationError("1 validation error detected: Value '" + std::to_string(limit) +
+                         "' at 'limit' failed to satisfy constraint: Member must have value "
+                         "greater than or equal to 1");
+}
+
+// Select + projection rules shared by Query and Scan.
+struct SelectChoice {
+  bool count_only = false;
+  bool all_attributes = false;  // ALL_ATTRIBUTES asked explicitly or by default on a table
+};
+
+StatusOr<SelectChoice> ChooseSelect(const std::optional<Select>& select, bool has_projection,
+                                    const TableInfo& table, const IndexInfo* index,
+                                    std::string_view verb) {
+  SelectChoice choice;
+  Select s = select.value_or(has_projection ? Select::kSpecificAttributes
+                                            : (index ? Select::kAllProjectedAttributes
+                                                     : Select::kAllAttributes));
+  if (has_projection && s != Select::kSpecificAttributes) {
+    return ValidationError(
+        std::string("One or more parameter values were invalid: Cannot specify the "
+                    "ProjectionExpression or AttributesToGet when choosing to get ") +
+        (s == Select::kCount ? "COUNT"
+                             : s == Select::kAllAttributes ? "ALL_ATTRIBUTES"
+                                                           : "ALL_PROJECTED_ATTRIBUTES"));
+  }
+  if (s == Select::kSpecificAttributes && !has_projection) {
+    return ValidationError(
+        "One or more parameter values were invalid: Must specify the ProjectionExpression or "
+        "AttributesToGet when choosing to get SPECIFIC_ATTRIBUTES");
+  }
+  if (s == Select::kAllProjectedAttributes && !index) {
+    return ValidationError("One or more parameter values were invalid: Select type "
+                           "ALL_PROJECTED_ATTRIBUTES is supported only when " +
+                           std::string(verb) + " using an IndexName");
+  }
+  if (s == Select::kAllAttributes && index && index->global &&
+      index->projection.projection_type.value_or(ProjectionType::kAll) != ProjectionType::kAll) {
+    return ValidationError("One or more parameter values were invalid: Select type ALL_ATTRIBUTES "
+                           "is not supported for global secondary index " + index->name +
+                           " because its projection type is not ALL");
+  }
+  choice.count_only = s == Select::kCount;
+  choice.all_attributes = s == Select::kAllAttributes;
+  return choice;
+}
+
+StatusOr<const IndexInfo*> FindIndex(const TableInfo& table, const std::optional<std::string>& name,
+                                     bool consistent_read) {
+  if (!name) return static_cast<const IndexInfo*>(nullptr);
+  ConstraintErrors errors;
+  errors.CheckName(*name, "indexName");
+  DR_RETURN_IF_ERROR(errors.ToStatus());
+  const IndexInfo* index = table.FindIndex(*name);
+  if (!index) return ValidationError("The table does not have the specified index: " + *name);
+  if (consistent_read && index->global) {
+    return ValidationError("Consistent reads are not supported on global secondary indexes");
+  }
+  return index;
+}
+
+StatusOr<std::optional<expr::ProjectionSpec>> ParseReadProjection(
+    const std::optional<std::string>& projection_expression,
+    const std::vector<std::string>& attributes_to_get, bool has_attributes_to_get,
+    expr::ExpressionContext* ctx) {
+  if (projection_expression) {
+    DR_ASSIGN_OR_RETURN(expr::ProjectionSpec spec, expr::ParseProjection(*projection_expression, ctx));
+    return std::optional<expr::ProjectionSpec>(std::move(spec));
+  }
+  if (has_attributes_to_get) {
+    return std::optional<expr::ProjectionSpec>(expr::ProjectionFromAttributesToGet(attributes_to_get));
+  }
+  return std::optional<expr::ProjectionSpec>();
+}
+
+StatusOr<LegacyConditionMap> NormalizeLegacyConditions(const LegacyConditionMap& conditions) {
+  LegacyConditionMap out = conditions;
+  for (auto& [name, condition] : out) {
+    for (auto& v : condition.attribute_value_list) DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&v, 1));
+  }
+  return out;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the page loop
+
+StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& plan) {
+  rocksdb::ColumnFamilyHandle* cf = plan.index ? indexes_cf_ : items_cf_;
+  const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
+  struct SnapshotRelease {
+    rocksdb::DB* db;
+    const rocksdb::Snapshot* s;
+    ~SnapshotRelease() { db->ReleaseSnapshot(s); }
+  } release{db_, snapshot};
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::Slice lower(plan.lower), upper(plan.upper);
+  ro.iterate_lower_bound = &lower;
+  ro.iterate_upper_bound = &upper;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
+
+  if (plan.forward) {
+    if (plan.start_after) {
+      it->Seek(*plan.start_after);
+      if (it->Valid() && it->key() == rocksdb::Slice(*plan.start_after)) it->Next();
+    } else {
+      it->SeekToFirst();
+    }
+  } else {
+    if (plan.start_after) {
+      it->SeekForPrev(*plan.start_after);
+      if (it->Valid() && it->key() == rocksdb::Slice(*plan.start_after)) it->Prev();
+    } else {
+      it->SeekToLast();
+    }
+  }
+
+  QueryResponse resp;
+  size_t bytes_read = 0;
+  const KeyDef& read_key = plan.index ? plan.index->key : table.key;
+  for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
+    Item item;
+    if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item)) {
+      return InternalError("Corrupt record in " + table.name);
+    }
+    resp.scanned_count++;
+    bytes_read += ItemSize(item);
+    bool stop = (plan.limit > 0 && resp.scanned_count >= plan.limit) ||
+                bytes_read >= kQueryPageBytesMax;
+    if (stop) {
+      Item last = KeyAttributes(table.key, item);
+      if (plan.index) {
+        for (auto& [n, v] : KeyAttributes(read_key, item)) last.emplace(n, v);
+      }
+      resp.last_evaluated_key = std::move(last);
+    }
+    if (plan.fetch_from_table) {
+      const AttributeValue* range = nullptr;
+      if (table.key.range_name) range = &item.at(*table.key.range_name);
+      DR_ASSIGN_OR_RETURN(std::optional<Item> full,
+                          ReadItem(EncodeItemKey(table.id, item.at(table.key.hash_name), range), snapshot));
+      if (full) item = std::move(*full);
+    }
+    bool keep = true;
+    if (plan.filter) {
+      DR_ASSIGN_OR_RETURN(keep, expr::EvaluateCondition(*plan.filter, item));
+    }
+    if (keep) {
+      resp.count++;
+      if (!plan.count_only) {
+        resp.items.push_back(plan.projection ? expr::Project(*plan.projection, item) : std::move(item));
+      }
+    }
+    if (stop) break;
+  }
+  DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  return resp;
+}
+
+// ---------------------------------------------------------------- Query
+
+StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", req.has_attributes_to_get},
+       {"QueryFilter", req.has_query_filter},
+       {"ConditionalOperator", req.conditional_operator.has_value()},
+       {"KeyConditions", req.has_key_conditions}},
+      {{"ProjectionExpression", req.projection_expression.has_value()},
+       {"FilterExpression", req.filter_expression.has_value()},
+       {"KeyConditionExpression", req.key_condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
+      req.has_expression_attribute_names, req.has_expression_attribute_values,
+      req.key_condition_expression || req.filter_expression || req.projection_expression,
+      req.key_condition_expression || req.filter_expression));
+  if (!req.key_condition_expression && !req.has_key_conditions) {
+    return ValidationError(
+        "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
+        "request.");
+  }
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
+
+  DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
+  expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
+                              req.has_expression_attribute_names,
+                              req.has_expression_attribute_values);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  std::vector<expr::KeyTerm> terms;
+  if (req.key_condition_expression) {
+    DR_ASSIGN_OR_RETURN(terms, expr::ParseKeyCondition(*req.key_condition_expression, &ctx));
+  } else {
+    DR_ASSIGN_OR_RETURN(LegacyConditionMap conditions, NormalizeLegacyConditions(req.key_conditions));
+    DR_ASSIGN_OR_RETURN(terms, expr::KeyTermsFromKeyConditions(conditions));
+  }
+  ReadPlan plan;
+  if (req.filter_expression) {
+    DR_ASSIGN_OR_RETURN(plan.filter, expr::ParseCondition(*req.filter_expression,
+                                                          expr::ExpressionKind::kFilter, &ctx));
+  } else if (req.has_query_filter && !req.query_filter.empty()) {
+    DR_ASSIGN_OR_RETURN(LegacyConditionMap filter, NormalizeLegacyConditions(req.query_filter));
+    DR_ASSIGN_OR_RETURN(plan.filter,
+                        expr::ConditionFromFilter(filter, req.conditional_operator, "QueryFilter"));
+  }
+  DR_ASSIGN_OR_RETURN(plan.projection,
+                      ParseReadProjection(req.projection_expression, req.attributes_to_get,
+                                          req.has_attributes_to_get, &ctx));
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+  DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
+                                                        *table, index, "Querying"));
+
+  // Match the key terms to the key schema of what is queried.
+  const KeyDef& key = index ? index->key : table->key;
+  const expr::KeyTerm* hash_term = nullptr;
+  const expr::KeyTerm* range_term = nullptr;
+  bool stray = false;
+  for (const auto& t : terms) {
+    const expr::KeyTerm** slot = nullptr;
+    if (t.attribute_name == key.hash_name) {
+      slot = &hash_term;
+    } else if (key.range_name && t.attribute_name == *key.range_name) {
+      slot = &range_term;
+    } else {
+      stray = true;
+      continue;
+    }
+    if (*slot) {
+      return ValidationError("KeyConditionExpressions must only contain one condition per key");
+    }
+    *slot = &t;
+  }
+  if (!hash_term) {
+    return ValidationError("Query condition missed key schema element: " + key.hash_name);
+  }
+  if (stray) {
+    return ValidationError("Query condition missed key schema element: " +
+                           key.range_name.value_or(key.hash_name));
+  }
+  if (hash_term->op != expr::KeyOp::kEq) {
+    return ValidationError("Query key condition not supported");
+  }
+  auto check_type = [&](const AttributeValue& v, AttrType type) -> Status {
+    if (v.type() != type) {
+      return ValidationError(
+          "One or more parameter values were invalid: Condition parameter type does not match "
+          "schema type");
+    }
+    return Status();
+  };
+  DR_RETURN_IF_ERROR(check_type(hash_term->value1, key.hash_type));
+  if (range_term) {
+    DR_RETURN_IF_ERROR(check_type(range_term->value1, key.range_type));
+    if (range_term->op == expr::KeyOp::kBetween) {
+      DR_RETURN_IF_ERROR(check_type(range_term->value2, key.range_type));
+      if (CompareKeyValues(range_term->value1, range_term->value2) > 0) {
+        return ValidationError(
+            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be "
+            "greater than or equal to lower bound; lower bound operand: AttributeValue: {" +
+            std::string(AttrTypeName(range_term->value1.type())) + ":" +
+            range_term->value1.scalar() + "}, upper bound operand: AttributeValue: {" +
+            std::string(AttrTypeName(range_term->value2.type())) + ":" +
+            range_term->value2.scalar() + "}");
+      }
+    }
+    if (range_term->op == expr::KeyOp::kBeginsWith && key.range_type == AttrType::kN) {
+      return ValidationError(
+          "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
+          "operator or function: begins_with, operand type: N");
+    }
+  }
+  if (plan.filter) {
+    for (const auto& name : expr::ConditionAttributeNames(*plan.filter)) {
+      if (key.IsKeyAttribute(name)) {
+        return ValidationError(
+            "Filter Expression can only contain non-primary key attributes: Primary key "
+            "attribute: " + name);
+      }
+    }
+  }
+  if (index) {
+    DR_RETURN_IF_ERROR(CheckKeyValue(key.hash_name, hash_term->value1, true));
+  }
+
+  // The key range: the partition, narrowed by the sort-key condition. On the table
+  // the sort key is the key's last component (raw); in an index it is escaped.
+  const uint32_t prefix_id = index ? index->id : table->id;
+  const std::string partition = EncodePartitionPrefix(prefix_id, hash_term->value1);
+  plan.lower = partition;
+  plan.upper = PrefixSuccessor(partition);
+  if (range_term) {
+    auto at = [&](const AttributeValue& v) {
+      std::string k = partition;
+      if (index) AppendEscapedSortKey(v, &k); else AppendSortKey(v, &k);
+      return k;
+    };
+    auto after = [&](const AttributeValue& v) {
+      std::string k = at(v);
+      if (index) return PrefixSuccessor(k);
+      k.push_back('\0');
+      return k;
+    };
+    const AttributeValue& v = range_term->value1;
+    switch (range_term->op) {
+      case expr::KeyOp::kEq: plan.lower = at(v); plan.upper = after(v); break;
+      case expr::KeyOp::kLt: plan.upper = at(v); break;
+      case expr::KeyOp::kLe: plan.upper = after(v); break;
+      case expr::KeyOp::kGt: plan.lower = after(v); break;
+      case expr::KeyOp::kGe: plan.lower = at(v); break;
+      case expr::KeyOp::kBetween: plan.lower = at(v); plan.upper = after(range_term->value2); break;
+      case expr::KeyOp::kBeginsWith: {
+        std::string k = partition;
+        if (index) {
+          AppendEscapedBytes(v.scalar(), &k);
+          k.resize(k.size() - 2);  // the terminator: keep only the escaped prefix
+        } else {
+          k += v.scalar();
+        }
+        plan.lower = k;
+        plan.upper = PrefixSuccessor(k);
+        break;
+      }
+    }
+  }
+
+  plan.index = index;
+  plan.forward = req.scan_index_forward;
+  plan.limit = req.limit.value_or(0);
+  plan.count_only = select.count_only;
+  plan.fetch_from_table = index && !index->global && select.all_attributes &&
+                          index->projection.projection_type.value_or(ProjectionType::kAll) !=
+                              ProjectionType::kAll;
+  if (req.exclusive_start_key) {
+    Item esk = *req.exclusive_start_key;
+    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
+    std::optional<std::string> start;
+    if (index) {
+      start = IndexEntryKey(*table, *index, esk);
+      auto table_key = ItemKey(*table, KeyAttributes(table->key, esk), false);
+      if (!start || !table_key.ok()) start.reset();
+    } else {
+      auto k = ItemKey(*table, esk, false);
+      if (k.ok()) start = *k;
+    }
+    if (!start) {
+      return ValidationError(
+          "The provided starting key is invalid: The provided key element does not match the "
+          "schema");
+    }
+    if (!(plan.lower <= *start && *start < plan.upper) &&
+        !(*start == plan.upper && !plan.forward)) {
+      return ValidationError(
+          "The provided starting key is outside query boundaries based on provided conditions");
+    }
+    plan.start_after = std::move(start);
+  }
+  return RunRead(*table, plan);
+}
+
+// ---------------------------------------------------------------- Scan
+
+StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", req.has_attributes_to_get},
+       {"ScanFilter", req.has_scan_filter},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"ProjectionExpression", req.projection_expression.has_value()},
+       {"FilterExpression", req.filter_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
+      req.has_expression_attribute_names, req.has_expression_attribute_values,
+      req.filter_expression || req.projection_expression, req.filter_expression.has_value()));
+  if (req.segment.has_value() != req.total_segments.has_value()) {
+    return ValidationError(req.segment ? "The TotalSegments parameter is required but was not "
+                                         "present in the request when Segment parameter is present"
+                                       : "The Segment parameter is required but was not present "
+                                         "in the request when parameter TotalSegments is present");
+  }
+  if (req.total_segments) {
+    ConstraintErrors errors;
+    if (*req.total_segments < 1 || *req.total_segments > 1000000) {
+      errors.Add("Value '" + std::to_string(*req.total_segments) +
+                 "' at 'totalSegments' failed to satisfy constraint: Member must have value " +
+                 (*req.total_segments < 1 ? "greater than or equal to 1"
+                                          : "less than or equal to 1000000"));
+    }
+    if (*req.segment < 0 || *req.segment > 999999) {
+      errors.Add("Value '" + std::to_string(*req.segment) +
+                 "' at 'segment' failed to satisfy constraint: Member must have value " +
+                 (*req.segment < 0 ? "greater than or equal to 0" : "less than or equal to 999999"));
+    }
+    DR_RETURN_IF_ERROR(errors.ToStatus());
+    if (*req.segment >= *req.total_segments) {
+      return ValidationError(
+          "The Segment parameter is zero-based and must be less than parameter TotalSegments: "
+          "Segment: " + std::to_string(*req.segment) +
+          " is not less than TotalSegments: " + std::to_string(*req.total_segments));
+    }
+  }
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
+
+  DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
+  expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
+                              req.has_expression_attribute_names,
+                              req.has_expression_attribute_values);
+  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
+  ReadPlan plan;
+  if (req.filter_expression) {
+    DR_ASSIGN_OR_RETURN(plan.filter, expr::ParseCondition(*req.filter_expression,
+                                                          expr::ExpressionKind::kFilter, &ctx));
+  } else if (req.has_scan_filter && !req.scan_filter.empty()) {
+    DR_ASSIGN_OR_RETURN(LegacyConditionMap filter, NormalizeLegacyConditions(req.scan_filter));
+    DR_ASSIGN_OR_RETURN(plan.filter,
+                        expr::ConditionFromFilter(filter, req.conditional_operator, "ScanFilter"));
+  }
+  DR_ASSIGN_OR_RETURN(plan.projection,
+                      ParseReadProjection(req.projection_expression, req.attributes_to_get,
+                                          req.has_attributes_to_get, &ctx));
+  DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+  DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
+                                                        *table, index, "Scanning"));
+
+  const uint32_t prefix_id = index ? index->id : table->id;
+  if (req.total_segments) {
+    // Segment i covers hashes [i * 2^64 / n, (i + 1) * 2^64 / n).
+    const unsigned __int128 space = static_cast<unsigned __int128>(1) << 64;
+    const auto n = static_cast<unsigned __int128>(*req.total_segments);
+    const auto i = static_cast<unsigned __int128>(*req.segment);
+    plan.lower = EncodeHashBound(prefix_id, static_cast<uint64_t>(i * space / n));
+    plan.upper = i + 1 == n ? EncodeTablePrefix(prefix_id + 1)
+                            : EncodeHashBound(prefix_id, static_cast<uint64_t>((i + 1) * space / n));
+  } else {
+    plan.lower = EncodeTablePrefix(prefix_id);
+    plan.upper = EncodeTablePrefix(prefix_id + 1);
+  }
+  plan.index = index;
+  plan.limit = req.limit.value_or(0);
+  plan.count_only = select.count_only;
+  plan.fetch_from_table = index && !index->global && select.all_attributes &&
+                          index->projection.projection_type.value_or(ProjectionType::kAll) !=
+                              ProjectionType::kAll;
+  if (req.exclusive_start_key) {
+    Item esk = *req.exclusive_start_key;
+    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
+    std::optional<std::string> start;
+    if (index) {
+      auto table_key = ItemKey(*table, KeyAttributes(table->key, esk), false);
+      if (table_key.ok()) start = IndexEntryKey(*table, *index, esk);
+    } else {
+      auto k = ItemKey(*table, esk, false);
+      if (k.ok()) start = *k;
+    }
+    if (!start) {
+      return ValidationError(
+          "The provided starting key is invalid: The provided key element does not match the "
+          "schema");
+    }
+    plan.start_after = std::move(start);
+  }
+  return RunRead(*table, plan);
+}
+
+}  // namespace dynarock

@@ -1,0 +1,63 @@
+#include "engine/request_checks.h"
+
+#include "engine/item_validation.h"
+
+namespace dynarock {
+namespace {
+
+std::string Braced(std::initializer_list<NamedParam> params) {
+  std::string out = "{";
+  bool first = true;
+  for (const auto& [name, present] : params) {
+    if (!present) continue;
+    if (!first) out += ", ";
+    first = false;
+    out += name;
+  }
+  return out + "}";
+}
+
+bool Any(std::initializer_list<NamedParam> params) {
+  for (const auto& p : params)
+    if (p.second) return true;
+  return false;
+}
+
+}  // namespace
+
+Status CheckNoMixedParameters(std::initializer_list<NamedParam> legacy,
+                              std::initializer_list<NamedParam> expressions) {
+  if (Any(legacy) && Any(expressions)) {
+    return ValidationError(
+        "Can not use both expression and non-expression parameters in the same request: "
+        "Non-expression parameters: " + Braced(legacy) +
+        " Expression parameters: " + Braced(expressions));
+  }
+  return Status();
+}
+
+Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_expression,
+                               bool any_value_expression) {
+  if (has_names && !any_expression) {
+    return ValidationError("ExpressionAttributeNames can only be specified when using expressions");
+  }
+  if (has_values && !any_value_expression) {
+    return ValidationError(
+        "ExpressionAttributeValues can only be specified when using expressions");
+  }
+  return Status();
+}
+
+StatusOr<ValueMap> NormalizeExpressionValues(const ValueMap& values) {
+  ValueMap out = values;
+  for (auto& [name, value] : out) {
+    Status s = NormalizeAndValidateValue(&value, 1);
+    if (!s.ok()) {
+      return ValidationError("ExpressionAttributeValues contains invalid value: " + s.message() +
+                             " for key " + name);
+    }
+  }
+  return out;
+}
+
+}  // namespace dynarock

@@ -1,0 +1,39 @@
+// File: engine/request_checks.h
+//
+// Checks shared by every item operation: mixing legacy and expression parameters,
+// expression maps given without expressions, and the normalisation of
+// ExpressionAttributeValues (numbers, sets) before any expression reads them.
+
+#ifndef DYNAROCK_ENGINE_REQUEST_CHECKS_H_
+#define DYNAROCK_ENGINE_REQUEST_CHECKS_H_
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "dynarock/requests.h"
+#include "dynarock/status.h"
+
+namespace dynarock {
+
+// A parameter's wire name and whether the request has it.
+using NamedParam = std::pair<std::string_view, bool>;
+
+// "Can not use both expression and non-expression parameters in the same request:
+// Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}"
+Status CheckNoMixedParameters(std::initializer_list<NamedParam> legacy,
+                              std::initializer_list<NamedParam> expressions);
+
+// "ExpressionAttributeNames can only be specified when using expressions", and the
+// same for values; `uses_values` says whether an expression that takes :values is
+// present (ProjectionExpression takes names only).
+Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_expression,
+                               bool any_value_expression);
+
+// Normalises the numbers and checks the sets of ExpressionAttributeValues.
+StatusOr<ValueMap> NormalizeExpressionValues(const ValueMap& values);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_REQUEST_CHECKS_H_

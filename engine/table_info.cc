@@ -1,0 +1,222 @@
+#include "engine/table_info.h"
+
+#include <string>
+
+namespace dynarock {
+namespace {
+
+AttributeValue Num(int64_t v) { return AttributeValue::N(std::to_string(v)); }
+AttributeValue NumD(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.3f", v);
+  return AttributeValue::S(buf);  // kept as text: only read back by this file
+}
+
+int64_t GetInt(const Item& m, const char* name, int64_t dflt = 0) {
+  auto it = m.find(name);
+  if (it == m.end() || !it->second.is(AttrType::kN)) return dflt;
+  return std::stoll(it->second.scalar());
+}
+double GetDouble(const Item& m, const char* name) {
+  auto it = m.find(name);
+  if (it == m.end() || !it->second.is(AttrType::kS)) return 0;
+  return std::stod(it->second.scalar());
+}
+std::string GetStr(const Item& m, const char* name) {
+  auto it = m.find(name);
+  if (it == m.end() || !it->second.is(AttrType::kS)) return "";
+  return it->second.scalar();
+}
+bool Has(const Item& m, const char* name) { return m.count(name) > 0; }
+
+AttributeValue KeySchemaToValue(const std::vector<KeySchemaElement>& ks) {
+  std::vector<AttributeValue> out;
+  for (const auto& e : ks) {
+    Item m;
+    m["n"] = AttributeValue::S(e.attribute_name);
+    m["t"] = Num(static_cast<int>(e.key_type));
+    out.push_back(AttributeValue::M(std::move(m)));
+  }
+  return AttributeValue::L(std::move(out));
+}
+std::vector<KeySchemaElement> KeySchemaFromValue(const AttributeValue* v) {
+  std::vector<KeySchemaElement> out;
+  if (!v || !v->is(AttrType::kL)) return out;
+  for (const auto& e : v->list()) {
+    if (!e.is(AttrType::kM)) continue;
+    KeySchemaElement k;
+    k.attribute_name = GetStr(e.map(), "n");
+    k.key_type = static_cast<KeyType>(GetInt(e.map(), "t", 1));
+    out.push_back(k);
+  }
+  return out;
+}
+
+AttributeValue ProjectionToValue(const Projection& p) {
+  Item m;
+  m["t"] = Num(static_cast<int>(p.projection_type.value_or(ProjectionType::kAll)));
+  if (!p.non_key_attributes.empty()) {
+    std::vector<AttributeValue> names;
+    for (const auto& n : p.non_key_attributes) names.push_back(AttributeValue::S(n));
+    m["a"] = AttributeValue::L(std::move(names));
+  }
+  return AttributeValue::M(std::move(m));
+}
+Projection ProjectionFromValue(const AttributeValue* v) {
+  Projection p;
+  p.projection_type = ProjectionType::kAll;
+  if (!v || !v->is(AttrType::kM)) return p;
+  p.projection_type = static_cast<ProjectionType>(GetInt(v->map(), "t", 1));
+  auto it = v->map().find("a");
+  if (it != v->map().end() && it->second.is(AttrType::kL))
+    for (const auto& n : it->second.list()) p.non_key_attributes.push_back(n.scalar());
+  return p;
+}
+
+AttributeValue ThroughputToValue(const ProvisionedThroughput& t) {
+  Item m;
+  m["r"] = Num(t.read_capacity_units);
+  m["w"] = Num(t.write_capacity_units);
+  return AttributeValue::M(std::move(m));
+}
+ProvisionedThroughput ThroughputFromValue(const AttributeValue& v) {
+  ProvisionedThroughput t;
+  if (!v.is(AttrType::kM)) return t;
+  t.read_capacity_units = GetInt(v.map(), "r");
+  t.write_capacity_units = GetInt(v.map(), "w");
+  return t;
+}
+
+// Derives the KeyDef from a key schema and the attribute definitions.
+KeyDef MakeKeyDef(const std::vector<KeySchemaElement>& ks,
+                  const std::vector<AttributeDefinition>& defs) {
+  KeyDef key;
+  auto type_of = [&](const std::string& name) {
+    for (const auto& d : defs)
+      if (d.attribute_name == name) return d.attribute_type;
+    return AttrType::kS;
+  };
+  for (const auto& e : ks) {
+    if (e.key_type == KeyType::kHash) {
+      key.hash_name = e.attribute_name;
+      key.hash_type = type_of(e.attribute_name);
+    } else {
+      key.range_name = e.attribute_name;
+      key.range_type = type_of(e.attribute_name);
+    }
+  }
+  return key;
+}
+
+}  // namespace
+
+Item TableInfoToItem(const TableInfo& info) {
+  Item m;
+  m["id"] = Num(info.id);
+  m["name"] = AttributeValue::S(info.name);
+  m["uuid"] = AttributeValue::S(info.uuid);
+  m["key_schema"] = KeySchemaToValue(info.key_schema);
+  std::vector<AttributeValue> defs;
+  for (const auto& d : info.attribute_definitions) {
+    Item dm;
+    dm["n"] = AttributeValue::S(d.attribute_name);
+    dm["t"] = AttributeValue::S(std::string(AttrTypeName(d.attribute_type)));
+    defs.push_back(AttributeValue::M(std::move(dm)));
+  }
+  m["defs"] = AttributeValue::L(std::move(defs));
+  m["created"] = NumD(info.creation_time);
+  m["billing"] = AttributeValue::S(info.billing_mode);
+  m["throughput"] = ThroughputToValue(info.throughput);
+  if (info.pay_per_request_since) m["ppr_since"] = NumD(*info.pay_per_request_since);
+  std::vector<AttributeValue> indexes;
+  for (const auto& ix : info.indexes) {
+    Item im;
+    im["id"] = Num(ix.id);
+    im["name"] = AttributeValue::S(ix.name);
+    im["global"] = AttributeValue::Bool(ix.global);
+    im["key_schema"] = KeySchemaToValue(ix.key_schema);
+    im["projection"] = ProjectionToValue(ix.projection);
+    im["status"] = AttributeValue::S(ix.status);
+    if (ix.throughput) im["throughput"] = ThroughputToValue(*ix.throughput);
+    indexes.push_back(AttributeValue::M(std::move(im)));
+  }
+  m["indexes"] = AttributeValue::L(std::move(indexes));
+  if (info.stream_specification) {
+    Item sm;
+    sm["enabled"] = AttributeValue::Bool(info.stream_specification->stream_enabled);
+    sm["view"] = AttributeValue::S(info.stream_specification->stream_view_type);
+    m["stream"] = AttributeValue::M(std::move(sm));
+  }
+  if (info.table_class) m["class"] = AttributeValue::S(*info.table_class);
+  m["deletion_protection"] = AttributeValue::Bool(info.deletion_protection);
+  std::vector<AttributeValue> tags;
+  for (const auto& t : info.tags) {
+    Item tm;
+    tm["k"] = AttributeValue::S(t.key);
+    tm["v"] = AttributeValue::S(t.value);
+    tags.push_back(AttributeValue::M(std::move(tm)));
+  }
+  m["tags"] = AttributeValue::L(std::move(tags));
+  return m;
+}
+
+bool TableInfoFromItem(const Item& m, TableInfo* info) {
+  if (!Has(m, "id") || !Has(m, "name")) return false;
+  info->id = static_cast<uint32_t>(GetInt(m, "id"));
+  info->name = GetStr(m, "name");
+  info->uuid = GetStr(m, "uuid");
+  auto ks = m.find("key_schema");
+  info->key_schema = KeySchemaFromValue(ks == m.end() ? nullptr : &ks->second);
+  auto defs = m.find("defs");
+  if (defs != m.end() && defs->second.is(AttrType::kL)) {
+    for (const auto& d : defs->second.list()) {
+      AttributeDefinition ad;
+      ad.attribute_name = GetStr(d.map(), "n");
+      ParseAttrTypeName(GetStr(d.map(), "t"), &ad.attribute_type);
+      info->attribute_definitions.push_back(ad);
+    }
+  }
+  info->key = MakeKeyDef(info->key_schema, info->attribute_definitions);
+  info->creation_time = GetDouble(m, "created");
+  info->billing_mode = GetStr(m, "billing");
+  if (auto t = m.find("throughput"); t != m.end()) info->throughput = ThroughputFromValue(t->second);
+  if (Has(m, "ppr_since")) info->pay_per_request_since = GetDouble(m, "ppr_since");
+  if (auto ixs = m.find("indexes"); ixs != m.end() && ixs->second.is(AttrType::kL)) {
+    for (const auto& v : ixs->second.list()) {
+      const Item& im = v.map();
+      IndexInfo ix;
+      ix.id = static_cast<uint32_t>(GetInt(im, "id"));
+      ix.name = GetStr(im, "name");
+      auto g = im.find("global");
+      ix.global = g == im.end() || g->second.boolean();
+      auto iks = im.find("key_schema");
+      ix.key_schema = KeySchemaFromValue(iks == im.end() ? nullptr : &iks->second);
+      ix.key = MakeKeyDef(ix.key_schema, info->attribute_definitions);
+      auto p = im.find("projection");
+      ix.projection = ProjectionFromValue(p == im.end() ? nullptr : &p->second);
+      ix.status = GetStr(im, "status");
+      if (auto t = im.find("throughput"); t != im.end()) ix.throughput = ThroughputFromValue(t->second);
+      info->indexes.push_back(std::move(ix));
+    }
+  }
+  if (auto s = m.find("stream"); s != m.end() && s->second.is(AttrType::kM)) {
+    StreamSpecification spec;
+    spec.stream_enabled = s->second.map().at("enabled").boolean();
+    spec.stream_view_type = GetStr(s->second.map(), "view");
+    info->stream_specification = spec;
+  }
+  if (Has(m, "class")) info->table_class = GetStr(m, "class");
+  if (auto d = m.find("deletion_protection"); d != m.end() && d->second.is(AttrType::kBool))
+    info->deletion_protection = d->second.boolean();
+  if (auto t = m.find("tags"); t != m.end() && t->second.is(AttrType::kL))
+    for (const auto& v : t->second.list())
+      info->tags.push_back(Tag{GetStr(v.map(), "k"), GetStr(v.map(), "v")});
+  return true;
+}
+
+KeyDef KeyDefFor(const std::vector<KeySchemaElement>& ks,
+                 const std::vector<AttributeDefinition>& defs) {
+  return MakeKeyDef(ks, defs);
+}
+
+}  // namespace dynarock

@@ -1,0 +1,80 @@
+// File: engine/table_info.h
+//
+// A table's metadata as the engine uses it: immutable once published in the
+// catalog (a change makes a new TableInfo), shared by readers through shared_ptr.
+// Persisted in the catalog column family as an Item in the item codec (see
+// catalog.cc), so the catalog needs no format of its own.
+
+#ifndef DYNAROCK_ENGINE_TABLE_INFO_H_
+#define DYNAROCK_ENGINE_TABLE_INFO_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynarock/requests.h"
+
+namespace dynarock {
+
+// A table's or an index's primary key: a hash attribute and an optional range one.
+struct KeyDef {
+  std::string hash_name;
+  AttrType hash_type = AttrType::kS;
+  std::optional<std::string> range_name;
+  AttrType range_type = AttrType::kS;
+
+  bool IsKeyAttribute(std::string_view name) const {
+    return name == hash_name || (range_name && name == *range_name);
+  }
+};
+
+struct IndexInfo {
+  uint32_t id = 0;  // key prefix of the index's entries; never reused
+  std::string name;
+  bool global = true;
+  KeyDef key;
+  std::vector<KeySchemaElement> key_schema;
+  Projection projection;
+  std::string status = "ACTIVE";  // "CREATING" while backfilling
+  std::optional<ProvisionedThroughput> throughput;
+};
+
+struct TableInfo {
+  uint32_t id = 0;  // key prefix of the table's items; never reused
+  std::string name;
+  std::string uuid;  // TableId
+  KeyDef key;
+  std::vector<KeySchemaElement> key_schema;
+  std::vector<AttributeDefinition> attribute_definitions;
+  double creation_time = 0;
+  std::string billing_mode = "PROVISIONED";
+  ProvisionedThroughput throughput;
+  std::optional<double> pay_per_request_since;
+  std::vector<IndexInfo> indexes;  // GSIs and LSIs
+  std::optional<StreamSpecification> stream_specification;
+  std::optional<std::string> table_class;
+  bool deletion_protection = false;
+  std::vector<Tag> tags;
+
+  const IndexInfo* FindIndex(std::string_view index_name) const {
+    for (const auto& index : indexes)
+      if (index.name == index_name) return &index;
+    return nullptr;
+  }
+};
+
+using TableInfoPtr = std::shared_ptr<const TableInfo>;
+
+// The KeyDef of a key schema whose attributes are in `defs`.
+KeyDef KeyDefFor(const std::vector<KeySchemaElement>& ks,
+                 const std::vector<AttributeDefinition>& defs);
+
+// TableInfo <-> the Item stored in the catalog.
+Item TableInfoToItem(const TableInfo& info);
+bool TableInfoFromItem(const Item& item, TableInfo* info);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_TABLE_INFO_H_

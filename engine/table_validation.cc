@@ -1,0 +1,335 @@
+#include "engine/table_validation.h"
+
+#include <algorithm>
+#include <set>
+
+namespace dynarock {
+namespace {
+
+bool IsNameChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '-';
+}
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out = "[";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i) out += ", ";
+    out += names[i];
+  }
+  return out + "]";
+}
+
+Status Invalid(std::string message) {
+  return ValidationError("One or more parameter values were invalid: " + std::move(message));
+}
+
+// Validates a key schema (table's or index's) against the attribute definitions.
+Status CheckKeySchema(const std::vector<KeySchemaElement>& ks,
+                      const std::vector<AttributeDefinition>& defs) {
+  if (ks.empty() || ks.size() > 2) return ValidationError("Invalid KeySchema: Too many key schema elements");
+  if (ks[0].key_type != KeyType::kHash) {
+    return ValidationError("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
+  }
+  if (ks.size() == 2) {
+    if (ks[1].key_type != KeyType::kRange) {
+      return ValidationError(
+          "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
+    }
+    if (ks[0].attribute_name == ks[1].attribute_name) {
+      return ValidationError(
+          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+    }
+  }
+  for (const auto& e : ks) {
+    bool defined = false;
+    for (const auto& d : defs) defined |= d.attribute_name == e.attribute_name;
+    if (!defined) return ValidationError("Invalid KeySchema: Some index key attribute have no definition");
+  }
+  return Status();
+}
+
+void CheckThroughput(const ProvisionedThroughput& t, std::string_view field,
+                     ConstraintErrors* errors) {
+  if (t.read_capacity_units < 1) {
+    errors->Add("Value '" + std::to_string(t.read_capacity_units) + "' at '" + std::string(field) +
+                ".readCapacityUnits' failed to satisfy constraint: Member must have value "
+                "greater than or equal to 1");
+  }
+  if (t.write_capacity_units < 1) {
+    errors->Add("Value '" + std::to_string(t.write_capacity_units) + "' at '" +
+                std::string(field) +
+                ".writeCapacityUnits' failed to satisfy constraint: Member must have value "
+                "greater than or equal to 1");
+  }
+}
+
+Status CheckProjection(const Projection& p, const std::string& index_name) {
+  if (!p.projection_type) {
+    return Invalid("Unknown ProjectionType: null");
+  }
+  if (*p.projection_type == ProjectionType::kInclude) {
+    if (p.non_key_attributes.empty()) {
+      return Invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
+    }
+    if (p.non_key_attributes.size() > static_cast<size_t>(kProjectedAttributesMax)) {
+      return Status(ErrorType::kLimitExceeded,
+                    "One or more parameter values were invalid: Number of projected attributes "
+                    "in all indexes exceeds limit of 100");
+    }
+    std::set<std::string> seen;
+    for (const auto& a : p.non_key_attributes) {
+      if (!seen.insert(a).second) {
+        return Invalid("Duplicate attribute name in NonKeyAttributes: " + a);
+      }
+    }
+  } else if (!p.non_key_attributes.empty()) {
+    return Invalid("ProjectionType is " +
+                   std::string(*p.projection_type == ProjectionType::kAll ? "ALL" : "KEYS_ONLY") +
+                   ", but NonKeyAttributes is specified");
+  }
+  return Status();
+}
+
+}  // namespace
+
+void ConstraintErrors::CheckName(std::string_view name, std::string_view field) {
+  bool pattern_ok = !name.empty();
+  for (char c : name) pattern_ok &= IsNameChar(c);
+  std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(field) +
+                       "' failed to satisfy constraint: Member must ";
+  if (!pattern_ok) Add(prefix + "satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
+  if (name.size() < 3) Add(prefix + "have length greater than or equal to 3");
+  if (name.size() > 255) Add(prefix + "have length less than or equal to 255");
+}
+
+Status ConstraintErrors::ToStatus() const {
+  if (violations_.empty()) return Status();
+  std::string msg = std::to_string(violations_.size()) + " validation error" +
+                    (violations_.size() > 1 ? "s" : "") + " detected: ";
+  for (size_t i = 0; i < violations_.size(); ++i) {
+    if (i) msg += "; ";
+    msg += violations_[i];
+  }
+  return ValidationError(std::move(msg));
+}
+
+Status ValidateTableName(std::string_view name, std::string_view field) {
+  ConstraintErrors errors;
+  errors.CheckName(name, field);
+  return errors.ToStatus();
+}
+
+StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
+  ConstraintErrors errors;
+  errors.CheckName(req.table_name, "tableName");
+  if (req.key_schema.empty()) {
+    errors.Add("Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length "
+               "greater than or equal to 1");
+  } else if (req.key_schema.size() > 2) {
+    errors.Add("Value at 'keySchema' failed to satisfy constraint: Member must have length less "
+               "than or equal to 2");
+  }
+  if (req.provisioned_throughput) CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);
+  DR_RETURN_IF_ERROR(errors.ToStatus());
+
+  const auto& defs = req.attribute_definitions;
+  {
+    std::set<std::string> seen;
+    for (const auto& d : defs) {
+      if (d.attribute_type != AttrType::kS && d.attribute_type != AttrType::kN &&
+          d.attribute_type != AttrType::kB) {
+        return ValidationError("1 validation error detected: Value '" +
+                               std::string(AttrTypeName(d.attribute_type)) +
+                               "' at 'attributeDefinitions' failed to satisfy constraint: Member "
+                               "must satisfy enum value set: [B, N, S]");
+      }
+      if (!seen.insert(d.attribute_name).second) {
+        return Invalid("Duplicate AttributeName in AttributeDefinitions: " + d.attribute_name);
+      }
+    }
+  }
+  DR_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, defs));
+
+  TableInfo info;
+  info.name = req.table_name;
+  info.key_schema = req.key_schema;
+  info.attribute_definitions = defs;
+  info.key = KeyDefFor(req.key_schema, defs);
+
+  // Billing mode and throughput.
+  std::string billing = req.billing_mode.value_or("PROVISIONED");
+  if (billing != "PROVISIONED" && billing != "PAY_PER_REQUEST") {
+    return ValidationError("1 validation error detected: Value '" + billing +
+                           "' at 'billingMode' failed to satisfy constraint: Member must satisfy "
+                           "enum value set: [PROVISIONED, PAY_PER_REQUEST]");
+  }
+  info.billing_mode = billing;
+  if (billing == "PROVISIONED") {
+    if (!req.provisioned_throughput) {
+      return Invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when "
+                     "BillingMode is PROVISIONED");
+    }
+    info.throughput = *req.provisioned_throughput;
+  } else if (req.provisioned_throughput) {
+    return Invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                   "BillingMode is PAY_PER_REQUEST");
+  }
+
+  // Indexes.
+  std::set<std::string> used_attributes;
+  for (const auto& e : req.key_schema) used_attributes.insert(e.attribute_name);
+  std::set<std::string> index_names;
+  if (!req.local_secondary_indexes.empty()) {
+    if (!info.key.range_name) {
+      return Invalid("Table KeySchema does not have a range key, which is required when "
+                     "specifying a LocalSecondaryIndex");
+    }
+    if (req.local_secondary_indexes.size() > static_cast<size_t>(kLocalSecondaryIndexesMax)) {
+      return Invalid("Number of LocalSecondaryIndexes exceeds per-table limit of 5");
+    }
+  }
+  if (req.global_secondary_indexes.size() > static_cast<size_t>(kGlobalSecondaryIndexesMax)) {
+    return Status(ErrorType::kLimitExceeded,
+                  "One or more parameter values were invalid: GlobalSecondaryIndex count "
+                  "exceeds the per-table limit of 20");
+  }
+  auto add_index = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
+                       const Projection& projection, bool global,
+                       const std::optional<ProvisionedThroughput>& throughput) -> Status {
+    ConstraintErrors ie;
+    ie.CheckName(name, global ? "globalSecondaryIndexes.member.indexName"
+                              : "localSecondaryIndexes.member.indexName");
+    DR_RETURN_IF_ERROR(ie.ToStatus());
+    if (!index_names.insert(name).second) return Invalid("Duplicate index name: " + name);
+    DR_RETURN_IF_ERROR(CheckKeySchema(ks, defs));
+    DR_RETURN_IF_ERROR(CheckProjection(projection, name));
+    IndexInfo ix;
+    ix.name = name;
+    ix.global = global;
+    ix.key_schema = ks;
+    ix.key = KeyDefFor(ks, defs);
+    ix.projection = projection;
+    ix.status = "ACTIVE";
+    if (global) {
+      if (billing == "PROVISIONED") {
+        if (!throughput) {
+          return Invalid("ProvisionedThroughput is not specified for index: " + name);
+        }
+        ConstraintErrors te;
+        CheckThroughput(*throughput, "globalSecondaryIndexes.member.provisionedThroughput", &te);
+        DR_RETURN_IF_ERROR(te.ToStatus());
+        ix.throughput = throughput;
+      } else if (throughput) {
+        return Invalid("ProvisionedThroughput should not be specified for index: " + name +
+                       " when BillingMode is PAY_PER_REQUEST");
+      }
+    } else {
+      if (ks.size() != 2 || ks[0].attribute_name != info.key.hash_name) {
+        return Invalid("Index KeySchema does not have the same leading hash key as table "
+                       "KeySchema for index: " + name + ". index hash key: " +
+                       ks[0].attribute_name + ", table hash key: " + info.key.hash_name);
+      }
+    }
+    for (const auto& e : ks) used_attributes.insert(e.attribute_name);
+    info.indexes.push_back(std::move(ix));
+    return Status();
+  };
+  for (const auto& lsi : req.local_secondary_indexes) {
+    DR_RETURN_IF_ERROR(add_index(lsi.index_name, lsi.key_schema, lsi.projection, false, std::nullopt));
+  }
+  for (const auto& gsi : req.global_secondary_indexes) {
+    DR_RETURN_IF_ERROR(add_index(gsi.index_name, gsi.key_schema, gsi.projection, true,
+                                 gsi.provisioned_throughput));
+  }
+
+  if (used_attributes.size() != defs.size()) {
+    if (info.indexes.empty()) {
+      return Invalid("Number of attributes in KeySchema does not exactly match number of "
+                     "attributes defined in AttributeDefinitions");
+    }
+    std::vector<std::string> def_names, used(used_attributes.begin(), used_attributes.end());
+    for (const auto& d : defs) def_names.push_back(d.attribute_name);
+    std::sort(def_names.begin(), def_names.end());
+    return Invalid("Some AttributeDefinitions are not used. AttributeDefinitions: " +
+                   JoinNames(def_names) + ", keys used: " + JoinNames(used));
+  }
+
+  info.stream_specification = req.stream_specification;
+  info.table_class = req.table_class;
+  info.deletion_protection = req.deletion_protection_enabled.value_or(false);
+  info.tags = req.tags;
+  return info;
+}
+
+Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now) {
+  if (req.provisioned_throughput) {
+    ConstraintErrors errors;
+    CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);
+    DR_RETURN_IF_ERROR(errors.ToStatus());
+  }
+  bool changed = false;
+  std::string billing = req.billing_mode.value_or(info->billing_mode);
+  if (billing != "PROVISIONED" && billing != "PAY_PER_REQUEST") {
+    return ValidationError("1 validation error detected: Value '" + billing +
+                           "' at 'billingMode' failed to satisfy constraint: Member must satisfy "
+                           "enum value set: [PROVISIONED, PAY_PER_REQUEST]");
+  }
+  if (billing == "PAY_PER_REQUEST" && req.provisioned_throughput) {
+    return Invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
+                   "BillingMode is PAY_PER_REQUEST");
+  }
+  if (billing != info->billing_mode) {
+    if (billing == "PROVISIONED" && !req.provisioned_throughput) {
+      return Invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when "
+                     "BillingMode is PROVISIONED");
+    }
+    info->billing_mode = billing;
+    if (billing == "PAY_PER_REQUEST") {
+      info->pay_per_request_since = now;
+      info->throughput = ProvisionedThroughput{};
+    }
+    changed = true;
+  }
+  if (req.provisioned_throughput) {
+    if (billing == "PROVISIONED" && !req.billing_mode &&
+        req.provisioned_throughput->read_capacity_units == info->throughput.read_capacity_units &&
+        req.provisioned_throughput->write_capacity_units == info->throughput.write_capacity_units) {
+      return ValidationError(
+          "The provisioned throughput for the table will not change. The requested value equals "
+          "the current value. Current ReadCapacityUnits provisioned for the table: " +
+          std::to_string(info->throughput.read_capacity_units) +
+          ". Requested ReadCapacityUnits: " +
+          std::to_string(req.provisioned_throughput->read_capacity_units) +
+          ". Current WriteCapacityUnits provisioned for the table: " +
+          std::to_string(info->throughput.write_capacity_units) +
+          ". Requested WriteCapacityUnits: " +
+          std::to_string(req.provisioned_throughput->write_capacity_units) +
+          ". Refer to the Amazon DynamoDB Developer Guide for current limits and how to request "
+          "higher limits.");
+    }
+    info->throughput = *req.provisioned_throughput;
+    changed = true;
+  }
+  if (req.deletion_protection_enabled) {
+    info->deletion_protection = *req.deletion_protection_enabled;
+    changed = true;
+  }
+  if (req.stream_specification) {
+    info->stream_specification = req.stream_specification;
+    changed = true;
+  }
+  if (!req.global_secondary_index_updates.empty()) {
+    // Online index creation and deletion (with backfill) are not built yet.
+    return ValidationError(
+        "GlobalSecondaryIndexUpdates are not supported by this version of Dynarock");
+  }
+  if (!changed) {
+    return ValidationError(
+        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+        "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+  }
+  return Status();
+}
+
+}  // namespace dynarock

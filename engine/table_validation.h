@@ -1,0 +1,48 @@
+// File: engine/table_validation.h
+//
+// The validations DynamoDB applies to table and index definitions (CreateTable,
+// UpdateTable) and to table names, with DynamoDB's messages. Pure functions over
+// the request structs: no storage access.
+
+#ifndef DYNAROCK_ENGINE_TABLE_VALIDATION_H_
+#define DYNAROCK_ENGINE_TABLE_VALIDATION_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dynarock/requests.h"
+#include "dynarock/status.h"
+#include "engine/limits.h"
+#include "engine/table_info.h"
+
+namespace dynarock {
+
+// Collects "Value ... at '<field>' failed to satisfy constraint: ..." violations
+// and renders them as DynamoDB does: "1 validation error detected: ..." or
+// "N validation errors detected: a; b".
+class ConstraintErrors {
+ public:
+  void Add(std::string violation) { violations_.push_back(std::move(violation)); }
+  // Table and index names: length 3..255 and [a-zA-Z0-9_.-]+.
+  void CheckName(std::string_view name, std::string_view field);
+  bool empty() const { return violations_.empty(); }
+  Status ToStatus() const;
+
+ private:
+  std::vector<std::string> violations_;
+};
+
+// Table name rules for `field` ("tableName", "exclusiveStartTableName", ...).
+Status ValidateTableName(std::string_view name, std::string_view field);
+
+// Checks a CreateTable request and builds the TableInfo it describes (ids, uuid and
+// times are left for the caller).
+StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req);
+
+// Checks an UpdateTable request against the current table and applies it to `info`.
+Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_TABLE_VALIDATION_H_

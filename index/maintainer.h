@@ -1,0 +1,62 @@
+// File: index/maintainer.h
+//
+// Secondary-index entries: their keys, their projected values, and the deltas a
+// write makes to them. Every write stages its index deltas into the same
+// WriteBatch as the item, so a table and its indexes change in one atomic commit.
+//
+// Entry key grammar (see engine/key_codec.h for the components):
+//
+//   entry_key := partition_prefix(index_id, index_pk) [escaped_key(index_sk)] item_key
+//
+// The index's sort key is escaped because the item's key follows it; the item key
+// makes entries unique (many items may share index keys) and orders ties. The
+// value is the projected item (item codec): the table's and the index's keys,
+// plus the NonKeyAttributes (INCLUDE) or everything (ALL).
+//
+// Sparse indexes: an item that lacks an index key attribute has no entry.
+
+#ifndef DYNAROCK_INDEX_MAINTAINER_H_
+#define DYNAROCK_INDEX_MAINTAINER_H_
+
+#include <optional>
+#include <string>
+
+#include "dynarock/status.h"
+#include "engine/table_info.h"
+
+namespace rocksdb {
+class ColumnFamilyHandle;
+class WriteBatch;
+}  // namespace rocksdb
+
+namespace dynarock {
+
+// The entry key of `item` in `index`, or nullopt when the item has no entry
+// (a missing index key attribute, or one of another type).
+std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo& index,
+                                         const Item& item);
+
+// The attributes an index entry keeps of `item`.
+Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& item);
+
+// Whether `name` is projected into `index` (always true for key attributes).
+bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_view name);
+
+// Refuses an item whose index key attributes have the wrong type or are empty,
+// with DynamoDB's messages.
+Status CheckIndexKeyTypes(const TableInfo& table, const Item& item);
+
+// Stages the index deltas of one item write (old -> new; nullopt = no item) and
+// their statistics into `batch`.
+Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
+                         const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
+                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch);
+
+// The catalog statistics key of a table or index id ("s/" fixed32).
+std::string StatsKey(uint32_t id);
+// A statistics delta, as the catalog's merge operator sums them.
+std::string StatsDelta(int64_t count, int64_t bytes);
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_INDEX_MAINTAINER_H_

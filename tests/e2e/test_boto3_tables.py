@@ -1,0 +1,487 @@
+"""Control-plane e2e tests via boto3 (client and resource APIs).
+
+Asserts real Amazon DynamoDB behaviour (API reference: CreateTable,
+DescribeTable, ListTables, DeleteTable; developer guide "Naming rules").
+Run standalone: python3 tests/e2e/test_boto3_tables.py
+"""
+
+import datetime
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from botocore.exceptions import ClientError  # noqa: E402
+
+C = None
+R = None
+
+
+def setUpModule():
+    global C, R
+    harness.start()
+    C = harness.client()
+    R = harness.resource()
+
+
+def tearDownModule():
+    harness.stop()
+
+
+def _hash_only(name, key="pk", typ="S", **kw):
+    kw.setdefault("BillingMode", "PAY_PER_REQUEST")
+    return C.create_table(
+        TableName=name,
+        KeySchema=[{"AttributeName": key, "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": key, "AttributeType": typ}],
+        **kw)
+
+
+class CreateTableTest(unittest.TestCase):
+    def tearDown(self):
+        for name in getattr(self, "_cleanup", []):
+            try:
+                C.delete_table(TableName=name)
+            except ClientError:
+                pass
+
+    def track(self, name):
+        self.__dict__.setdefault("_cleanup", []).append(name)
+        return name
+
+    def test_hash_only_pay_per_request(self):
+        name = self.track(harness.table_name())
+        resp = _hash_only(name)
+        td = resp["TableDescription"]
+        self.assertEqual(td["TableName"], name)
+        # A brand new table is CREATING on AWS; emulators often say ACTIVE.
+        self.assertIn(td["TableStatus"], ("CREATING", "ACTIVE"))
+        self.assertEqual(td["KeySchema"], [{"AttributeName": "pk", "KeyType": "HASH"}])
+        self.assertEqual(td["AttributeDefinitions"],
+                         [{"AttributeName": "pk", "AttributeType": "S"}])
+        self.assertEqual(td["BillingModeSummary"]["BillingMode"], "PAY_PER_REQUEST")
+        # On-demand tables report zero provisioned capacity.
+        self.assertEqual(td["ProvisionedThroughput"]["ReadCapacityUnits"], 0)
+        self.assertEqual(td["ProvisionedThroughput"]["WriteCapacityUnits"], 0)
+        self.assertEqual(td["ItemCount"], 0)
+        self.assertEqual(td["TableSizeBytes"], 0)
+        harness.wait_active(C, name)
+
+    def test_hash_and_range(self):
+        name = self.track(harness.table_name())
+        td = C.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "sk", "AttributeType": "N"}],
+            BillingMode="PAY_PER_REQUEST")["TableDescription"]
+        self.assertEqual(td["KeySchema"], [{"AttributeName": "pk", "KeyType": "HASH"},
+                                           {"AttributeName": "sk", "KeyType": "RANGE"}])
+        defs = sorted(td["AttributeDefinitions"], key=lambda d: d["AttributeName"])
+        self.assertEqual(defs, [{"AttributeName": "pk", "AttributeType": "S"},
+                                {"AttributeName": "sk", "AttributeType": "N"}])
+
+    def test_number_and_binary_keys(self):
+        name = self.track(harness.table_name())
+        td = C.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "n", "KeyType": "HASH"},
+                       {"AttributeName": "b", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "n", "AttributeType": "N"},
+                                  {"AttributeName": "b", "AttributeType": "B"}],
+            BillingMode="PAY_PER_REQUEST")["TableDescription"]
+        types = {d["AttributeName"]: d["AttributeType"] for d in td["AttributeDefinitions"]}
+        self.assertEqual(types, {"n": "N", "b": "B"})
+        harness.wait_active(C, name)
+        C.put_item(TableName=name, Item={"n": {"N": "7"}, "b": {"B": b"\x00\xff"}})
+        got = C.get_item(TableName=name, Key={"n": {"N": "7"}, "b": {"B": b"\x00\xff"}})
+        self.assertEqual(got["Item"], {"n": {"N": "7"}, "b": {"B": b"\x00\xff"}})
+
+    def test_provisioned_echo(self):
+        name = self.track(harness.table_name())
+        td = _hash_only(name, BillingMode="PROVISIONED",
+                        ProvisionedThroughput={"ReadCapacityUnits": 7,
+                                               "WriteCapacityUnits": 3})["TableDescription"]
+        self.assertEqual(td["ProvisionedThroughput"]["ReadCapacityUnits"], 7)
+        self.assertEqual(td["ProvisionedThroughput"]["WriteCapacityUnits"], 3)
+        # AWS omits BillingModeSummary for tables that were always PROVISIONED;
+        # when present it must say PROVISIONED.
+        if "BillingModeSummary" in td:
+            self.assertEqual(td["BillingModeSummary"]["BillingMode"], "PROVISIONED")
+        harness.wait_active(C, name)
+        d = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(d["ProvisionedThroughput"]["ReadCapacityUnits"], 7)
+        self.assertEqual(d["ProvisionedThroughput"]["WriteCapacityUnits"], 3)
+
+    def test_provisioned_is_default_billing_mode(self):
+        # BillingMode defaults to PROVISIONED, which needs ProvisionedThroughput.
+        name = self.track(harness.table_name())
+        td = C.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
+        )["TableDescription"]
+        self.assertEqual(td["ProvisionedThroughput"]["ReadCapacityUnits"], 1)
+
+    def test_resource_create_table_and_waiter(self):
+        name = self.track(harness.table_name())
+        table = R.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST")
+        table.wait_until_exists()
+        table.reload()
+        self.assertEqual(table.table_status, "ACTIVE")
+        self.assertEqual(table.key_schema, [{"AttributeName": "pk", "KeyType": "HASH"}])
+        self.assertEqual(table.name, name)
+
+    def test_client_waiter_table_exists(self):
+        name = self.track(harness.table_name())
+        _hash_only(name)
+        C.get_waiter("table_exists").wait(TableName=name,
+                                          WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["TableStatus"], "ACTIVE")
+
+    def test_duplicate_table_resource_in_use(self):
+        name = self.track(harness.table_name())
+        _hash_only(name)
+        with self.assertRaises(ClientError) as cm:
+            _hash_only(name)
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ResourceInUseException")
+        # AWS: "Table already exists: <name>"
+        self.assertIn("Table already exists: " + name, msg)
+
+    # ---- validation -------------------------------------------------------
+
+    def assertValidation(self, cm, expected_msg=None, contains=None):
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ValidationException", msg)
+        if expected_msg is not None:
+            self.assertEqual(msg, expected_msg)
+        for c in ([contains] if isinstance(contains, str) else (contains or [])):
+            self.assertIn(c, msg)
+        return msg
+
+    def test_table_name_too_short(self):
+        with self.assertRaises(ClientError) as cm:
+            _hash_only(self.track("ab"))
+        self.assertValidation(
+            cm, "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy "
+                "constraint: Member must have length greater than or equal to 3")
+
+    def test_table_name_too_long(self):
+        name = self.track("a" * 256)
+        with self.assertRaises(ClientError) as cm:
+            _hash_only(name)
+        self.assertValidation(
+            cm, "1 validation error detected: Value '%s' at 'tableName' failed to satisfy "
+                "constraint: Member must have length less than or equal to 255" % name)
+
+    def test_table_name_max_length_ok(self):
+        name = self.track(harness.table_name("L")[:20].ljust(255, "z"))
+        self.assertEqual(len(name), 255)
+        td = _hash_only(name)["TableDescription"]
+        self.assertEqual(td["TableName"], name)
+
+    def test_table_name_bad_characters(self):
+        with self.assertRaises(ClientError) as cm:
+            _hash_only(self.track("bad name!"))
+        self.assertValidation(
+            cm, "1 validation error detected: Value 'bad name!' at 'tableName' failed to "
+                "satisfy constraint: Member must satisfy regular expression pattern: "
+                "[a-zA-Z0-9_.-]+")
+
+    def test_table_name_all_allowed_characters(self):
+        name = self.track("Az09_.-" + harness.table_name())
+        td = _hash_only(name)["TableDescription"]
+        self.assertEqual(td["TableName"], name)
+
+    def test_key_schema_attribute_not_defined(self):
+        with self.assertRaises(ClientError) as cm:
+            C.create_table(
+                TableName=self.track(harness.table_name()),
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "other", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+        self.assertValidation(
+            cm, contains=["One or more parameter values were invalid",
+                          "Some index key attributes are not defined in AttributeDefinitions"])
+
+    def test_attribute_definitions_unused(self):
+        with self.assertRaises(ClientError) as cm:
+            C.create_table(
+                TableName=self.track(harness.table_name()),
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                      {"AttributeName": "extra", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+        self.assertValidation(
+            cm, "One or more parameter values were invalid: Number of attributes in KeySchema "
+                "does not exactly match number of attributes defined in AttributeDefinitions")
+
+    def test_first_key_must_be_hash(self):
+        with self.assertRaises(ClientError) as cm:
+            C.create_table(
+                TableName=self.track(harness.table_name()),
+                KeySchema=[{"AttributeName": "pk", "KeyType": "RANGE"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST")
+        self.assertValidation(cm, contains="Invalid KeySchema")
+
+    def test_provisioned_without_throughput(self):
+        with self.assertRaises(ClientError) as cm:
+            C.create_table(
+                TableName=self.track(harness.table_name()),
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                BillingMode="PROVISIONED")
+        # AWS: "One or more parameter values were invalid: ReadCapacityUnits and
+        # WriteCapacityUnits must both be specified when BillingMode is PROVISIONED"
+        self.assertValidation(cm, contains="ReadCapacityUnits and WriteCapacityUnits must "
+                                           "both be specified when BillingMode is PROVISIONED")
+
+    def test_pay_per_request_with_throughput_rejected(self):
+        with self.assertRaises(ClientError) as cm:
+            _hash_only(self.track(harness.table_name()),
+                       ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1})
+        # AWS: "One or more parameter values were invalid: Neither ReadCapacityUnits nor
+        # WriteCapacityUnits can be specified when BillingMode is PAY_PER_REQUEST"
+        self.assertValidation(cm, contains="Neither ReadCapacityUnits nor WriteCapacityUnits "
+                                           "can be specified when BillingMode is "
+                                           "PAY_PER_REQUEST")
+
+
+class DescribeTableTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.name = harness.table_name()
+        C.create_table(
+            TableName=cls.name,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "sk", "AttributeType": "S"}],
+            BillingMode="PAY_PER_REQUEST")
+        C.get_waiter("table_exists").wait(TableName=cls.name,
+                                          WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+
+    @classmethod
+    def tearDownClass(cls):
+        C.delete_table(TableName=cls.name)
+
+    def test_fields(self):
+        t = C.describe_table(TableName=self.name)["Table"]
+        self.assertEqual(t["TableName"], self.name)
+        self.assertEqual(t["TableStatus"], "ACTIVE")
+        self.assertEqual(t["KeySchema"], [{"AttributeName": "pk", "KeyType": "HASH"},
+                                          {"AttributeName": "sk", "KeyType": "RANGE"}])
+        self.assertEqual(sorted(t["AttributeDefinitions"], key=lambda d: d["AttributeName"]),
+                         [{"AttributeName": "pk", "AttributeType": "S"},
+                          {"AttributeName": "sk", "AttributeType": "S"}])
+        self.assertIsInstance(t["ItemCount"], int)
+        self.assertIsInstance(t["TableSizeBytes"], int)
+        self.assertGreaterEqual(t["ItemCount"], 0)
+        self.assertGreaterEqual(t["TableSizeBytes"], 0)
+        # arn:aws:dynamodb:<region>:<12-digit account>:table/<name>
+        self.assertRegex(t["TableArn"],
+                         r"^arn:aws:dynamodb:us-east-1:\d{12}:table/%s$" % re.escape(self.name))
+        self.assertRegex(t["TableId"],
+                         r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        self.assertIsInstance(t["CreationDateTime"], datetime.datetime)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        self.assertLess(abs((now - t["CreationDateTime"]).total_seconds()), 3600)
+        self.assertEqual(t["BillingModeSummary"]["BillingMode"], "PAY_PER_REQUEST")
+        self.assertEqual(t["ProvisionedThroughput"]["ReadCapacityUnits"], 0)
+        self.assertEqual(t["ProvisionedThroughput"]["WriteCapacityUnits"], 0)
+        self.assertEqual(t["ProvisionedThroughput"]["NumberOfDecreasesToday"], 0)
+        # DeletionProtectionEnabled defaults to false and is reported.
+        self.assertIs(t.get("DeletionProtectionEnabled"), False)
+
+    def test_table_id_and_arn_stable(self):
+        a = C.describe_table(TableName=self.name)["Table"]
+        b = C.describe_table(TableName=self.name)["Table"]
+        self.assertEqual(a["TableId"], b["TableId"])
+        self.assertEqual(a["TableArn"], b["TableArn"])
+        self.assertEqual(a["CreationDateTime"], b["CreationDateTime"])
+
+    def test_describe_by_arn(self):
+        # TableName accepts the table ARN as well (API reference: TableName).
+        arn = C.describe_table(TableName=self.name)["Table"]["TableArn"]
+        t = C.describe_table(TableName=arn)["Table"]
+        self.assertEqual(t["TableName"], self.name)
+
+    def test_resource_attributes(self):
+        t = R.Table(self.name)
+        self.assertEqual(t.table_status, "ACTIVE")
+        self.assertEqual(t.item_count, 0)
+        self.assertEqual(t.table_name, self.name)
+        self.assertTrue(t.table_arn.endswith(":table/" + self.name))
+
+    def test_describe_missing(self):
+        missing = harness.table_name("missing")
+        with self.assertRaises(ClientError) as cm:
+            C.describe_table(TableName=missing)
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ResourceNotFoundException")
+        # AWS: "Requested resource not found: Table: <name> not found"
+        self.assertIn("Requested resource not found", msg)
+        self.assertIn(missing, msg)
+
+    def test_describe_missing_modeled_exception(self):
+        with self.assertRaises(C.exceptions.ResourceNotFoundException):
+            C.describe_table(TableName=harness.table_name("missing"))
+
+
+class ListTablesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        # Names share a prefix so this test can ignore other tables on a shared
+        # endpoint; created out of order to check sorting.
+        cls.prefix = "lt-" + harness.table_name()[2:12] + "-"
+        cls.names = [cls.prefix + s for s in ("d", "a", "e", "c", "b", "B", "a.1")]
+        for n in cls.names:
+            _hash_only(n)
+        for n in cls.names:
+            harness.wait_active(C, n)
+
+    @classmethod
+    def tearDownClass(cls):
+        for n in cls.names:
+            try:
+                C.delete_table(TableName=n)
+            except ClientError:
+                pass
+
+    def mine(self, names):
+        return [n for n in names if n.startswith(self.prefix)]
+
+    def all_names(self, **kw):
+        out, start = [], None
+        while True:
+            args = dict(kw)
+            if start:
+                args["ExclusiveStartTableName"] = start
+            r = C.list_tables(**args)
+            out += r["TableNames"]
+            start = r.get("LastEvaluatedTableName")
+            if not start:
+                return out
+
+    def test_sorted(self):
+        names = self.all_names()
+        self.assertEqual(names, sorted(names))
+        self.assertEqual(self.mine(names), sorted(self.names))
+
+    def test_limit_and_last_evaluated(self):
+        r = C.list_tables(Limit=2, ExclusiveStartTableName=self.prefix)
+        self.assertEqual(len(r["TableNames"]), 2)
+        self.assertEqual(r["TableNames"], sorted(self.names)[:2])
+        self.assertEqual(r["LastEvaluatedTableName"], r["TableNames"][-1])
+        r2 = C.list_tables(Limit=3, ExclusiveStartTableName=r["LastEvaluatedTableName"])
+        self.assertEqual(r2["TableNames"], sorted(self.names)[2:5])
+
+    def test_exclusive_start_is_exclusive(self):
+        first = sorted(self.names)[0]
+        r = C.list_tables(ExclusiveStartTableName=first, Limit=100)
+        self.assertNotIn(first, r["TableNames"])
+        self.assertEqual(self.mine(r["TableNames"]), sorted(self.names)[1:])
+
+    def test_paginate_with_limit(self):
+        names = self.all_names(Limit=1)
+        self.assertEqual(self.mine(names), sorted(self.names))
+        self.assertEqual(len(names), len(set(names)))
+
+    def test_paginator(self):
+        pages = list(C.get_paginator("list_tables").paginate(PaginationConfig={"PageSize": 2}))
+        names = [n for p in pages for n in p["TableNames"]]
+        self.assertEqual(self.mine(names), sorted(self.names))
+        self.assertGreaterEqual(len(pages), 4)
+        for p in pages:
+            self.assertLessEqual(len(p["TableNames"]), 2)
+
+    def test_resource_tables_all(self):
+        names = [t.name for t in R.tables.all()]
+        self.assertEqual(self.mine(names), sorted(self.names))
+
+    def test_limit_out_of_range(self):
+        with self.assertRaises(ClientError) as cm:
+            C.list_tables(Limit=101)
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ValidationException")
+        self.assertIn("Member must have value less than or equal to 100", msg)
+
+
+class DeleteTableTest(unittest.TestCase):
+    def test_delete_then_not_found(self):
+        name = harness.table_name()
+        _hash_only(name)
+        harness.wait_active(C, name)
+        C.put_item(TableName=name, Item={"pk": {"S": "x"}})
+        td = C.delete_table(TableName=name)["TableDescription"]
+        self.assertEqual(td["TableName"], name)
+        self.assertIn(td["TableStatus"], ("DELETING", "ACTIVE"))
+        C.get_waiter("table_not_exists").wait(TableName=name,
+                                              WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+        with self.assertRaises(ClientError) as cm:
+            C.describe_table(TableName=name)
+        self.assertEqual(harness.error_of(cm.exception)[0], "ResourceNotFoundException")
+        with self.assertRaises(ClientError) as cm:
+            C.get_item(TableName=name, Key={"pk": {"S": "x"}})
+        self.assertEqual(harness.error_of(cm.exception)[0], "ResourceNotFoundException")
+        self.assertNotIn(name, C.list_tables(ExclusiveStartTableName=name[:-1])["TableNames"])
+
+    def test_delete_missing(self):
+        name = harness.table_name("missing")
+        with self.assertRaises(ClientError) as cm:
+            C.delete_table(TableName=name)
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ResourceNotFoundException")
+        self.assertIn("Requested resource not found", msg)
+
+    def test_recreate_after_delete_is_empty(self):
+        name = harness.table_name()
+        _hash_only(name)
+        harness.wait_active(C, name)
+        C.put_item(TableName=name, Item={"pk": {"S": "x"}})
+        C.delete_table(TableName=name)
+        C.get_waiter("table_not_exists").wait(TableName=name,
+                                              WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+        _hash_only(name)
+        harness.wait_active(C, name)
+        self.assertNotIn("Item", C.get_item(TableName=name, Key={"pk": {"S": "x"}}))
+        self.assertEqual(C.scan(TableName=name)["Count"], 0)
+        C.delete_table(TableName=name)
+
+    def test_resource_delete(self):
+        name = harness.table_name()
+        _hash_only(name)
+        t = R.Table(name)
+        t.wait_until_exists()
+        t.delete()
+        t.wait_until_not_exists()
+        with self.assertRaises(ClientError):
+            t.reload()
+
+    def test_item_ops_on_missing_table(self):
+        name = harness.table_name("missing")
+        for call in (lambda: C.put_item(TableName=name, Item={"pk": {"S": "a"}}),
+                     lambda: C.get_item(TableName=name, Key={"pk": {"S": "a"}}),
+                     lambda: C.scan(TableName=name),
+                     lambda: C.query(TableName=name, KeyConditionExpression="pk = :v",
+                                     ExpressionAttributeValues={":v": {"S": "a"}})):
+            with self.assertRaises(ClientError) as cm:
+                call()
+            code, msg = harness.error_of(cm.exception)
+            self.assertEqual(code, "ResourceNotFoundException")
+            # AWS data-plane message is "Requested resource not found"
+            self.assertIn("Requested resource not found", msg)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,150 @@
+// Pins secondary indexes on the embedded API: entries follow every put, update
+// and delete in the same commit; sparse indexes; projections; wrong index-key
+// types refused; index queries page with table and index keys.
+
+#include "tests/unit/testutil.h"
+
+namespace dynarock::testing {
+namespace {
+
+class IndexTest : public DBTest {
+ protected:
+  void SetUp() override {
+    DBTest::SetUp();
+    CreateTableRequest req;
+    req.table_name = "g";
+    req.billing_mode = "PAY_PER_REQUEST";
+    req.attribute_definitions = {{"PK", AttrType::kS}, {"SK", AttrType::kS}, {"gsi0", AttrType::kS},
+                                 {"created", AttrType::kN}};
+    req.key_schema = {{"PK", KeyType::kHash}, {"SK", KeyType::kRange}};
+    GlobalSecondaryIndex inverted;
+    inverted.index_name = "inverted";
+    inverted.key_schema = {{"SK", KeyType::kHash}, {"gsi0", KeyType::kRange}};
+    inverted.projection.projection_type = ProjectionType::kKeysOnly;
+    req.global_secondary_indexes = {inverted};
+    LocalSecondaryIndex by_created;
+    by_created.index_name = "by_created";
+    by_created.key_schema = {{"PK", KeyType::kHash}, {"created", KeyType::kRange}};
+    by_created.projection.projection_type = ProjectionType::kInclude;
+    by_created.projection.non_key_attributes = {"note"};
+    req.local_secondary_indexes = {by_created};
+    auto r = db_->CreateTable(req);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  QueryResponse QueryIndex(const std::string& index, const std::string& condition, Item values,
+                           std::optional<Select> select = std::nullopt) {
+    QueryRequest req;
+    req.table_name = "g";
+    req.index_name = index;
+    req.key_condition_expression = condition;
+    req.expression_attribute_values = std::move(values);
+    req.has_expression_attribute_values = true;
+    req.select = select;
+    auto r = db_->Query(req);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : QueryResponse();
+  }
+};
+
+TEST_F(IndexTest, InvertedIndexFollowsWrites) {
+  Put("g", MakeItem({{"PK", S("USER#Frodo")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("500-LEAD")},
+                     {"note", S("x")}}));
+  Put("g", MakeItem({{"PK", S("USER#Sam")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("300-MEMBER")}}));
+  Put("g", MakeItem({{"PK", S("USER#Merry")}, {"SK", S("FRIEND#Gandalf")}}));  // sparse: no gsi0
+
+  auto r = QueryIndex("inverted", "SK = :s", MakeItem({{":s", S("FRIEND#Gandalf")}}));
+  ASSERT_EQ(r.items.size(), 2u);
+  EXPECT_EQ(r.items[0].at("PK"), S("USER#Sam"));  // 300-MEMBER sorts first
+  EXPECT_EQ(r.items[0].count("note"), 0u);        // KEYS_ONLY
+  r = QueryIndex("inverted", "SK = :s AND gsi0 >= :r",
+                 MakeItem({{":s", S("FRIEND#Gandalf")}, {":r", S("400-CONTRIBUTOR")}}));
+  ASSERT_EQ(r.items.size(), 1u);
+  EXPECT_EQ(r.items[0].at("PK"), S("USER#Frodo"));
+
+  // Moving the ranking value moves the entry; deleting the item removes it.
+  UpdateItemRequest up;
+  up.table_name = "g";
+  up.key = MakeItem({{"PK", S("USER#Frodo")}, {"SK", S("FRIEND#Gandalf")}});
+  up.update_expression = "SET gsi0 = :r";
+  up.expression_attribute_values = MakeItem({{":r", S("100-GUEST")}});
+  up.has_expression_attribute_values = true;
+  ASSERT_OK(db_->UpdateItem(up));
+  r = QueryIndex("inverted", "SK = :s", MakeItem({{":s", S("FRIEND#Gandalf")}}));
+  ASSERT_EQ(r.items.size(), 2u);
+  EXPECT_EQ(r.items[0].at("PK"), S("USER#Frodo"));
+  DeleteItemRequest del;
+  del.table_name = "g";
+  del.key = up.key;
+  ASSERT_OK(db_->DeleteItem(del));
+  r = QueryIndex("inverted", "SK = :s", MakeItem({{":s", S("FRIEND#Gandalf")}}));
+  ASSERT_EQ(r.items.size(), 1u);
+
+  auto d = db_->DescribeTable({"g"});
+  ASSERT_OK(d);
+  ASSERT_EQ(d->table.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(d->table.global_secondary_indexes[0].item_count, 1);
+  EXPECT_EQ(d->table.global_secondary_indexes[0].index_status, "ACTIVE");
+  EXPECT_EQ(d->table.global_secondary_indexes[0].index_arn,
+            "arn:aws:dynamodb:us-east-1:000000000000:table/g/index/inverted");
+  EXPECT_EQ(d->table.item_count, 2);
+}
+
+TEST_F(IndexTest, WrongIndexKeyTypeIsRefused) {
+  PutItemRequest put;
+  put.table_name = "g";
+  put.item = MakeItem({{"PK", S("a")}, {"SK", S("b")}, {"gsi0", N("5")}});
+  EXPECT_ERROR(db_->PutItem(put), ErrorType::kValidation,
+               "One or more parameter values were invalid: Type mismatch for Index Key gsi0 "
+               "Expected: S Actual: N IndexName: inverted");
+  EXPECT_FALSE(Get("g", MakeItem({{"PK", S("a")}, {"SK", S("b")}})).has_value());
+}
+
+TEST_F(IndexTest, LocalIndexPagingAndProjection) {
+  for (int i = 0; i < 7; ++i) {
+    Put("g", MakeItem({{"PK", S("p")}, {"SK", S("s" + std::to_string(i))}, {"created", N(std::to_string(100 - i))},
+                       {"note", S("n")}, {"secret", S("z")}}));
+  }
+  QueryRequest req;
+  req.table_name = "g";
+  req.index_name = "by_created";
+  req.key_condition_expression = "PK = :p AND created > :c";
+  req.expression_attribute_values = MakeItem({{":p", S("p")}, {":c", N("94")}});
+  req.has_expression_attribute_values = true;
+  req.limit = 2;
+  std::vector<std::string> order;
+  for (int guard = 0; guard < 10; ++guard) {
+    auto r = db_->Query(req);
+    ASSERT_OK(r);
+    for (const auto& item : r->items) {
+      order.push_back(item.at("created").scalar());
+      EXPECT_EQ(item.count("secret"), 0u);  // INCLUDE projects only "note"
+      EXPECT_EQ(item.count("note"), 1u);
+    }
+    if (!r->last_evaluated_key) break;
+    EXPECT_EQ(r->last_evaluated_key->size(), 3u);  // table keys + index sort key
+    req.exclusive_start_key = r->last_evaluated_key;
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"95", "96", "97", "98", "99", "100"}));
+
+  req.exclusive_start_key.reset();
+  req.limit.reset();
+  req.select = Select::kAllAttributes;  // an LSI fetches what it does not project
+  auto all = db_->Query(req);
+  ASSERT_OK(all);
+  ASSERT_FALSE(all->items.empty());
+  EXPECT_EQ(all->items[0].count("secret"), 1u);
+
+  QueryRequest gsi_all = req;
+  gsi_all.index_name = "inverted";
+  gsi_all.key_condition_expression = "SK = :p";
+  gsi_all.expression_attribute_values = MakeItem({{":p", S("s1")}});
+  EXPECT_ERROR(db_->Query(gsi_all), ErrorType::kValidation, "is not supported for global secondary index inverted");
+  gsi_all.select.reset();
+  gsi_all.consistent_read = true;
+  EXPECT_ERROR(db_->Query(gsi_all), ErrorType::kValidation, "Consistent reads are not supported on global secondary indexes");
+  gsi_all.index_name = "nope";
+  EXPECT_ERROR(db_->Query(gsi_all), ErrorType::kValidation, "The table does not have the specified index: nope");
+}
+
+}  // namespace
+}  // namespace dynarock::testing

@@ -1,0 +1,207 @@
+// Pins PutItem, GetItem, DeleteItem and UpdateItem on the embedded API: key
+// validation and its messages, limits, number normalisation, conditional writes
+// and ReturnValues.
+
+#include <thread>
+
+#include "tests/unit/testutil.h"
+
+namespace dynarock::testing {
+namespace {
+
+class ItemsTest : public DBTest {
+ protected:
+  void SetUp() override {
+    DBTest::SetUp();
+    CreateTable("t", "pk", AttrType::kS, "sk", AttrType::kN);
+  }
+  PutItemRequest PutReq(Item item) {
+    PutItemRequest req;
+    req.table_name = "t";
+    req.item = std::move(item);
+    return req;
+  }
+};
+
+TEST_F(ItemsTest, RoundTripsAllTypesAndNormalisesNumbers) {
+  Item item = MakeItem({{"pk", S("a")},
+                        {"sk", N("01.500")},
+                        {"n", N("1E+2")},
+                        {"neg", N("-0")},
+                        {"b", B(std::string("\x00\xff", 2))},
+                        {"t", AttributeValue::Bool(true)},
+                        {"z", AttributeValue::Null()},
+                        {"l", AttributeValue::L({S("x"), N("2")})},
+                        {"m", AttributeValue::M(MakeItem({{"k", S("v")}}))},
+                        {"ss", AttributeValue::SS({"b", "a"})},
+                        {"ns", AttributeValue::NS({"10", "1.0", "2E0"})},
+                        {"bs", AttributeValue::BS({"x"})}});
+  Put("t", item);
+  auto got = Get("t", MakeItem({{"pk", S("a")}, {"sk", N("1.5")}}));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->at("sk"), N("1.5"));
+  EXPECT_EQ(got->at("n"), N("100"));
+  EXPECT_EQ(got->at("neg"), N("0"));
+  EXPECT_EQ(got->at("b").scalar(), std::string("\x00\xff", 2));
+  EXPECT_EQ(got->at("ns"), AttributeValue::NS({"1", "10", "2"}));
+  EXPECT_EQ(got->at("m"), item.at("m"));
+  EXPECT_EQ(got->at("l"), item.at("l"));
+  EXPECT_EQ(got->size(), item.size());
+}
+
+TEST_F(ItemsTest, KeyValidation) {
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"sk", N("1")}}))), ErrorType::kValidation,
+               "One or more parameter values were invalid: Missing the key pk in the item");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", N("1")}, {"sk", N("1")}}))),
+               ErrorType::kValidation,
+               "One or more parameter values were invalid: Type mismatch for key pk expected: S "
+               "actual: N");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("")}, {"sk", N("1")}}))),
+               ErrorType::kValidation,
+               "One or more parameter values are not valid. The AttributeValue for a key "
+               "attribute cannot contain an empty string value. Key: pk");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S(std::string(2049, 'x'))}, {"sk", N("1")}}))),
+               ErrorType::kValidation, "Size of hashkey has exceeded the maximum size limit of2048 bytes");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"big", S(std::string(410000, 'x'))}}))),
+               ErrorType::kValidation, "Item size has exceeded the maximum allowed size");
+
+  GetItemRequest get;
+  get.table_name = "t";
+  get.key = MakeItem({{"pk", S("a")}});
+  EXPECT_ERROR(db_->GetItem(get), ErrorType::kValidation,
+               "The provided key element does not match the schema");
+  get.key = MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"extra", S("x")}});
+  EXPECT_ERROR(db_->GetItem(get), ErrorType::kValidation,
+               "The provided key element does not match the schema");
+  get.key = MakeItem({{"pk", S("a")}, {"sk", S("1")}});
+  EXPECT_ERROR(db_->GetItem(get), ErrorType::kValidation,
+               "The provided key element does not match the schema");
+  get.table_name = "missing";
+  get.key = MakeItem({{"pk", S("a")}, {"sk", N("1")}});
+  EXPECT_ERROR(db_->GetItem(get), ErrorType::kResourceNotFound, "Requested resource not found");
+}
+
+TEST_F(ItemsTest, ValueValidation) {
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"s", AttributeValue::SS({})}}))),
+               ErrorType::kValidation, "may not be empty");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"s", AttributeValue::SS({"a", "a"})}}))),
+               ErrorType::kValidation, "contains duplicates");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"n", N("1" + std::string(38, '1'))}}))),
+               ErrorType::kValidation, "Attempting to store more than 38 significant digits in a Number");
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("abc")}}))),
+               ErrorType::kValidation, "The parameter cannot be converted to a numeric value");
+  AttributeValue deep = S("leaf");
+  for (int i = 0; i < 33; ++i) deep = AttributeValue::L({deep});
+  EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"d", deep}}))),
+               ErrorType::kValidation, "Nesting Levels have exceeded supported limits");
+  // Nothing was written by any of the rejected requests.
+  auto d = db_->DescribeTable({"t"});
+  EXPECT_EQ(d->table.item_count, 0);
+}
+
+TEST_F(ItemsTest, ConditionalPutAndReturnValues) {
+  PutItemRequest req = PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"v", N("1")}}));
+  req.condition_expression = "attribute_not_exists(pk)";
+  ASSERT_OK(db_->PutItem(req));
+  req.item["v"] = N("2");
+  req.return_values_on_condition_check_failure_all_old = true;
+  auto failed = db_->PutItem(req);
+  EXPECT_EQ(failed.status().type(), ErrorType::kConditionalCheckFailed);
+  EXPECT_EQ(failed.status().message(), "The conditional request failed");
+  ASSERT_TRUE(failed.status().item().has_value());
+  EXPECT_EQ(failed.status().item()->at("v"), N("1"));
+
+  PutItemRequest overwrite = PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"v", N("3")}}));
+  overwrite.return_values = ReturnValue::kAllOld;
+  auto r = db_->PutItem(overwrite);
+  ASSERT_OK(r);
+  ASSERT_TRUE(r->attributes.has_value());
+  EXPECT_EQ(r->attributes->at("v"), N("1"));
+
+  overwrite.return_values = ReturnValue::kAllNew;
+  EXPECT_ERROR(db_->PutItem(overwrite), ErrorType::kValidation, "Return values set to invalid value");
+
+  DeleteItemRequest del;
+  del.table_name = "t";
+  del.key = MakeItem({{"pk", S("a")}, {"sk", N("1")}});
+  del.condition_expression = "v = :v";
+  del.expression_attribute_values[":v"] = N("99");
+  del.has_expression_attribute_values = true;
+  EXPECT_ERROR(db_->DeleteItem(del), ErrorType::kConditionalCheckFailed, "conditional request failed");
+  del.expression_attribute_values[":v"] = N("3");
+  del.return_values = ReturnValue::kAllOld;
+  auto deleted = db_->DeleteItem(del);
+  ASSERT_OK(deleted);
+  EXPECT_EQ(deleted->attributes->at("v"), N("3"));
+  EXPECT_FALSE(Get("t", MakeItem({{"pk", S("a")}, {"sk", N("1")}})).has_value());
+}
+
+TEST_F(ItemsTest, UpdateItemCreatesAndReturnsValues) {
+  UpdateItemRequest req;
+  req.table_name = "t";
+  req.key = MakeItem({{"pk", S("u")}, {"sk", N("1")}});
+  req.update_expression = "SET a = :a, c = :c ADD n :one";
+  req.expression_attribute_values = MakeItem({{":a", S("x")}, {":c", N("0.1")}, {":one", N("1")}});
+  req.has_expression_attribute_values = true;
+  req.return_values = ReturnValue::kAllNew;
+  auto r = db_->UpdateItem(req);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->attributes->at("n"), N("1"));
+  EXPECT_EQ(r->attributes->at("pk"), S("u"));
+
+  req.update_expression = "SET c = c + :c ADD n :one";
+  req.expression_attribute_values = MakeItem({{":c", N("0.2")}, {":one", N("1")}});
+  req.return_values = ReturnValue::kUpdatedNew;
+  r = db_->UpdateItem(req);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->attributes->size(), 2u);
+  EXPECT_EQ(r->attributes->at("c"), N("0.3"));  // exact decimal arithmetic
+  EXPECT_EQ(r->attributes->at("n"), N("2"));
+
+  req.return_values = ReturnValue::kUpdatedOld;
+  r = db_->UpdateItem(req);
+  ASSERT_OK(r);
+  EXPECT_EQ(r->attributes->at("c"), N("0.3"));
+
+  req.update_expression = "SET pk = :a";
+  req.expression_attribute_values = MakeItem({{":a", S("x")}});
+  EXPECT_ERROR(db_->UpdateItem(req), ErrorType::kValidation,
+               "Cannot update attribute pk. This attribute is part of the key");
+
+  req.update_expression = "SET a = :a";
+  req.expression_attribute_values = MakeItem({{":a", S("x")}, {":unused", S("y")}});
+  EXPECT_ERROR(db_->UpdateItem(req), ErrorType::kValidation,
+               "Value provided in ExpressionAttributeValues unused in expressions: keys: {:unused}");
+
+  req.expression_attribute_values = MakeItem({{":a", S("x")}});
+  req.attribute_updates["x"] = AttributeValueUpdate{S("y"), "PUT"};
+  req.has_attribute_updates = true;
+  EXPECT_ERROR(db_->UpdateItem(req), ErrorType::kValidation,
+               "Can not use both expression and non-expression parameters in the same request");
+}
+
+TEST_F(ItemsTest, ConcurrentConditionalIncrementsAreExact) {
+  Put("t", MakeItem({{"pk", S("counter")}, {"sk", N("0")}, {"n", N("0")}}));
+  constexpr int kThreads = 4, kPerThread = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kPerThread; ++i) {
+        UpdateItemRequest req;
+        req.table_name = "t";
+        req.key = MakeItem({{"pk", S("counter")}, {"sk", N("0")}});
+        req.update_expression = "SET n = n + :one";
+        req.condition_expression = "attribute_exists(n)";
+        req.expression_attribute_values = MakeItem({{":one", N("1")}});
+        req.has_expression_attribute_values = true;
+        ASSERT_TRUE(db_->UpdateItem(req).ok());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  auto got = Get("t", MakeItem({{"pk", S("counter")}, {"sk", N("0")}}));
+  EXPECT_EQ(got->at("n"), N(std::to_string(kThreads * kPerThread)));
+}
+
+}  // namespace
+}  // namespace dynarock::testing

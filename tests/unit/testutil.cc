@@ -1,0 +1,49 @@
+#include "tests/unit/testutil.h"
+
+namespace dynarock::testing {
+
+Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>> attrs) {
+  return Item(attrs.begin(), attrs.end());
+}
+
+void DBTest::SetUp() {
+  Options options;
+  options.in_memory = true;
+  auto db = DB::Open(options, "");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  db_ = std::move(*db);
+}
+
+void DBTest::CreateTable(const std::string& name, const std::string& hash, AttrType hash_type,
+                         const std::string& range, AttrType range_type) {
+  CreateTableRequest req;
+  req.table_name = name;
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions.push_back({hash, hash_type});
+  req.key_schema.push_back({hash, KeyType::kHash});
+  if (!range.empty()) {
+    req.attribute_definitions.push_back({range, range_type});
+    req.key_schema.push_back({range, KeyType::kRange});
+  }
+  auto r = db_->CreateTable(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+}
+
+void DBTest::Put(const std::string& table, Item item) {
+  PutItemRequest req;
+  req.table_name = table;
+  req.item = std::move(item);
+  auto r = db_->PutItem(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+}
+
+std::optional<Item> DBTest::Get(const std::string& table, Item key) {
+  GetItemRequest req;
+  req.table_name = table;
+  req.key = std::move(key);
+  auto r = db_->GetItem(req);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? r->item : std::nullopt;
+}
+
+}  // namespace dynarock::testing

@@ -1,0 +1,55 @@
+// File: tests/unit/testutil.h
+//
+// Shared helpers for the GoogleTest suites: short constructors for attribute
+// values and items, status assertions, and a fixture that opens a fresh
+// in-memory DB.
+
+#ifndef DYNAROCK_TESTS_UNIT_TESTUTIL_H_
+#define DYNAROCK_TESTS_UNIT_TESTUTIL_H_
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "dynarock/db.h"
+
+namespace dynarock::testing {
+
+inline AttributeValue S(std::string s) { return AttributeValue::S(std::move(s)); }
+inline AttributeValue N(std::string n) { return AttributeValue::N(std::move(n)); }
+inline AttributeValue B(std::string b) { return AttributeValue::B(std::move(b)); }
+Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>> attrs);
+
+#define ASSERT_OK(expr)                                      \
+  do {                                                       \
+    auto dr_s_ = (expr);                                     \
+    ASSERT_TRUE(dr_s_.ok()) << dr_s_.status().ToString();    \
+  } while (0)
+#define EXPECT_ERROR(expr, error_type, substring)                               \
+  do {                                                                          \
+    auto dr_s_ = (expr).status();                                               \
+    EXPECT_EQ(dr_s_.type(), error_type) << dr_s_.ToString();                    \
+    EXPECT_NE(dr_s_.message().find(substring), std::string::npos)               \
+        << "message: " << dr_s_.message() << "\nexpected to contain: " << substring; \
+  } while (0)
+
+// A fresh in-memory DB per test, with helpers to create the usual tables.
+class DBTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  // A PAY_PER_REQUEST table with hash key `hash` (type `hash_type`) and, when
+  // `range` is non-empty, range key `range` (type `range_type`).
+  void CreateTable(const std::string& name, const std::string& hash, AttrType hash_type,
+                   const std::string& range = "", AttrType range_type = AttrType::kS);
+  void Put(const std::string& table, Item item);
+  std::optional<Item> Get(const std::string& table, Item key);
+
+  std::unique_ptr<DB> db_;
+};
+
+}  // namespace dynarock::testing
+
+#endif  // DYNAROCK_TESTS_UNIT_TESTUTIL_H_

@@ -1,0 +1,587 @@
+// File: tools/server/http_server.cc
+//
+// One Session per connection, all of its work on one strand: read a request
+// header (Beast's parser, body limit enforced from Content-Length before any of
+// the body is read), read the body, run the handler synchronously, write the
+// response (a hand-built header and the body in one gather write), repeat.
+// Pipelined requests wait in the flat_buffer and are served in order.
+
+#include "tools/server/http_server.h"
+
+#include <time.h>
+#include <zlib.h>
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+namespace dynarock::server {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
+constexpr std::string_view kJson10 = "application/x-amz-json-1.0";
+constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kNotFoundBody = "<UnknownOperationException/>\n";
+constexpr size_t kHeaderLimit = 64 * 1024;
+
+std::string_view Reason(int status) {
+  switch (status) {
+    case 100: return "Continue";
+    case 200: return "OK";
+    case 400: return "Bad Request";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 413: return "Request Entity Too Large";
+    case 500: return "Internal Server Error";
+    case 503: return "Service Unavailable";
+    default: return status < 400 ? "OK" : (status < 500 ? "Bad Request" : "Internal Server Error");
+  }
+}
+
+// ---- x-amzn-RequestId: 52 characters of [0-9A-Z], unique per process ----
+
+uint64_t Mix(uint64_t z) {  // splitmix64's finalizer: a bijection on 64 bits
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+struct RequestIdSource {
+  std::atomic<uint64_t> counter{0};
+  uint64_t key1, key2;
+  RequestIdSource() {
+    std::random_device rd;
+    key1 = (uint64_t{rd()} << 32) ^ rd() ^
+           static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    key2 = (uint64_t{rd()} << 32) ^ rd();
+  }
+};
+
+RequestIdSource& IdSource() {
+  static RequestIdSource source;
+  return source;
+}
+
+// Appends a fresh id. The first 13 characters encode a bijection of a process-wide
+// counter, so no two ids of one process are equal; the rest is keyed noise.
+void AppendRequestId(std::string* out) {
+  static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
+  RequestIdSource& src = IdSource();
+  const uint64_t n = src.counter.fetch_add(1, std::memory_order_relaxed);
+  uint64_t words[4] = {Mix(n ^ src.key1), Mix(n + src.key2), Mix(n * 3 + src.key1 + src.key2),
+                       Mix(~n ^ src.key2)};
+  char buf[52];
+  int pos = 0;
+  for (uint64_t w : words) {
+    for (int i = 0; i < 13 && pos < 52; ++i) {
+      buf[pos++] = kAlphabet[w & 31];
+      w >>= 5;
+    }
+  }
+  out->append(buf, 52);
+}
+
+// "Date: ..." value, formatted once per second per thread.
+std::string_view HttpDateNow() {
+  thread_local time_t cached_sec = 0;
+  thread_local char cached[64];
+  thread_local size_t cached_len = 0;
+  time_t now = time(nullptr);
+  if (now != cached_sec) {
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    cached_len = strftime(cached, sizeof(cached), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    cached_sec = now;
+  }
+  return std::string_view(cached, cached_len);
+}
+
+void AppendNumber(std::string* out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  out->append(buf, r.ptr);
+}
+
+bool IEqualsAscii(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+std::string_view SV(beast::string_view s) { return std::string_view(s.data(), s.size()); }
+
+// The media type of a Content-Type value, without parameters and spaces.
+std::string_view MediaType(std::string_view ct) {
+  size_t semi = ct.find(';');
+  ct = ct.substr(0, semi);
+  while (!ct.empty() && (ct.front() == ' ' || ct.front() == '\t')) ct.remove_prefix(1);
+  while (!ct.empty() && (ct.back() == ' ' || ct.back() == '\t')) ct.remove_suffix(1);
+  return ct;
+}
+
+}  // namespace
+
+class Session;
+
+struct HttpServer::Impl {
+  Impl(Options o, RequestHandler h)
+      : opts(std::move(o)),
+        handler(std::move(h)),
+        verifier(opts.auth),
+        thread_count(opts.threads > 0
+                         ? opts.threads
+                         : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
+        ioc(thread_count),
+        accept_strand(net::make_strand(ioc)),
+        acceptor(accept_strand),
+        retry_timer(accept_strand) {
+    health_body = "healthy: dynamodb." + opts.region + ".amazonaws.com ";
+  }
+
+  void DoAccept();
+  void OnAccept(beast::error_code ec, tcp::socket socket);
+  void Register(const std::shared_ptr<Session>& s);
+  void Unregister(std::list<std::weak_ptr<Session>>::iterator it);
+
+  // Declared before ioc: sessions destroyed with the io_context unregister here.
+  std::mutex mu;
+  std::condition_variable sessions_done;
+  std::list<std::weak_ptr<Session>> sessions;
+
+  Options opts;
+  RequestHandler handler;
+  SigV4Verifier verifier;
+  std::string health_body;
+  int thread_count;
+  std::atomic<bool> stopping{false};
+  bool started = false;
+  bool stopped = false;
+  uint16_t port = 0;
+
+  net::io_context ioc;
+  net::strand<net::io_context::executor_type> accept_strand;
+  tcp::acceptor acceptor;
+  net::steady_timer retry_timer;
+  std::vector<std::thread> threads;
+};
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, HttpServer::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
+    out_head_.reserve(512);
+  }
+  ~Session() {
+    if (registered_) srv_->Unregister(reg_);
+  }
+
+  void SetRegistration(std::list<std::weak_ptr<Session>>::iterator it) {
+    reg_ = it;
+    registered_ = true;
+  }
+
+  void Start() {
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+  }
+
+  // From Stop(): close now when idle, else after the response being produced.
+  void RequestStop() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->stop_requested_ = true;
+      if (self->idle_) self->stream_.cancel();
+    });
+  }
+
+ private:
+  using Parser = http::request_parser<http::string_body>;
+
+  bool ShouldStop() const {
+    return stop_requested_ || srv_->stopping.load(std::memory_order_relaxed);
+  }
+
+  void DoRead() {
+    if (ShouldStop()) return Close();
+    idle_ = true;
+    parser_.emplace();
+    parser_->body_limit(srv_->opts.max_body_bytes);
+    parser_->header_limit(kHeaderLimit);
+    stream_.expires_after(std::chrono::seconds(srv_->opts.idle_timeout_seconds));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, std::size_t) {
+    idle_ = false;
+    if (ec == http::error::body_limit) return RefuseTooLarge();
+    if (ec) return Close();  // end of stream, timeout, Stop(), malformed request
+    if (parser_->is_done()) return HandleRequest();
+    auto& req = parser_->get();
+    auto expect = req.find(http::field::expect);
+    if (expect != req.end() && IEqualsAscii(SV(expect->value()), "100-continue")) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
+      net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                         if (ec) return self->Close();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
+  }
+
+  void OnBody(beast::error_code ec, std::size_t) {
+    if (ec == http::error::body_limit) return RefuseTooLarge();
+    if (ec) return Close();
+    HandleRequest();
+  }
+
+  void HandleRequest() {
+    auto& req = parser_->get();
+    const bool keep_alive = req.keep_alive();
+    http10_keep_alive_ = keep_alive && req.version() == 10;
+    head_only_ = false;
+    switch (req.method()) {
+      case http::verb::post:
+        break;
+      case http::verb::head:
+        head_only_ = true;
+        [[fallthrough]];
+      case http::verb::get:
+        return Respond(200, kJson10, srv_->health_body, !keep_alive);
+      default:
+        return Respond(404, kJson10, std::string(kNotFoundBody), !keep_alive);
+    }
+
+    // Reply in the dialect asked for.
+    std::string_view content_type = kJson10;
+    auto ct = req.find(http::field::content_type);
+    if (ct != req.end()) {
+      std::string_view media = MediaType(SV(ct->value()));
+      if (IEqualsAscii(media, kJson11)) {
+        content_type = kJson11;
+      } else if (IEqualsAscii(media, kJson)) {
+        content_type = kJson;
+      }
+    }
+
+    api::ApiReply reply;
+    auto target = req.find("X-Amz-Target");
+    std::string_view op;
+    if (target != req.end()) {
+      std::string_view t = SV(target->value());
+      if (t.substr(0, kTargetPrefix.size()) == kTargetPrefix) op = t.substr(kTargetPrefix.size());
+    }
+    if (op.empty()) {
+      reply = api::Handler::ErrorReply(Status(ErrorType::kUnknownOperation, ""));
+      return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+    }
+
+    const std::string& body = req.body();
+    if (srv_->verifier.enabled()) {
+      SigV4Request sreq;
+      sreq.method = SV(req.method_string());
+      sreq.target = SV(req.target());
+      sreq.headers.reserve(16);
+      for (const auto& f : req) sreq.headers.emplace_back(SV(f.name_string()), SV(f.value()));
+      Status s = srv_->verifier.Verify(sreq, body);
+      if (!s.ok()) {
+        reply = api::Handler::ErrorReply(s);
+        return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+      }
+    }
+
+    try {
+      reply = srv_->handler(op, body);
+    } catch (const std::exception& e) {
+      reply = api::Handler::ErrorReply(InternalError(std::string("internal error: ") + e.what()));
+    } catch (...) {
+      reply = api::Handler::ErrorReply(InternalError("internal error"));
+    }
+    Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+  }
+
+  void RefuseTooLarge() {
+    idle_ = false;
+    std::string msg = "Request body is larger than the maximum of ";
+    AppendNumber(&msg, srv_->opts.max_body_bytes);
+    msg += " bytes";
+    api::ApiReply reply = api::Handler::ErrorReply(Status(ErrorType::kValidation, std::move(msg)));
+    http10_keep_alive_ = false;
+    head_only_ = false;
+    drain_after_write_ = true;
+    Respond(413, kJson10, std::move(reply.body), /*close=*/true);
+  }
+
+  void Respond(int status, std::string_view content_type, std::string body, bool close) {
+    close = close || ShouldStop();
+    close_after_write_ = close;
+    out_body_ = std::move(body);
+
+    std::string& h = out_head_;
+    h.clear();
+    h.append("HTTP/1.1 ");
+    AppendNumber(&h, static_cast<uint64_t>(status));
+    h.push_back(' ');
+    h.append(Reason(status));
+    h.append("\r\nServer: Dynarock\r\nDate: ");
+    h.append(HttpDateNow());
+    h.append("\r\nx-amzn-RequestId: ");
+    AppendRequestId(&h);
+    h.append("\r\nx-amz-crc32: ");
+    AppendNumber(&h, crc32_z(crc32_z(0L, Z_NULL, 0),
+                             reinterpret_cast<const Bytef*>(out_body_.data()), out_body_.size()));
+    h.append("\r\nContent-Type: ");
+    h.append(content_type);
+    h.append("\r\nContent-Length: ");
+    AppendNumber(&h, out_body_.size());
+    if (close) {
+      h.append("\r\nConnection: close");
+    } else if (http10_keep_alive_) {
+      h.append("\r\nConnection: keep-alive");
+    }
+    h.append("\r\n\r\n");
+
+    stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
+    std::array<net::const_buffer, 2> buffers = {
+        net::buffer(out_head_),
+        head_only_ ? net::const_buffer() : net::buffer(out_body_)};
+    net::async_write(stream_, buffers,
+                     beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, std::size_t) {
+    if (ec) return Close();
+    if (drain_after_write_) return StartDrain();
+    if (close_after_write_ || ShouldStop()) return Close();
+    DoRead();
+  }
+
+  // After refusing an oversized body: stop sending, then read and discard what
+  // the client still uploads (bounded in bytes and time), so that it gets to read
+  // the 413 instead of a connection reset.
+  void StartDrain() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    drain_left_ = std::max<size_t>(srv_->opts.max_body_bytes, size_t{16} << 20) * 2;
+    stream_.expires_after(std::chrono::seconds(10));
+    buffer_.consume(buffer_.size());
+    DoDrain();
+  }
+
+  void DoDrain() {
+    stream_.async_read_some(buffer_.prepare(64 * 1024),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              if (ec || n >= self->drain_left_) return self->Close();
+                              self->drain_left_ -= n;
+                              self->DoDrain();
+                            });
+  }
+
+  void Close() {
+    beast::error_code ignored;
+    if (stream_.socket().is_open()) {
+      stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+      stream_.close();
+    }
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<Parser> parser_;
+  std::string out_head_;
+  std::string out_body_;
+  HttpServer::Impl* srv_;
+  std::list<std::weak_ptr<Session>>::iterator reg_;
+  size_t drain_left_ = 0;
+  bool registered_ = false;
+  bool idle_ = false;  // waiting for the next request's header
+  bool stop_requested_ = false;
+  bool close_after_write_ = false;
+  bool drain_after_write_ = false;
+  bool http10_keep_alive_ = false;
+  bool head_only_ = false;
+};
+
+// ---- Impl -------------------------------------------------------------------------
+
+void HttpServer::Impl::DoAccept() {
+  acceptor.async_accept(net::make_strand(ioc),
+                        beast::bind_front_handler(&Impl::OnAccept, this));
+}
+
+void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
+  if (stopping.load() || !acceptor.is_open()) return;
+  if (ec) {
+    if (ec == net::error::operation_aborted) return;
+    // E.g. out of file descriptors: back off instead of spinning.
+    retry_timer.expires_after(std::chrono::milliseconds(50));
+    retry_timer.async_wait([this](beast::error_code ec) {
+      if (!ec && !stopping.load()) DoAccept();
+    });
+    return;
+  }
+  beast::error_code ignored;
+  socket.set_option(tcp::no_delay(true), ignored);
+  auto session = std::make_shared<Session>(std::move(socket), this);
+  Register(session);
+  session->Start();
+  DoAccept();
+}
+
+void HttpServer::Impl::Register(const std::shared_ptr<Session>& s) {
+  std::lock_guard<std::mutex> lock(mu);
+  sessions.push_front(s);
+  s->SetRegistration(sessions.begin());
+}
+
+void HttpServer::Impl::Unregister(std::list<std::weak_ptr<Session>>::iterator it) {
+  std::lock_guard<std::mutex> lock(mu);
+  sessions.erase(it);
+  if (sessions.empty()) sessions_done.notify_all();
+}
+
+// ---- HttpServer ----------------------------------------------------------------------
+
+HttpServer::HttpServer(Options options, RequestHandler handler)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+
+HttpServer::HttpServer(Options options, api::Handler* handler)
+    : HttpServer(std::move(options), [handler](std::string_view op, std::string_view body) {
+        return handler->Handle(op, body);
+      }) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+uint16_t HttpServer::port() const { return impl_->port; }
+
+const HttpServer::Options& HttpServer::options() const { return impl_->opts; }
+
+Status HttpServer::Start(uint16_t* bound_port) {
+  Impl& m = *impl_;
+  if (m.started) return InternalError("HttpServer::Start called twice");
+  beast::error_code ec;
+  net::ip::address address = net::ip::make_address(m.opts.host, ec);
+  if (ec) {
+    tcp::resolver resolver(m.ioc);
+    auto results = resolver.resolve(m.opts.host, "", ec);
+    if (ec || results.empty()) {
+      return InternalError("cannot resolve host '" + m.opts.host + "': " + ec.message());
+    }
+    address = results.begin()->endpoint().address();
+  }
+  tcp::endpoint endpoint(address, m.opts.port);
+  auto fail = [&](const char* what) {
+    beast::error_code ignored;
+    m.acceptor.close(ignored);
+    return InternalError(std::string("cannot listen on ") + m.opts.host + ":" +
+                         std::to_string(m.opts.port) + ": " + what + ": " + ec.message());
+  };
+  m.acceptor.open(endpoint.protocol(), ec);
+  if (ec) return fail("open");
+  m.acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (ec) return fail("setsockopt");
+  m.acceptor.bind(endpoint, ec);
+  if (ec) return fail("bind");
+  m.acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) return fail("listen");
+  m.port = m.acceptor.local_endpoint(ec).port();
+  if (bound_port) *bound_port = m.port;
+
+  m.started = true;
+  m.DoAccept();
+  m.threads.reserve(m.thread_count);
+  for (int i = 0; i < m.thread_count; ++i) {
+    m.threads.emplace_back([&m] {
+      for (;;) {
+        try {
+          m.ioc.run();
+          return;
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "dynarock: io thread: %s\n", e.what());
+        } catch (...) {
+          std::fprintf(stderr, "dynarock: io thread: unknown exception\n");
+        }
+      }
+    });
+  }
+  return Status();
+}
+
+void HttpServer::Stop() {
+  Impl& m = *impl_;
+  if (!m.started || m.stopped) return;
+  m.stopped = true;
+  m.stopping.store(true);
+  net::post(m.accept_strand, [&m] {
+    beast::error_code ignored;
+    m.acceptor.close(ignored);
+    m.retry_timer.cancel();
+  });
+
+  std::vector<std::shared_ptr<Session>> live;
+  {
+    std::lock_guard<std::mutex> lock(m.mu);
+    for (auto& w : m.sessions) {
+      if (auto s = w.lock()) live.push_back(std::move(s));
+    }
+  }
+  for (auto& s : live) s->RequestStop();
+  live.clear();  // outside the lock: a last reference runs ~Session, which locks mu
+
+  {
+    std::unique_lock<std::mutex> lock(m.mu);
+    m.sessions_done.wait_for(lock, std::chrono::seconds(m.opts.stop_grace_seconds),
+                             [&m] { return m.sessions.empty(); });
+  }
+  m.ioc.stop();
+  for (auto& t : m.threads) {
+    if (t.joinable()) t.join();
+  }
+  m.threads.clear();
+}
+
+}  // namespace dynarock::server

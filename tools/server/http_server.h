@@ -1,0 +1,109 @@
+// File: tools/server/http_server.h
+//
+// The HTTP/1.1 endpoint of `dynarock serve`: DynamoDB's JSON protocol over
+// asynchronous keep-alive connections (Boost.Beast on Asio; none of it leaks into
+// this header).
+//
+//   POST /  X-Amz-Target: DynamoDB_20120810.<Operation>   -> handler(op, body)
+//   GET  /                                                 -> 200 "healthy: ..."
+//
+// Every response carries x-amzn-RequestId (fresh, 52 chars of [0-9A-Z]),
+// x-amz-crc32 (zlib CRC32 of the body, decimal; botocore checks it),
+// Content-Type and Content-Length. What DynamoDB does, the server does too:
+//   - no X-Amz-Target, or one not starting with "DynamoDB_20120810."
+//       -> 400 com.amazon.coral.service#UnknownOperationException
+//       (an unknown operation name is the handler's to refuse);
+//   - with auth required, SigV4 errors (MissingAuthenticationToken,
+//     UnrecognizedClient, InvalidSignature, IncompleteSignature), checked after
+//     the target and before the handler;
+//   - a body over max_body_bytes -> 413 with a ValidationException body, and the
+//     connection is closed (the rest of the upload is drained first so the client
+//     reads the reply);
+//   - other methods -> 404 "<UnknownOperationException/>";
+//   - malformed HTTP -> the connection is closed.
+// The handler runs on the io thread that read the request, concurrently on
+// several threads: it must be thread-safe (api::Handler is).
+//
+//   HttpServer server(options, [&](std::string_view op, std::string_view body) {
+//     return handler.Handle(op, body);
+//   });
+//   uint16_t port;
+//   Status s = server.Start(&port);
+//   ...
+//   server.Stop();  // stop accepting, finish in-flight requests, close idle connections
+
+#ifndef DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
+#define DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "dynarock/status.h"
+#include "engine/api/handler.h"
+#include "tools/server/sigv4.h"
+
+namespace dynarock::server {
+
+struct HttpServerOptions {
+  // Address to listen on: an IPv4/IPv6 literal or a resolvable name.
+  std::string host = "127.0.0.1";
+  // 0 picks a free port (read it back from Start() or port()).
+  uint16_t port = 0;
+  // io threads; 0 = one per core.
+  int threads = 0;
+  // Largest request body accepted (DynamoDB's limit is 16 MiB).
+  size_t max_body_bytes = size_t{16} << 20;
+  // SigV4 verification; no keys = accept any credentials (as DynamoDB Local).
+  AuthConfig auth;
+  // Named in the health reply: "healthy: dynamodb.<region>.amazonaws.com ".
+  std::string region = "us-east-1";
+  // An idle keep-alive connection is closed after this long.
+  int idle_timeout_seconds = 120;
+  // A request body (or a response write) must progress within this long.
+  int io_timeout_seconds = 60;
+  // How long Stop() waits for in-flight requests before cutting connections.
+  int stop_grace_seconds = 10;
+};
+
+// Serves one DynamoDB operation: (operation after "DynamoDB_20120810.", JSON body).
+using RequestHandler =
+    std::function<api::ApiReply(std::string_view operation, std::string_view body)>;
+
+class HttpServer {
+ public:
+  using Options = HttpServerOptions;
+
+  HttpServer(Options options, RequestHandler handler);
+  // Serves through `handler` (not owned; must outlive the server).
+  HttpServer(Options options, api::Handler* handler);
+  ~HttpServer();  // Stop()s
+
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds, listens and starts the io threads. Returns an error when the address
+  // cannot be resolved or bound (e.g. the port is in use). On success the bound
+  // port is stored in *bound_port when given, and in port().
+  Status Start(uint16_t* bound_port = nullptr);
+
+  // Graceful shutdown: stops accepting, lets requests being read, handled or
+  // written finish (up to stop_grace_seconds), closes idle connections, joins the
+  // io threads. Idempotent. Must not be called from the handler.
+  void Stop();
+
+  uint16_t port() const;
+  const Options& options() const;
+
+  struct Impl;  // implementation detail (http_server.cc)
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dynarock::server
+
+#endif  // DYNAROCK_TOOLS_SERVER_HTTP_SERVER_H_
