@@ -116,6 +116,7 @@ inline bool GetVarint64(std::string_view* in, uint64_t* v) {
     if (i == kMaxVarint64Bytes - 1 && byte > 1) return false;  // > 64 bits
     result |= (byte & 127) << shift;
     if (byte < 128) {
+      if (byte == 0 && i > 0) return false;  // overlong: every value has one encoding
       *v = result;
       in->remove_prefix(i + 1);
       return true;

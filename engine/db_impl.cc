@@ -86,7 +86,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   if (options.in_memory) {
     impl->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = impl->mem_env_.get();
-    if (dir.empty()) dir = "/dynarock-in-memory";
+    dir = "/dynarock-in-memory";  // the path is ignored in memory
   }
 
   rocksdb::BlockBasedTableOptions table_options;
@@ -118,7 +118,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
         !TableInfoFromItem(item, &info)) {
       return InternalError("Corrupt catalog entry " + it->key().ToString());
     }
-    impl->tables_[info.name] = std::make_shared<TableInfo>(std::move(info));
+    std::string name = info.name;
+    impl->tables_[name] = std::make_shared<TableInfo>(std::move(info));
   }
   std::string next;
   s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kNextIdKey, &next);

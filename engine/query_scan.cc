@@ -58,29 +58,31 @@ struct SelectChoice {
 };
 
 StatusOr<SelectChoice> ChooseSelect(const std::optional<Select>& select, bool has_projection,
-                                    const TableInfo& table, const IndexInfo* index,
-                                    std::string_view verb) {
+                                    bool legacy_projection, const IndexInfo* index) {
   SelectChoice choice;
   Select s = select.value_or(has_projection ? Select::kSpecificAttributes
                                             : (index ? Select::kAllProjectedAttributes
                                                      : Select::kAllAttributes));
+  // Messages as captured from DynamoDB: "only the Count" for COUNT, and "Querying"
+  // even on a Scan.
   if (has_projection && s != Select::kSpecificAttributes) {
     return ValidationError(
-        std::string("One or more parameter values were invalid: Cannot specify the "
-                    "ProjectionExpression or AttributesToGet when choosing to get ") +
-        (s == Select::kCount ? "COUNT"
+        std::string("1 validation error detected: Cannot specify the ") +
+        (legacy_projection ? "AttributesToGet" : "ProjectionExpression") +
+        " when choosing to get " +
+        (s == Select::kCount ? "only the Count"
                              : s == Select::kAllAttributes ? "ALL_ATTRIBUTES"
                                                            : "ALL_PROJECTED_ATTRIBUTES"));
   }
   if (s == Select::kSpecificAttributes && !has_projection) {
     return ValidationError(
-        "One or more parameter values were invalid: Must specify the ProjectionExpression or "
-        "AttributesToGet when choosing to get SPECIFIC_ATTRIBUTES");
+        "1 validation error detected: Must specify the ProjectionExpression or AttributesToGet "
+        "when choosing to get SPECIFIC_ATTRIBUTES");
   }
   if (s == Select::kAllProjectedAttributes && !index) {
-    return ValidationError("One or more parameter values were invalid: Select type "
-                           "ALL_PROJECTED_ATTRIBUTES is supported only when " +
-                           std::string(verb) + " using an IndexName");
+    return ValidationError(
+        "1 validation error detected: ALL_PROJECTED_ATTRIBUTES can be used only when Querying "
+        "using an IndexName");
   }
   if (s == Select::kAllAttributes && index && index->global &&
       index->projection.projection_type.value_or(ProjectionType::kAll) != ProjectionType::kAll) {
@@ -257,7 +259,7 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
-                                                        *table, index, "Querying"));
+                                                        req.has_attributes_to_get, index));
 
   // Match the key terms to the key schema of what is queried.
   const KeyDef& key = index ? index->key : table->key;
@@ -469,7 +471,7 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
-                                                        *table, index, "Scanning"));
+                                                        req.has_attributes_to_get, index));
 
   const uint32_t prefix_id = index ? index->id : table->id;
   if (req.total_segments) {

@@ -53,7 +53,6 @@ int ErrorHttpStatus(ErrorType type) {
   switch (type) {
     case ErrorType::kOk: return 200;
     case ErrorType::kInternalServerError: return 500;
-    case ErrorType::kMissingAuthenticationToken:
     case ErrorType::kAccessDenied:
       return 403;
     default: return 400;

@@ -84,6 +84,9 @@ struct UpdateAction {
 
 struct UpdatePlan {
   std::vector<UpdateAction> actions;  // in expression order
+  // Built from AttributeUpdates: ADD also appends lists, and type mismatches
+  // report "Type mismatch for attribute to update".
+  bool legacy = false;
 };
 
 // True if `word` is one of DynamoDB's reserved words (case-insensitive).

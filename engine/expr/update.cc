@@ -30,6 +30,7 @@ constexpr std::string_view kInvalidPath =
     "The document path provided in the update expression is invalid for update";
 constexpr std::string_view kIncorrectType =
     "An operand in the update expression has an incorrect data type";
+constexpr std::string_view kLegacyMismatch = "Type mismatch for attribute to update";
 constexpr std::string_view kMissingAttribute =
     "The provided expression refers to an attribute that does not exist in the item";
 
@@ -167,13 +168,22 @@ AttributeValue MakeSet(AttrType type, std::vector<std::string> elements) {
   }
 }
 
-Status ApplyAdd(const Parent& parent, const PathElement& last, const AttributeValue& operand) {
+Status ApplyAdd(const Parent& parent, const PathElement& last, const AttributeValue& operand,
+                bool legacy) {
   AttributeValue* existing = Child(parent, last);
   if (existing == nullptr) {
     Store(parent, last, operand);
     return Status::Ok();
   }
-  if (existing->type() != operand.type()) return ValidationError(std::string(kIncorrectType));
+  if (existing->type() != operand.type()) {
+    return ValidationError(std::string(legacy ? kLegacyMismatch : kIncorrectType));
+  }
+  if (operand.is(AttrType::kL)) {  // AttributeUpdates ADD appends to a list
+    std::vector<AttributeValue> joined = existing->list();
+    joined.insert(joined.end(), operand.list().begin(), operand.list().end());
+    *existing = AttributeValue::L(std::move(joined));
+    return Status::Ok();
+  }
   if (operand.is(AttrType::kN)) {
     DR_ASSIGN_OR_RETURN(std::string sum, AddNumbers(existing->scalar(), operand.scalar()));
     *existing = AttributeValue::N(std::move(sum));
@@ -187,10 +197,13 @@ Status ApplyAdd(const Parent& parent, const PathElement& last, const AttributeVa
   return Status::Ok();
 }
 
-Status ApplyDelete(const Parent& parent, const PathElement& last, const AttributeValue& operand) {
+Status ApplyDelete(const Parent& parent, const PathElement& last, const AttributeValue& operand,
+                   bool legacy) {
   AttributeValue* existing = Child(parent, last);
   if (existing == nullptr) return Status::Ok();
-  if (existing->type() != operand.type()) return ValidationError(std::string(kIncorrectType));
+  if (existing->type() != operand.type()) {
+    return ValidationError(std::string(legacy ? kLegacyMismatch : kIncorrectType));
+  }
   std::vector<std::string> rest;
   std::set_difference(existing->set().begin(), existing->set().end(), operand.set().begin(),
                       operand.set().end(), std::back_inserter(rest));
@@ -243,9 +256,9 @@ Status ApplyUpdate(const UpdatePlan& plan, Item* item) {
     Parent parent;
     if (!FindParent(item, action->path, &parent)) return ValidationError(std::string(kInvalidPath));
     if (action->kind == UpdateActionKind::kAdd) {
-      DR_RETURN_IF_ERROR(ApplyAdd(parent, action->path.back(), action->value.value));
+      DR_RETURN_IF_ERROR(ApplyAdd(parent, action->path.back(), action->value.value, plan.legacy));
     } else {
-      DR_RETURN_IF_ERROR(ApplyDelete(parent, action->path.back(), action->value.value));
+      DR_RETURN_IF_ERROR(ApplyDelete(parent, action->path.back(), action->value.value, plan.legacy));
     }
   }
   // 4. REMOVEs, highest list index first.

@@ -177,17 +177,30 @@ def using_external_endpoint():
 
 # ----------------------------------------------------------------- clients
 
-def _config():
+def _config(validate=True):
     from botocore.config import Config
     return Config(region_name=REGION, retries={"max_attempts": 1, "mode": "standard"},
-                  connect_timeout=5, read_timeout=60)
+                  connect_timeout=5, read_timeout=60, parameter_validation=validate)
 
 
-def client(url=None):
+def client(url=None, validate=True):
+    """boto3 DynamoDB client for the endpoint. validate=False turns off
+    botocore's client-side parameter validation so that requests which real
+    DynamoDB must reject (e.g. a 2-character table name) reach the server even
+    with botocore versions whose model has stricter length limits."""
     import boto3
     return boto3.client("dynamodb", endpoint_url=url or endpoint(), region_name=REGION,
                         aws_access_key_id="test", aws_secret_access_key="test",
-                        config=_config())
+                        config=_config(validate))
+
+
+def model_has(c, shape, member):
+    """Whether the installed botocore model of client ``c`` knows
+    ``shape.member`` (old botocore drops unknown request/response members)."""
+    try:
+        return member in c.meta.service_model.shape_for(shape).members
+    except Exception:
+        return False
 
 
 def resource(url=None):

@@ -6,6 +6,15 @@ DeleteItem/Query/Scan; developer guide "Condition expressions", "Update
 expressions", "Projection expressions", "Expression attribute names/values",
 "Reserved words", "Legacy conditional parameters").
 Run standalone: python3 tests/e2e/test_boto3_expressions.py
+
+Known moto 5.x deviations from the AWS docs (these tests fail on moto, on
+purpose): undefined #name/:value and N-vs-S '<' comparisons give HTTP 500;
+unused :values in ConditionExpression and values-without-expression are
+accepted; reserved-word message lacks the "Invalid ProjectionExpression: "
+prefix; FilterExpression on key attributes and overlapping projection paths
+accepted; legacy ConditionalOperator=OR ignored; AttributesToGet returns all
+attributes; legacy+expression mixes accepted for Expected/QueryFilter/
+ScanFilter; the two operand-type messages (ADD vs arithmetic) are swapped.
 """
 
 import decimal
@@ -40,6 +49,17 @@ def tearDownModule():
                 C.delete_table(TableName=t)
     finally:
         harness.stop()
+
+
+def _needs_rvoccf(fn):
+    """Skip when the installed botocore predates ReturnValuesOnConditionCheckFailure."""
+    def wrapper(self):
+        if not harness.model_has(C, "PutItemInput", "ReturnValuesOnConditionCheckFailure"):
+            self.skipTest("botocore too old for ReturnValuesOnConditionCheckFailure")
+        return fn(self)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
 
 
 def _uid():
@@ -96,6 +116,7 @@ class ConditionExpressionTest(Base):
                                           ConditionExpression="attribute_not_exists(pk)"))
         self.assertEqual(self.get(pk)["v"], N(1))
 
+    @_needs_rvoccf
     def test_put_condition_failure_returns_old_item(self):
         pk = self.put(v=N(1), s=S("x"))
         e = self.assertCCF(lambda: C.put_item(
@@ -104,6 +125,7 @@ class ConditionExpressionTest(Base):
             ReturnValuesOnConditionCheckFailure="ALL_OLD"))
         self.assertEqual(e.response.get("Item"), {"pk": S(pk), "v": N(1), "s": S("x")})
 
+    @_needs_rvoccf
     def test_condition_failure_without_return_has_no_item(self):
         pk = self.put(v=N(1))
         e = self.assertCCF(lambda: C.put_item(
@@ -111,6 +133,7 @@ class ConditionExpressionTest(Base):
             ReturnValuesOnConditionCheckFailure="NONE"))
         self.assertNotIn("Item", e.response)
 
+    @_needs_rvoccf
     def test_update_condition_failure_returns_old_item(self):
         pk = self.put(v=N(5))
         e = self.assertCCF(lambda: C.update_item(
@@ -121,6 +144,7 @@ class ConditionExpressionTest(Base):
         self.assertEqual(e.response.get("Item"), {"pk": S(pk), "v": N(5)})
         self.assertEqual(self.get(pk)["v"], N(5))
 
+    @_needs_rvoccf
     def test_delete_condition(self):
         pk = self.put(state=S("open"))
         e = self.assertCCF(lambda: C.delete_item(
@@ -135,6 +159,7 @@ class ConditionExpressionTest(Base):
                       ExpressionAttributeValues={":open": S("open")})
         self.assertIsNone(self.get(pk))
 
+    @_needs_rvoccf
     def test_condition_on_missing_item(self):
         # The condition is evaluated against an empty item.
         pk = _uid()

@@ -3,6 +3,13 @@
 Asserts real Amazon DynamoDB behaviour (API reference PutItem/GetItem/
 DeleteItem, developer guide "Supported data types", "Service quotas").
 Run standalone: python3 tests/e2e/test_boto3_items.py
+
+Known moto 5.x deviations from the AWS docs (these tests fail on moto, on
+purpose): numbers are stored verbatim (no normalisation, no 38-digit /
+overflow checks, "1" and "1.0" not duplicates); no set validation (empty BS,
+duplicates); empty key messages use old wording; GetItem/DeleteItem key
+mismatches say "Validation Exception" or pass; item size is over-counted (a
+409600-byte item is rejected); multi-typed AttributeValue accepted.
 """
 
 import decimal

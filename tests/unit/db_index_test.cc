@@ -12,7 +12,7 @@ class IndexTest : public DBTest {
   void SetUp() override {
     DBTest::SetUp();
     CreateTableRequest req;
-    req.table_name = "g";
+    req.table_name = "gtab";
     req.billing_mode = "PAY_PER_REQUEST";
     req.attribute_definitions = {{"PK", AttrType::kS}, {"SK", AttrType::kS}, {"gsi0", AttrType::kS},
                                  {"created", AttrType::kN}};
@@ -34,7 +34,7 @@ class IndexTest : public DBTest {
   QueryResponse QueryIndex(const std::string& index, const std::string& condition, Item values,
                            std::optional<Select> select = std::nullopt) {
     QueryRequest req;
-    req.table_name = "g";
+    req.table_name = "gtab";
     req.index_name = index;
     req.key_condition_expression = condition;
     req.expression_attribute_values = std::move(values);
@@ -47,10 +47,10 @@ class IndexTest : public DBTest {
 };
 
 TEST_F(IndexTest, InvertedIndexFollowsWrites) {
-  Put("g", MakeItem({{"PK", S("USER#Frodo")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("500-LEAD")},
+  Put("gtab", MakeItem({{"PK", S("USER#Frodo")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("500-LEAD")},
                      {"note", S("x")}}));
-  Put("g", MakeItem({{"PK", S("USER#Sam")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("300-MEMBER")}}));
-  Put("g", MakeItem({{"PK", S("USER#Merry")}, {"SK", S("FRIEND#Gandalf")}}));  // sparse: no gsi0
+  Put("gtab", MakeItem({{"PK", S("USER#Sam")}, {"SK", S("FRIEND#Gandalf")}, {"gsi0", S("300-MEMBER")}}));
+  Put("gtab", MakeItem({{"PK", S("USER#Merry")}, {"SK", S("FRIEND#Gandalf")}}));  // sparse: no gsi0
 
   auto r = QueryIndex("inverted", "SK = :s", MakeItem({{":s", S("FRIEND#Gandalf")}}));
   ASSERT_EQ(r.items.size(), 2u);
@@ -63,7 +63,7 @@ TEST_F(IndexTest, InvertedIndexFollowsWrites) {
 
   // Moving the ranking value moves the entry; deleting the item removes it.
   UpdateItemRequest up;
-  up.table_name = "g";
+  up.table_name = "gtab";
   up.key = MakeItem({{"PK", S("USER#Frodo")}, {"SK", S("FRIEND#Gandalf")}});
   up.update_expression = "SET gsi0 = :r";
   up.expression_attribute_values = MakeItem({{":r", S("100-GUEST")}});
@@ -73,39 +73,39 @@ TEST_F(IndexTest, InvertedIndexFollowsWrites) {
   ASSERT_EQ(r.items.size(), 2u);
   EXPECT_EQ(r.items[0].at("PK"), S("USER#Frodo"));
   DeleteItemRequest del;
-  del.table_name = "g";
+  del.table_name = "gtab";
   del.key = up.key;
   ASSERT_OK(db_->DeleteItem(del));
   r = QueryIndex("inverted", "SK = :s", MakeItem({{":s", S("FRIEND#Gandalf")}}));
   ASSERT_EQ(r.items.size(), 1u);
 
-  auto d = db_->DescribeTable({"g"});
+  auto d = db_->DescribeTable({"gtab"});
   ASSERT_OK(d);
   ASSERT_EQ(d->table.global_secondary_indexes.size(), 1u);
   EXPECT_EQ(d->table.global_secondary_indexes[0].item_count, 1);
   EXPECT_EQ(d->table.global_secondary_indexes[0].index_status, "ACTIVE");
   EXPECT_EQ(d->table.global_secondary_indexes[0].index_arn,
-            "arn:aws:dynamodb:us-east-1:000000000000:table/g/index/inverted");
+            "arn:aws:dynamodb:us-east-1:000000000000:table/gtab/index/inverted");
   EXPECT_EQ(d->table.item_count, 2);
 }
 
 TEST_F(IndexTest, WrongIndexKeyTypeIsRefused) {
   PutItemRequest put;
-  put.table_name = "g";
+  put.table_name = "gtab";
   put.item = MakeItem({{"PK", S("a")}, {"SK", S("b")}, {"gsi0", N("5")}});
   EXPECT_ERROR(db_->PutItem(put), ErrorType::kValidation,
                "One or more parameter values were invalid: Type mismatch for Index Key gsi0 "
                "Expected: S Actual: N IndexName: inverted");
-  EXPECT_FALSE(Get("g", MakeItem({{"PK", S("a")}, {"SK", S("b")}})).has_value());
+  EXPECT_FALSE(Get("gtab", MakeItem({{"PK", S("a")}, {"SK", S("b")}})).has_value());
 }
 
 TEST_F(IndexTest, LocalIndexPagingAndProjection) {
   for (int i = 0; i < 7; ++i) {
-    Put("g", MakeItem({{"PK", S("p")}, {"SK", S("s" + std::to_string(i))}, {"created", N(std::to_string(100 - i))},
+    Put("gtab", MakeItem({{"PK", S("p")}, {"SK", S("s" + std::to_string(i))}, {"created", N(std::to_string(100 - i))},
                        {"note", S("n")}, {"secret", S("z")}}));
   }
   QueryRequest req;
-  req.table_name = "g";
+  req.table_name = "gtab";
   req.index_name = "by_created";
   req.key_condition_expression = "PK = :p AND created > :c";
   req.expression_attribute_values = MakeItem({{":p", S("p")}, {":c", N("94")}});

@@ -13,11 +13,11 @@ class ItemsTest : public DBTest {
  protected:
   void SetUp() override {
     DBTest::SetUp();
-    CreateTable("t", "pk", AttrType::kS, "sk", AttrType::kN);
+    CreateTable("tab", "pk", AttrType::kS, "sk", AttrType::kN);
   }
   PutItemRequest PutReq(Item item) {
     PutItemRequest req;
-    req.table_name = "t";
+    req.table_name = "tab";
     req.item = std::move(item);
     return req;
   }
@@ -36,8 +36,8 @@ TEST_F(ItemsTest, RoundTripsAllTypesAndNormalisesNumbers) {
                         {"ss", AttributeValue::SS({"b", "a"})},
                         {"ns", AttributeValue::NS({"10", "1.0", "2E0"})},
                         {"bs", AttributeValue::BS({"x"})}});
-  Put("t", item);
-  auto got = Get("t", MakeItem({{"pk", S("a")}, {"sk", N("1.5")}}));
+  Put("tab", item);
+  auto got = Get("tab", MakeItem({{"pk", S("a")}, {"sk", N("1.5")}}));
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->at("sk"), N("1.5"));
   EXPECT_EQ(got->at("n"), N("100"));
@@ -66,7 +66,7 @@ TEST_F(ItemsTest, KeyValidation) {
                ErrorType::kValidation, "Item size has exceeded the maximum allowed size");
 
   GetItemRequest get;
-  get.table_name = "t";
+  get.table_name = "tab";
   get.key = MakeItem({{"pk", S("a")}});
   EXPECT_ERROR(db_->GetItem(get), ErrorType::kValidation,
                "The provided key element does not match the schema");
@@ -95,7 +95,7 @@ TEST_F(ItemsTest, ValueValidation) {
   EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"pk", S("a")}, {"sk", N("1")}, {"d", deep}}))),
                ErrorType::kValidation, "Nesting Levels have exceeded supported limits");
   // Nothing was written by any of the rejected requests.
-  auto d = db_->DescribeTable({"t"});
+  auto d = db_->DescribeTable({"tab"});
   EXPECT_EQ(d->table.item_count, 0);
 }
 
@@ -122,7 +122,7 @@ TEST_F(ItemsTest, ConditionalPutAndReturnValues) {
   EXPECT_ERROR(db_->PutItem(overwrite), ErrorType::kValidation, "Return values set to invalid value");
 
   DeleteItemRequest del;
-  del.table_name = "t";
+  del.table_name = "tab";
   del.key = MakeItem({{"pk", S("a")}, {"sk", N("1")}});
   del.condition_expression = "v = :v";
   del.expression_attribute_values[":v"] = N("99");
@@ -133,12 +133,12 @@ TEST_F(ItemsTest, ConditionalPutAndReturnValues) {
   auto deleted = db_->DeleteItem(del);
   ASSERT_OK(deleted);
   EXPECT_EQ(deleted->attributes->at("v"), N("3"));
-  EXPECT_FALSE(Get("t", MakeItem({{"pk", S("a")}, {"sk", N("1")}})).has_value());
+  EXPECT_FALSE(Get("tab", MakeItem({{"pk", S("a")}, {"sk", N("1")}})).has_value());
 }
 
 TEST_F(ItemsTest, UpdateItemCreatesAndReturnsValues) {
   UpdateItemRequest req;
-  req.table_name = "t";
+  req.table_name = "tab";
   req.key = MakeItem({{"pk", S("u")}, {"sk", N("1")}});
   req.update_expression = "SET a = :a, c = :c ADD n :one";
   req.expression_attribute_values = MakeItem({{":a", S("x")}, {":c", N("0.1")}, {":one", N("1")}});
@@ -181,14 +181,14 @@ TEST_F(ItemsTest, UpdateItemCreatesAndReturnsValues) {
 }
 
 TEST_F(ItemsTest, ConcurrentConditionalIncrementsAreExact) {
-  Put("t", MakeItem({{"pk", S("counter")}, {"sk", N("0")}, {"n", N("0")}}));
+  Put("tab", MakeItem({{"pk", S("counter")}, {"sk", N("0")}, {"n", N("0")}}));
   constexpr int kThreads = 4, kPerThread = 200;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&] {
       for (int i = 0; i < kPerThread; ++i) {
         UpdateItemRequest req;
-        req.table_name = "t";
+        req.table_name = "tab";
         req.key = MakeItem({{"pk", S("counter")}, {"sk", N("0")}});
         req.update_expression = "SET n = n + :one";
         req.condition_expression = "attribute_exists(n)";
@@ -199,7 +199,7 @@ TEST_F(ItemsTest, ConcurrentConditionalIncrementsAreExact) {
     });
   }
   for (auto& th : threads) th.join();
-  auto got = Get("t", MakeItem({{"pk", S("counter")}, {"sk", N("0")}}));
+  auto got = Get("tab", MakeItem({{"pk", S("counter")}, {"sk", N("0")}}));
   EXPECT_EQ(got->at("n"), N(std::to_string(kThreads * kPerThread)));
 }
 

@@ -13,16 +13,16 @@ class QueryTest : public DBTest {
  protected:
   void SetUp() override {
     DBTest::SetUp();
-    CreateTable("q", "pk", AttrType::kS, "sk", AttrType::kN);
+    CreateTable("qtab", "pk", AttrType::kS, "sk", AttrType::kN);
     for (const char* n : {"-10", "-1.5", "0", "0.25", "1", "2", "10", "100", "1E+3"}) {
-      Put("q", MakeItem({{"pk", S("p")}, {"sk", N(n)}, {"even", AttributeValue::Bool(std::string(n) == "2" || std::string(n) == "10")}}));
+      Put("qtab", MakeItem({{"pk", S("p")}, {"sk", N(n)}, {"even", AttributeValue::Bool(std::string(n) == "2" || std::string(n) == "10")}}));
     }
-    Put("q", MakeItem({{"pk", S("other")}, {"sk", N("5")}}));
+    Put("qtab", MakeItem({{"pk", S("other")}, {"sk", N("5")}}));
   }
   QueryResponse Run(const std::string& condition, Item values, bool forward = true,
                     std::optional<int64_t> limit = std::nullopt) {
     QueryRequest req;
-    req.table_name = "q";
+    req.table_name = "qtab";
     req.key_condition_expression = condition;
     req.expression_attribute_values = std::move(values);
     req.has_expression_attribute_values = true;
@@ -60,12 +60,12 @@ TEST_F(QueryTest, SortKeyOperators) {
 }
 
 TEST_F(QueryTest, StringSortKeysUseByteOrderAndBeginsWith) {
-  CreateTable("s", "pk", AttrType::kS, "sk", AttrType::kS);
+  CreateTable("stab", "pk", AttrType::kS, "sk", AttrType::kS);
   for (const char* s : {"a", "a#1", "a#2", "ab", "b", "B", "\xc3\xa9", "a\x7f"}) {
-    Put("s", MakeItem({{"pk", S("x")}, {"sk", S(s)}}));
+    Put("stab", MakeItem({{"pk", S("x")}, {"sk", S(s)}}));
   }
   QueryRequest req;
-  req.table_name = "s";
+  req.table_name = "stab";
   req.key_condition_expression = "#k = :p AND begins_with(#s, :pre)";
   req.expression_attribute_names = {{"#k", "pk"}, {"#s", "sk"}};
   req.has_expression_attribute_names = true;
@@ -84,14 +84,14 @@ TEST_F(QueryTest, StringSortKeysUseByteOrderAndBeginsWith) {
   ASSERT_OK(r);
   std::vector<std::string> got;
   for (const auto& item : r->items) got.push_back(item.at("sk").scalar());
-  EXPECT_EQ(got, (std::vector<std::string>{"B", "a", "a#1", "a#2", "a\x7f", "ab", "b", "\xc3\xa9"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"B", "a", "a#1", "a#2", "ab", "a\x7f", "b", "\xc3\xa9"}));
 }
 
 TEST_F(QueryTest, LimitPagingAndCount) {
   Item p = MakeItem({{":p", S("p")}});
   std::vector<std::string> all;
   QueryRequest req;
-  req.table_name = "q";
+  req.table_name = "qtab";
   req.key_condition_expression = "pk = :p";
   req.expression_attribute_values = p;
   req.has_expression_attribute_values = true;
@@ -134,7 +134,7 @@ TEST_F(QueryTest, LimitPagingAndCount) {
 
 TEST_F(QueryTest, KeyConditionErrors) {
   QueryRequest req;
-  req.table_name = "q";
+  req.table_name = "qtab";
   req.expression_attribute_values = MakeItem({{":p", S("p")}, {":v", N("1")}});
   req.has_expression_attribute_values = true;
   req.key_condition_expression = "sk = :v";

@@ -491,6 +491,41 @@ TEST_F(HttpServerTest, StopFinishesInFlightRequestAndClosesIdleConnections) {
   server_->Stop();  // idempotent
 }
 
+TEST(HttpServerBindTest, BindThenStartServesConnectionsFromTheBacklog) {
+  HttpServerOptions opts;
+  opts.threads = 1;
+  HttpServer server(opts, &StubHandler);
+  uint16_t port = 0;
+  Status s = server.Bind(&port);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_NE(port, 0);
+  Conn c(port);  // accepted by the kernel, served once started
+  ASSERT_TRUE(c.Send(Post("GetItem", "{}")));
+  uint16_t again = 0;
+  ASSERT_TRUE(server.Start(&again).ok());
+  EXPECT_EQ(again, port);
+  auto r = c.Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  server.Stop();
+  EXPECT_FALSE(server.Start().ok());
+}
+
+TEST(HttpServerBindTest, StopWithoutStartReleasesThePort) {
+  uint16_t port = 0;
+  {
+    HttpServer server(HttpServerOptions{}, &StubHandler);
+    ASSERT_TRUE(server.Bind(&port).ok());
+    server.Stop();
+  }
+  HttpServerOptions opts;
+  opts.port = port;
+  opts.threads = 1;
+  HttpServer again(opts, &StubHandler);
+  Status s = again.Start();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
 TEST_F(HttpServerTest, PortInUseIsAnError) {
   StartServer();
   HttpServerOptions opts;

@@ -949,5 +949,326 @@ TEST(JsonEncode, Errors) {
   EXPECT_EQ(EncodeErrorBody(Status()), "{}");
 }
 
+// ---------------------------------------------------------------- client direction
+
+// Encode -> decode -> encode must reproduce the first JSON exactly: every member
+// the encoder writes is read back into the same struct field.
+#define EXPECT_ROUND_TRIP(Kind, value)                                        \
+  do {                                                                      \
+    std::string first_ = Encode##Kind(value);                               \
+    auto decoded_ = Decode##Kind(first_);                                   \
+    ASSERT_TRUE(decoded_.ok()) << decoded_.status().ToString() << "\n" << first_; \
+    EXPECT_EQ(Encode##Kind(*decoded_), first_);                             \
+  } while (0)
+
+Item Key(std::string pk) { return Item{{"pk", S(std::move(pk))}}; }
+
+TEST(JsonClient, RequestRoundTrips) {
+  CreateTableRequest ct;
+  ct.table_name = "Thread";
+  ct.attribute_definitions = {{"pk", AttrType::kS}, {"n", AttrType::kN}, {"b", AttrType::kB}};
+  ct.key_schema = {{"pk", KeyType::kHash}, {"n", KeyType::kRange}};
+  ct.local_secondary_indexes.push_back({"lsi", {{"pk", KeyType::kHash}, {"b", KeyType::kRange}},
+                                        {ProjectionType::kInclude, {"x", "y"}}});
+  ct.global_secondary_indexes.push_back(
+      {"gsi", {{"n", KeyType::kHash}}, {ProjectionType::kAll, {}}, ProvisionedThroughput{3, 4}});
+  ct.billing_mode = "PROVISIONED";
+  ct.provisioned_throughput = ProvisionedThroughput{5, 6};
+  ct.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+  ct.table_class = "STANDARD_INFREQUENT_ACCESS";
+  ct.deletion_protection_enabled = true;
+  ct.tags = {{"k", "v"}};
+  EXPECT_ROUND_TRIP(CreateTableRequest, ct);
+
+  EXPECT_ROUND_TRIP(DescribeTableRequest, DescribeTableRequest{"Music"});
+  EXPECT_ROUND_TRIP(DeleteTableRequest, DeleteTableRequest{"Music"});
+  EXPECT_ROUND_TRIP(ListTablesRequest, (ListTablesRequest{"Forum", 10}));
+  EXPECT_ROUND_TRIP(ListTablesRequest, ListTablesRequest{});
+
+  UpdateTableRequest ut;
+  ut.table_name = "Thread";
+  ut.attribute_definitions = {{"a", AttrType::kS}};
+  ut.billing_mode = "PAY_PER_REQUEST";
+  GlobalSecondaryIndexUpdate c, u, d;
+  c.create = GlobalSecondaryIndex{"g", {{"a", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, {}};
+  u.update = std::make_pair(std::string("h"), ProvisionedThroughput{1, 2});
+  d.delete_index_name = "old";
+  ut.global_secondary_index_updates = {c, u, d};
+  ut.stream_specification = StreamSpecification{false, ""};
+  ut.deletion_protection_enabled = false;
+  EXPECT_ROUND_TRIP(UpdateTableRequest, ut);
+
+  PutItemRequest put;
+  put.table_name = "T";
+  put.item = Item{{"pk", S("a")}, {"b", AttributeValue::B("\xff")}, {"l", AttributeValue::L({N("1")})}};
+  put.condition_expression = "attribute_not_exists(pk)";
+  put.has_expression_attribute_names = true;  // present but empty
+  put.expression_attribute_values = Item{{":v", N("3")}};
+  put.has_expression_attribute_values = true;
+  put.expected["x"] = ExpectedAttributeValue{S("1"), true, "EQ", std::vector<AttributeValue>{S("1")}};
+  put.conditional_operator = "AND";
+  put.return_values = ReturnValue::kAllOld;
+  put.return_values_on_condition_check_failure_all_old = true;
+  put.return_consumed_capacity = ReturnConsumedCapacity::kIndexes;
+  put.return_item_collection_metrics = true;
+  EXPECT_ROUND_TRIP(PutItemRequest, put);
+  auto put2 = Must(DecodePutItemRequest(EncodePutItemRequest(put)));
+  EXPECT_TRUE(put2.has_expression_attribute_names);
+  EXPECT_TRUE(put2.expression_attribute_names.empty());
+  EXPECT_EQ(put2.item, put.item);
+
+  GetItemRequest get;
+  get.table_name = "T";
+  get.key = Key("a");
+  get.consistent_read = true;
+  get.projection_expression = "#a";
+  get.expression_attribute_names = {{"#a", "a"}};
+  get.has_expression_attribute_names = true;
+  get.attributes_to_get = {"a"};
+  get.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  EXPECT_ROUND_TRIP(GetItemRequest, get);
+
+  DeleteItemRequest del;
+  del.table_name = "T";
+  del.key = Key("a");
+  del.condition_expression = "a = :a";
+  del.expression_attribute_values = Item{{":a", AttributeValue::Bool(true)}};
+  del.has_expression_attribute_values = true;
+  del.return_values = ReturnValue::kAllOld;
+  EXPECT_ROUND_TRIP(DeleteItemRequest, del);
+
+  UpdateItemRequest upd;
+  upd.table_name = "T";
+  upd.key = Key("a");
+  upd.update_expression = "SET a = :a";
+  upd.expression_attribute_values = Item{{":a", AttributeValue::Null()}};
+  upd.has_expression_attribute_values = true;
+  upd.attribute_updates["n"] = AttributeValueUpdate{N("1"), "ADD"};
+  upd.has_attribute_updates = true;
+  upd.return_values = ReturnValue::kUpdatedNew;
+  EXPECT_ROUND_TRIP(UpdateItemRequest, upd);
+
+  QueryRequest q;
+  q.table_name = "T";
+  q.index_name = "gsi";
+  q.select = Select::kSpecificAttributes;
+  q.key_condition_expression = "pk = :p";
+  q.filter_expression = "n > :n";
+  q.projection_expression = "pk";
+  q.expression_attribute_values = Item{{":p", S("a")}, {":n", N("2")}};
+  q.has_expression_attribute_values = true;
+  q.key_conditions["pk"] = LegacyCondition{"EQ", {S("a")}};
+  q.has_key_conditions = true;
+  q.has_query_filter = true;
+  q.conditional_operator = "OR";
+  q.attributes_to_get = {"pk"};
+  q.has_attributes_to_get = true;
+  q.scan_index_forward = false;
+  q.limit = 10;
+  q.exclusive_start_key = Key("z");
+  q.consistent_read = true;
+  q.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  EXPECT_ROUND_TRIP(QueryRequest, q);
+  auto q2 = Must(DecodeQueryRequest(EncodeQueryRequest(q)));
+  EXPECT_TRUE(q2.has_query_filter);
+  EXPECT_FALSE(q2.scan_index_forward);
+
+  ScanRequest sc;
+  sc.table_name = "T";
+  sc.segment = 0;
+  sc.total_segments = 2;
+  sc.scan_filter["n"] = LegacyCondition{"BETWEEN", {N("1"), N("9")}};
+  sc.has_scan_filter = true;
+  sc.select = Select::kCount;
+  EXPECT_ROUND_TRIP(ScanRequest, sc);
+
+  BatchGetItemRequest bg;
+  bg.request_items["T"].keys = {Key("a"), Key("b")};
+  bg.request_items["T"].consistent_read = true;
+  bg.request_items["U"].keys = {Key("c")};
+  bg.request_items["U"].projection_expression = "#p";
+  bg.request_items["U"].expression_attribute_names = {{"#p", "pk"}};
+  bg.request_items["U"].has_expression_attribute_names = true;
+  bg.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  EXPECT_ROUND_TRIP(BatchGetItemRequest, bg);
+
+  BatchWriteItemRequest bw;
+  bw.request_items["T"] = {WriteRequest{Key("a"), {}}, WriteRequest{{}, Key("b")}};
+  bw.return_item_collection_metrics = true;
+  EXPECT_ROUND_TRIP(BatchWriteItemRequest, bw);
+
+  TransactGetItemsRequest tg;
+  tg.transact_items.push_back(TransactGetItem{"T", Key("a"), "pk", {}, false});
+  tg.transact_items.push_back(TransactGetItem{"U", Key("b"), {}, {{"#x", "x"}}, true});
+  EXPECT_ROUND_TRIP(TransactGetItemsRequest, tg);
+
+  TransactWriteItemsRequest tw;
+  TransactWriteItem check;
+  check.kind = TransactWriteItem::Kind::kConditionCheck;
+  check.table_name = "T";
+  check.key = Key("a");
+  check.condition_expression = "attribute_exists(pk)";
+  check.return_values_on_condition_check_failure_all_old = true;
+  TransactWriteItem tput;
+  tput.kind = TransactWriteItem::Kind::kPut;
+  tput.table_name = "T";
+  tput.item = Key("b");
+  TransactWriteItem tdel;
+  tdel.kind = TransactWriteItem::Kind::kDelete;
+  tdel.table_name = "T";
+  tdel.key = Key("c");
+  TransactWriteItem tupd;
+  tupd.kind = TransactWriteItem::Kind::kUpdate;
+  tupd.table_name = "T";
+  tupd.key = Key("d");
+  tupd.update_expression = "SET #n = :v";
+  tupd.expression_attribute_names = {{"#n", "n"}};
+  tupd.has_expression_attribute_names = true;
+  tupd.expression_attribute_values = Item{{":v", AttributeValue::SS({"x"})}};
+  tupd.has_expression_attribute_values = true;
+  tw.transact_items = {check, tput, tdel, tupd};
+  tw.client_request_token = "tok";
+  tw.return_consumed_capacity = ReturnConsumedCapacity::kIndexes;
+  tw.return_item_collection_metrics = true;
+  EXPECT_ROUND_TRIP(TransactWriteItemsRequest, tw);
+  auto tw2 = Must(DecodeTransactWriteItemsRequest(EncodeTransactWriteItemsRequest(tw)));
+  ASSERT_EQ(tw2.transact_items.size(), 4u);
+  EXPECT_EQ(tw2.transact_items[3].kind, TransactWriteItem::Kind::kUpdate);
+  EXPECT_EQ(tw2.transact_items[3].expression_attribute_values, tupd.expression_attribute_values);
+}
+
+TEST(JsonClient, ResponseRoundTrips) {
+  CreateTableResponse ct;
+  ct.table_description = SampleTable();
+  ct.table_description.billing_mode = "PAY_PER_REQUEST";
+  ct.table_description.last_update_to_pay_per_request_date_time = 1700000000.125;
+  ct.table_description.stream_specification = StreamSpecification{true, "NEW_IMAGE"};
+  ct.table_description.table_class = "STANDARD";
+  ct.table_description.provisioned_throughput.last_increase_date_time = 1700000001;
+  ct.table_description.global_secondary_indexes[0].backfilling = false;
+  IndexDescription lsi;
+  lsi.index_name = "lsi";
+  lsi.key_schema = {{"ForumName", KeyType::kHash}, {"Views", KeyType::kRange}};
+  lsi.projection.projection_type = ProjectionType::kAll;
+  lsi.item_count = 4;
+  ct.table_description.local_secondary_indexes.push_back(lsi);
+  EXPECT_ROUND_TRIP(CreateTableResponse, ct);
+  EXPECT_ROUND_TRIP(DescribeTableResponse, DescribeTableResponse{SampleTable()});
+  EXPECT_ROUND_TRIP(DeleteTableResponse, DeleteTableResponse{SampleTable()});
+  EXPECT_ROUND_TRIP(UpdateTableResponse, UpdateTableResponse{SampleTable()});
+  auto described = Must(DecodeDescribeTableResponse(EncodeDescribeTableResponse({SampleTable()})));
+  EXPECT_EQ(described.table.creation_date_time, 1707091234.5);
+  EXPECT_EQ(described.table.global_secondary_indexes.at(0).index_arn,
+            SampleTable().global_secondary_indexes[0].index_arn);
+
+  EXPECT_ROUND_TRIP(ListTablesResponse, (ListTablesResponse{{"a", "b"}, "b"}));
+
+  ConsumedCapacity cap;
+  cap.table_name = "T";
+  cap.capacity_units = 3;
+  cap.read_capacity_units = 1;
+  cap.write_capacity_units = 2;
+  cap.table = Capacity{1, 1, 2};
+  cap.local_secondary_indexes["l"] = Capacity{0.5, 0, 0.5};
+  cap.global_secondary_indexes["g"] = Capacity{0, 1, 1};
+  ItemCollectionMetrics metrics{Key("a"), {0, 1}};
+
+  PutItemResponse put;
+  put.attributes = Key("a");
+  put.consumed_capacity = cap;
+  put.item_collection_metrics = metrics;
+  EXPECT_ROUND_TRIP(PutItemResponse, put);
+  EXPECT_ROUND_TRIP(DeleteItemResponse, (DeleteItemResponse{Key("b"), {}, {}}));
+  EXPECT_ROUND_TRIP(UpdateItemResponse, UpdateItemResponse{});
+  EXPECT_ROUND_TRIP(GetItemResponse, (GetItemResponse{Key("a"), cap}));
+  EXPECT_ROUND_TRIP(GetItemResponse, GetItemResponse{});
+
+  QueryResponse q;
+  q.items = {Key("a"), Item{{"m", AttributeValue::M({{"x", AttributeValue::BS({"\x01"})}})}}};
+  q.count = 2;
+  q.scanned_count = 5;
+  q.last_evaluated_key = Key("a");
+  q.consumed_capacity = cap;
+  EXPECT_ROUND_TRIP(QueryResponse, q);
+  EXPECT_ROUND_TRIP(ScanResponse, ScanResponse{});
+
+  BatchGetItemResponse bg;
+  bg.responses["T"] = {Key("a")};
+  bg.unprocessed_keys["T"].keys = {Key("b")};
+  bg.has_consumed_capacity = true;
+  bg.consumed_capacity = {cap};
+  EXPECT_ROUND_TRIP(BatchGetItemResponse, bg);
+
+  BatchWriteItemResponse bw;
+  bw.unprocessed_items["T"] = {WriteRequest{Key("a"), {}}};
+  bw.item_collection_metrics["T"] = {metrics};
+  bw.has_consumed_capacity = true;
+  EXPECT_ROUND_TRIP(BatchWriteItemResponse, bw);
+  EXPECT_TRUE(Must(DecodeBatchWriteItemResponse(EncodeBatchWriteItemResponse(bw))).has_consumed_capacity);
+
+  TransactGetItemsResponse tg;
+  tg.responses = {std::nullopt, Key("a")};
+  EXPECT_ROUND_TRIP(TransactGetItemsResponse, tg);
+  auto tg2 = Must(DecodeTransactGetItemsResponse(EncodeTransactGetItemsResponse(tg)));
+  ASSERT_EQ(tg2.responses.size(), 2u);
+  EXPECT_FALSE(tg2.responses[0]);
+  EXPECT_EQ(tg2.responses[1], Key("a"));
+
+  TransactWriteItemsResponse tw;
+  tw.has_consumed_capacity = true;
+  tw.consumed_capacity = {cap};
+  EXPECT_ROUND_TRIP(TransactWriteItemsResponse, tw);
+}
+
+TEST(JsonClient, ErrorResponses) {
+  Status s = DecodeErrorResponse(
+      400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",)"
+           R"("message":"Requested resource not found"})");
+  EXPECT_EQ(s.type(), ErrorType::kResourceNotFound);
+  EXPECT_EQ(s.message(), "Requested resource not found");
+
+  s = DecodeErrorResponse(400, R"({"__type":"com.amazon.coral.validate#ValidationException",)"
+                               R"("Message":"bad"})");
+  EXPECT_EQ(s.type(), ErrorType::kValidation);
+  EXPECT_EQ(s.message(), "bad");
+
+  s = DecodeErrorResponse(400, R"({"__type":"ConditionalCheckFailedException",)"
+                               R"("message":"The conditional request failed",)"
+                               R"("Item":{"pk":{"S":"a"}}})");
+  EXPECT_EQ(s.type(), ErrorType::kConditionalCheckFailed);
+  ASSERT_TRUE(s.item());
+  EXPECT_EQ(*s.item(), Key("a"));
+
+  // Whatever the server encodes, the client decodes back.
+  Status tc(ErrorType::kTransactionCanceled, "");
+  tc.WithCancellationReasons({CancellationReason{"None", "", {}},
+                              CancellationReason{"ConditionalCheckFailed",
+                                                 "The conditional request failed", Key("x")}});
+  s = DecodeErrorResponse(400, EncodeErrorBody(tc));
+  EXPECT_EQ(s.type(), ErrorType::kTransactionCanceled);
+  EXPECT_EQ(s.message(),
+            "Transaction cancelled, please refer cancellation reasons for specific reasons "
+            "[None, ConditionalCheckFailed]");
+  ASSERT_EQ(s.cancellation_reasons().size(), 2u);
+  EXPECT_EQ(s.cancellation_reasons()[0].code, "None");
+  EXPECT_EQ(s.cancellation_reasons()[1].message, "The conditional request failed");
+  EXPECT_EQ(s.cancellation_reasons()[1].item, Key("x"));
+
+  s = DecodeErrorResponse(400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException",)"
+                               R"("message":"slow down"})");
+  EXPECT_EQ(s.type(), ErrorType::kValidation);
+  EXPECT_EQ(s.message(), "ThrottlingException: slow down");
+  s = DecodeErrorResponse(503, "<html>Service Unavailable</html>");
+  EXPECT_EQ(s.type(), ErrorType::kInternalServerError);
+  EXPECT_EQ(s.message(), "HTTP 503: <html>Service Unavailable</html>");
+
+  for (int i = 1; i <= static_cast<int>(ErrorType::kInternalServerError); ++i) {
+    ErrorType t = static_cast<ErrorType>(i);
+    Status back = DecodeErrorResponse(ErrorHttpStatus(t), EncodeErrorBody(Status(t, "m")));
+    EXPECT_EQ(back.type(), t) << ErrorTypeName(t);
+    EXPECT_EQ(back.message(), "m");
+  }
+}
+
 }  // namespace
 }  // namespace dynarock::api

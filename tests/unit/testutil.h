@@ -25,7 +25,7 @@ Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>
 
 #define ASSERT_OK(expr)                                      \
   do {                                                       \
-    auto dr_s_ = (expr);                                     \
+    const auto& dr_s_ = (expr);                              \
     ASSERT_TRUE(dr_s_.ok()) << dr_s_.status().ToString();    \
   } while (0)
 #define EXPECT_ERROR(expr, error_type, substring)                               \

@@ -47,6 +47,12 @@ namespace http = boost::beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+// Concrete executor types throughout: the type-erased any_io_executor costs a
+// copy (and an allocation) of the strand on every asynchronous operation.
+using Strand = net::strand<net::io_context::executor_type>;
+using Socket = tcp::socket::rebind_executor<Strand>::other;
+using Stream = beast::basic_stream<tcp, Strand>;
+
 namespace {
 
 constexpr std::string_view kTargetPrefix = "DynamoDB_20120810.";
@@ -176,7 +182,7 @@ struct HttpServer::Impl {
   }
 
   void DoAccept();
-  void OnAccept(beast::error_code ec, tcp::socket socket);
+  void OnAccept(beast::error_code ec, Socket socket);
   void Register(const std::shared_ptr<Session>& s);
   void Unregister(std::list<std::weak_ptr<Session>>::iterator it);
 
@@ -191,12 +197,13 @@ struct HttpServer::Impl {
   std::string health_body;
   int thread_count;
   std::atomic<bool> stopping{false};
+  bool bound = false;
   bool started = false;
   bool stopped = false;
   uint16_t port = 0;
 
   net::io_context ioc;
-  net::strand<net::io_context::executor_type> accept_strand;
+  Strand accept_strand;
   tcp::acceptor acceptor;
   net::steady_timer retry_timer;
   std::vector<std::thread> threads;
@@ -204,7 +211,7 @@ struct HttpServer::Impl {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, HttpServer::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
+  Session(Socket&& socket, HttpServer::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
     out_head_.reserve(512);
   }
   ~Session() {
@@ -264,6 +271,21 @@ class Session : public std::enable_shared_from_this<Session> {
                        });
       return;
     }
+    // The body usually arrived with the header: parse what is buffered now,
+    // and only go back to the socket for the rest.
+    beast::error_code pec;
+    while (!parser_->is_done() && buffer_.size() > 0) {
+      size_t used = parser_->put(buffer_.data(), pec);
+      buffer_.consume(used);
+      if (pec == http::error::need_more) {
+        pec = {};
+        break;
+      }
+      if (pec || used == 0) break;
+    }
+    if (pec == http::error::body_limit) return RefuseTooLarge();
+    if (pec) return Close();
+    if (parser_->is_done()) return HandleRequest();
     ReadBody();
   }
 
@@ -429,7 +451,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<Parser> parser_;
   std::string out_head_;
@@ -453,7 +475,7 @@ void HttpServer::Impl::DoAccept() {
                         beast::bind_front_handler(&Impl::OnAccept, this));
 }
 
-void HttpServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
+void HttpServer::Impl::OnAccept(beast::error_code ec, Socket socket) {
   if (stopping.load() || !acceptor.is_open()) return;
   if (ec) {
     if (ec == net::error::operation_aborted) return;
@@ -500,9 +522,13 @@ uint16_t HttpServer::port() const { return impl_->port; }
 
 const HttpServer::Options& HttpServer::options() const { return impl_->opts; }
 
-Status HttpServer::Start(uint16_t* bound_port) {
+Status HttpServer::Bind(uint16_t* bound_port) {
   Impl& m = *impl_;
-  if (m.started) return InternalError("HttpServer::Start called twice");
+  if (m.bound) {
+    if (bound_port) *bound_port = m.port;
+    return Status();
+  }
+  if (m.stopped) return InternalError("HttpServer::Bind after Stop");
   beast::error_code ec;
   net::ip::address address = net::ip::make_address(m.opts.host, ec);
   if (ec) {
@@ -529,7 +555,16 @@ Status HttpServer::Start(uint16_t* bound_port) {
   m.acceptor.listen(net::socket_base::max_listen_connections, ec);
   if (ec) return fail("listen");
   m.port = m.acceptor.local_endpoint(ec).port();
+  m.bound = true;
   if (bound_port) *bound_port = m.port;
+  return Status();
+}
+
+Status HttpServer::Start(uint16_t* bound_port) {
+  Impl& m = *impl_;
+  if (m.started) return InternalError("HttpServer::Start called twice");
+  if (m.stopped) return InternalError("HttpServer::Start after Stop");
+  DR_RETURN_IF_ERROR(Bind(bound_port));
 
   m.started = true;
   m.DoAccept();
@@ -553,8 +588,13 @@ Status HttpServer::Start(uint16_t* bound_port) {
 
 void HttpServer::Stop() {
   Impl& m = *impl_;
-  if (!m.started || m.stopped) return;
+  if (m.stopped) return;
   m.stopped = true;
+  if (!m.started) {  // bound at most: just stop listening
+    beast::error_code ignored;
+    m.acceptor.close(ignored);
+    return;
+  }
   m.stopping.store(true);
   net::post(m.accept_strand, [&m] {
     beast::error_code ignored;

@@ -28,7 +28,7 @@
 //     return handler.Handle(op, body);
 //   });
 //   uint16_t port;
-//   Status s = server.Start(&port);
+//   Status s = server.Start(&port);  // or Bind(&port) first, then Start()
 //   ...
 //   server.Stop();  // stop accepting, finish in-flight requests, close idle connections
 
@@ -85,9 +85,14 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  // Binds, listens and starts the io threads. Returns an error when the address
-  // cannot be resolved or bound (e.g. the port is in use). On success the bound
-  // port is stored in *bound_port when given, and in port().
+  // Resolves the host, binds and listens, without serving yet: connections wait
+  // in the backlog until Start(). Lets the caller learn the port (port 0) before
+  // the first request. Returns an error when the address cannot be resolved or
+  // bound (e.g. the port is in use). The bound port goes to *bound_port when
+  // given, and to port().
+  Status Bind(uint16_t* bound_port = nullptr);
+
+  // Starts accepting and the io threads (Bind()s first when not done yet).
   Status Start(uint16_t* bound_port = nullptr);
 
   // Graceful shutdown: stops accepting, lets requests being read, handled or

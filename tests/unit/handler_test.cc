@@ -1,0 +1,365 @@
+// Pins api::Handler: dispatch by operation name (all fifteen DB operations reach
+// the DB with the decoded request, and their responses come back as DynamoDB
+// JSON), HTTP statuses and error bodies (decode errors never reach the DB; engine
+// errors keep their type, message and payloads), UnknownOperationException, and
+// the small operations the Handler serves itself (DescribeLimits,
+// DescribeEndpoints, TTL, tags, DescribeContinuousBackups). The DB is a fake that
+// records requests and returns canned responses.
+
+#include "engine/api/handler.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+namespace dynarock::api {
+namespace {
+
+class FakeDB : public DB {
+ public:
+  Status fail;                  // returned by every call when not OK
+  std::string last_op;
+  std::set<std::string> tables = {"Music"};  // for DescribeTable
+  CreateTableRequest create_req;
+  PutItemRequest put_req;
+  GetItemRequest get_req;
+  QueryRequest query_req;
+  ScanRequest scan_req;
+  TransactWriteItemsRequest twi_req;
+  GetItemResponse get_resp;
+
+  StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& r) override {
+    last_op = "CreateTable";
+    create_req = r;
+    if (!fail.ok()) return fail;
+    CreateTableResponse resp;
+    resp.table_description.table_name = r.table_name;
+    resp.table_description.table_status = "ACTIVE";
+    return resp;
+  }
+  StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override {
+    last_op = "DescribeTable";
+    if (!fail.ok()) return fail;
+    if (!tables.count(r.table_name)) {
+      return ResourceNotFound("Requested resource not found: Table: " + r.table_name +
+                              " not found");
+    }
+    DescribeTableResponse resp;
+    resp.table.table_name = r.table_name;
+    resp.table.table_status = "ACTIVE";
+    return resp;
+  }
+  StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& r) override {
+    last_op = "DeleteTable";
+    if (!fail.ok()) return fail;
+    DeleteTableResponse resp;
+    resp.table_description.table_name = r.table_name;
+    resp.table_description.table_status = "DELETING";
+    return resp;
+  }
+  StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& r) override {
+    last_op = "ListTables";
+    if (!fail.ok()) return fail;
+    ListTablesResponse resp;
+    resp.table_names = {"Music", "Thread"};
+    return resp;
+  }
+  StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& r) override {
+    last_op = "UpdateTable";
+    if (!fail.ok()) return fail;
+    UpdateTableResponse resp;
+    resp.table_description.table_name = r.table_name;
+    resp.table_description.table_status = "UPDATING";
+    return resp;
+  }
+  StatusOr<PutItemResponse> PutItem(const PutItemRequest& r) override {
+    last_op = "PutItem";
+    put_req = r;
+    if (!fail.ok()) return fail;
+    return PutItemResponse{};
+  }
+  StatusOr<GetItemResponse> GetItem(const GetItemRequest& r) override {
+    last_op = "GetItem";
+    get_req = r;
+    if (!fail.ok()) return fail;
+    return get_resp;
+  }
+  StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& r) override {
+    last_op = "DeleteItem";
+    if (!fail.ok()) return fail;
+    DeleteItemResponse resp;
+    resp.attributes = r.key;
+    return resp;
+  }
+  StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& r) override {
+    last_op = "UpdateItem";
+    if (!fail.ok()) return fail;
+    return UpdateItemResponse{};
+  }
+  StatusOr<QueryResponse> Query(const QueryRequest& r) override {
+    last_op = "Query";
+    query_req = r;
+    if (!fail.ok()) return fail;
+    QueryResponse resp;
+    resp.count = 1;
+    resp.scanned_count = 1;
+    if (r.select != Select::kCount) resp.items.push_back(Item{{"a", AttributeValue::S("x")}});
+    return resp;
+  }
+  StatusOr<ScanResponse> Scan(const ScanRequest& r) override {
+    last_op = "Scan";
+    scan_req = r;
+    if (!fail.ok()) return fail;
+    return ScanResponse{};
+  }
+  StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& r) override {
+    last_op = "BatchGetItem";
+    if (!fail.ok()) return fail;
+    BatchGetItemResponse resp;
+    for (const auto& [table, k] : r.request_items) resp.responses[table] = k.keys;
+    return resp;
+  }
+  StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& r) override {
+    last_op = "BatchWriteItem";
+    if (!fail.ok()) return fail;
+    return BatchWriteItemResponse{};
+  }
+  StatusOr<TransactGetItemsResponse> TransactGetItems(const TransactGetItemsRequest& r) override {
+    last_op = "TransactGetItems";
+    if (!fail.ok()) return fail;
+    TransactGetItemsResponse resp;
+    resp.responses.resize(r.transact_items.size());
+    return resp;
+  }
+  StatusOr<TransactWriteItemsResponse> TransactWriteItems(
+      const TransactWriteItemsRequest& r) override {
+    last_op = "TransactWriteItems";
+    twi_req = r;
+    if (!fail.ok()) return fail;
+    return TransactWriteItemsResponse{};
+  }
+};
+
+class HandlerTest : public ::testing::Test {
+ protected:
+  FakeDB db_;
+  Handler handler_{&db_};
+
+  ApiReply Call(std::string_view op, std::string_view body) { return handler_.Handle(op, body); }
+};
+
+TEST_F(HandlerTest, EveryEngineOperationIsDispatched) {
+  const std::pair<const char*, const char*> kCalls[] = {
+      {"CreateTable",
+       R"({"TableName":"T","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+       R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"})"},
+      {"DescribeTable", R"({"TableName":"Music"})"},
+      {"DeleteTable", R"({"TableName":"T"})"},
+      {"ListTables", "{}"},
+      {"UpdateTable", R"({"TableName":"T","BillingMode":"PROVISIONED"})"},
+      {"PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}}})"},
+      {"GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})"},
+      {"DeleteItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})"},
+      {"UpdateItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET a = :a"})"},
+      {"Query", R"({"TableName":"T","KeyConditionExpression":"pk = :p"})"},
+      {"Scan", R"({"TableName":"T"})"},
+      {"BatchGetItem", R"({"RequestItems":{"T":{"Keys":[{"pk":{"S":"a"}}]}}})"},
+      {"BatchWriteItem", R"({"RequestItems":{"T":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}}]}})"},
+      {"TransactGetItems", R"({"TransactItems":[{"Get":{"TableName":"T","Key":{"pk":{"S":"a"}}}}]})"},
+      {"TransactWriteItems",
+       R"({"TransactItems":[{"Put":{"TableName":"T","Item":{"pk":{"S":"a"}}}}]})"},
+  };
+  for (const auto& [op, body] : kCalls) {
+    db_.last_op.clear();
+    ApiReply reply = Call(op, body);
+    EXPECT_EQ(reply.http_status, 200) << op << ": " << reply.body;
+    EXPECT_EQ(db_.last_op, op);
+  }
+}
+
+TEST_F(HandlerTest, ResponsesAreDynamoDbJson) {
+  EXPECT_EQ(Call("PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}}})").body, "{}");
+  EXPECT_EQ(db_.put_req.item.at("pk"), AttributeValue::S("a"));
+
+  EXPECT_EQ(Call("GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})").body, "{}");
+  db_.get_resp.item = Item{{"pk", AttributeValue::S("a")}, {"b", AttributeValue::B("\x01")}};
+  EXPECT_EQ(Call("GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})").body,
+            R"({"Item":{"b":{"B":"AQ=="},"pk":{"S":"a"}}})");
+
+  EXPECT_EQ(Call("Query", R"({"TableName":"T"})").body,
+            R"({"Items":[{"a":{"S":"x"}}],"Count":1,"ScannedCount":1})");
+  EXPECT_EQ(Call("Query", R"({"TableName":"T","Select":"COUNT"})").body,
+            R"({"Count":1,"ScannedCount":1})");
+  EXPECT_EQ(Call("ListTables", "").body, R"({"TableNames":["Music","Thread"]})");
+  EXPECT_EQ(Call("BatchWriteItem", R"({"RequestItems":{}})").body, R"({"UnprocessedItems":{}})");
+  EXPECT_EQ(Call("BatchGetItem", R"({"RequestItems":{"T":{"Keys":[{"k":{"N":"1"}}]}}})").body,
+            R"({"Responses":{"T":[{"k":{"N":"1"}}]},"UnprocessedKeys":{}})");
+  EXPECT_EQ(Call("TransactGetItems",
+                 R"({"TransactItems":[{"Get":{"TableName":"T","Key":{"k":{"S":"a"}}}}]})")
+                .body,
+            R"({"Responses":[{}]})");
+  EXPECT_TRUE(Call("DeleteTable", R"({"TableName":"T"})")
+                  .body.starts_with(R"({"TableDescription":{"AttributeDefinitions":[])"));
+  EXPECT_NE(Call("DescribeTable", R"({"TableName":"Music"})").body.find(R"("Table":{)"),
+            std::string::npos);
+}
+
+TEST_F(HandlerTest, DecodeErrorsNeverReachTheDb) {
+  ApiReply r = Call("PutItem", "{not json");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.body, R"({"__type":"com.amazon.coral.service#SerializationException"})");
+  EXPECT_TRUE(db_.last_op.empty());
+
+  r = Call("GetItem", R"({"Key":{}})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation )"
+            R"(error detected: Value null at 'tableName' failed to satisfy constraint: Member )"
+            R"(must not be null"})");
+  r = Call("Scan", R"({"TableName":"T","Limit":"5"})");
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazon.coral.service#SerializationException",)"
+            R"("Message":"STRING_VALUE cannot be converted to Integer"})");
+  EXPECT_TRUE(db_.last_op.empty());
+}
+
+TEST_F(HandlerTest, EngineErrorsKeepTypeMessageAndPayload) {
+  db_.fail = ResourceNotFound("Requested resource not found");
+  ApiReply r = Call("Query", R"({"TableName":"Nope"})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",)"
+            R"("message":"Requested resource not found"})");
+
+  db_.fail = ConditionalCheckFailed();
+  db_.fail.WithItem(Item{{"pk", AttributeValue::S("a")}});
+  r = Call("PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}},)"
+                      R"("ReturnValuesOnConditionCheckFailure":"ALL_OLD"})");
+  EXPECT_TRUE(db_.put_req.return_values_on_condition_check_failure_all_old);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",)"
+            R"("message":"The conditional request failed","Item":{"pk":{"S":"a"}}})");
+
+  db_.fail = Status(ErrorType::kTransactionCanceled, "");
+  db_.fail.WithCancellationReasons(
+      {{"None", "", {}}, {"ConditionalCheckFailed", "The conditional request failed", {}}});
+  r = Call("TransactWriteItems",
+           R"({"TransactItems":[{"Put":{"TableName":"T","Item":{"pk":{"S":"a"}}}},)"
+           R"({"Delete":{"TableName":"T","Key":{"pk":{"S":"b"}}}}]})");
+  EXPECT_EQ(db_.twi_req.transact_items.size(), 2u);
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException",)"
+            R"("CancellationReasons":[{"Code":"None"},{"Code":"ConditionalCheckFailed",)"
+            R"("Message":"The conditional request failed"}],"Message":"Transaction cancelled, )"
+            R"(please refer cancellation reasons for specific reasons [None, )"
+            R"(ConditionalCheckFailed]"})");
+
+  db_.fail = InternalError("Internal server error");
+  r = Call("Scan", R"({"TableName":"T"})");
+  EXPECT_EQ(r.http_status, 500);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError",)"
+            R"("message":"Internal server error"})");
+}
+
+TEST_F(HandlerTest, UnknownOperation) {
+  for (const char* op : {"", "Nope", "putitem", "PutItems", "ZZZ", "AAA"}) {
+    ApiReply r = Call(op, "{}");
+    EXPECT_EQ(r.http_status, 400) << op;
+    EXPECT_EQ(r.body,
+              R"({"__type":"com.amazon.coral.service#UnknownOperationException",)"
+              R"("Message":"Unknown operation exception"})");
+  }
+}
+
+TEST_F(HandlerTest, ErrorReply) {
+  ApiReply r = Handler::ErrorReply(ResourceInUse("Table already exists: T"));
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_EQ(r.body,
+            R"({"__type":"com.amazonaws.dynamodb.v20120810#ResourceInUseException",)"
+            R"("message":"Table already exists: T"})");
+}
+
+TEST_F(HandlerTest, DescribeLimitsAndEndpoints) {
+  EXPECT_EQ(Call("DescribeLimits", "{}").body,
+            R"({"AccountMaxReadCapacityUnits":80000,"AccountMaxWriteCapacityUnits":80000,)"
+            R"("TableMaxReadCapacityUnits":40000,"TableMaxWriteCapacityUnits":40000})");
+  EXPECT_EQ(Call("DescribeEndpoints", "{}").body,
+            R"({"Endpoints":[{"Address":"localhost:8000","CachePeriodInMinutes":1440}]})");
+  handler_.SetEndpointAddress("127.0.0.1:9000");
+  EXPECT_EQ(Call("DescribeEndpoints", "").body,
+            R"({"Endpoints":[{"Address":"127.0.0.1:9000","CachePeriodInMinutes":1440}]})");
+}
+
+TEST_F(HandlerTest, TimeToLive) {
+  EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
+            R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})");
+  ApiReply r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
+                                        R"({"Enabled":true,"AttributeName":"expires"}})");
+  EXPECT_EQ(r.http_status, 200);
+  EXPECT_EQ(r.body,
+            R"({"TimeToLiveSpecification":{"Enabled":true,"AttributeName":"expires"}})");
+  EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
+            R"({"TimeToLiveDescription":{"TimeToLiveStatus":"ENABLED","AttributeName":"expires"}})");
+  r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
+                               R"({"Enabled":true,"AttributeName":"expires"}})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_NE(r.body.find("TimeToLive is already enabled"), std::string::npos);
+  r = Call("UpdateTimeToLive", R"({"TableName":"Nope","TimeToLiveSpecification":)"
+                               R"({"Enabled":true,"AttributeName":"x"}})");
+  EXPECT_NE(r.body.find("ResourceNotFoundException"), std::string::npos);
+  r = Call("UpdateTimeToLive", R"({"TableName":"Music"})");
+  EXPECT_NE(r.body.find("Value null at 'timeToLiveSpecification'"), std::string::npos) << r.body;
+  r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
+                               R"({"Enabled":false,"AttributeName":"expires"}})");
+  EXPECT_EQ(r.http_status, 200);
+  EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
+            R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})");
+}
+
+TEST_F(HandlerTest, Tags) {
+  const std::string arn = "arn:aws:dynamodb:us-east-1:000000000000:table/Music";
+  ApiReply r = Call("TagResource", R"({"ResourceArn":")" + arn +
+                                       R"(","Tags":[{"Key":"b","Value":"2"},{"Key":"a","Value":"1"}]})");
+  EXPECT_EQ(r.http_status, 200) << r.body;
+  EXPECT_EQ(r.body, "{}");
+  EXPECT_EQ(Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body,
+            R"({"Tags":[{"Key":"a","Value":"1"},{"Key":"b","Value":"2"}]})");
+  Call("UntagResource", R"({"ResourceArn":")" + arn + R"(","TagKeys":["a"]})");
+  EXPECT_EQ(Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body,
+            R"({"Tags":[{"Key":"b","Value":"2"}]})");
+  r = Call("ListTagsOfResource", R"({"ResourceArn":"not-an-arn"})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_NE(r.body.find("ValidationException"), std::string::npos);
+  r = Call("ListTagsOfResource",
+           R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/Nope"})");
+  EXPECT_NE(r.body.find("ResourceNotFoundException"), std::string::npos);
+
+  // CreateTable's Tags are kept too; DeleteTable forgets them.
+  Call("CreateTable", R"({"TableName":"T2","AttributeDefinitions":[],"KeySchema":[],)"
+                      R"("Tags":[{"Key":"k","Value":"v"}]})");
+  db_.tables.insert("T2");
+  EXPECT_EQ(Call("ListTagsOfResource",
+                 R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/T2"})")
+                .body,
+            R"({"Tags":[{"Key":"k","Value":"v"}]})");
+  Call("DeleteTable", R"({"TableName":"T2"})");
+  EXPECT_EQ(Call("ListTagsOfResource",
+                 R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/T2"})")
+                .body,
+            R"({"Tags":[]})");
+}
+
+TEST_F(HandlerTest, DescribeContinuousBackups) {
+  EXPECT_EQ(Call("DescribeContinuousBackups", R"({"TableName":"Music"})").body,
+            R"({"ContinuousBackupsDescription":{"ContinuousBackupsStatus":"ENABLED",)"
+            R"("PointInTimeRecoveryDescription":{"PointInTimeRecoveryStatus":"DISABLED"}}})");
+  EXPECT_NE(Call("DescribeContinuousBackups", R"({"TableName":"Nope"})").body.find(
+                "ResourceNotFoundException"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace dynarock::api

@@ -1,0 +1,120 @@
+// File: tools/command.h
+//
+// The subcommands of the one `dynarock` binary. Each lives in its own
+// tools/<name>_command.cc exposing one entry point declared here; tools/main.cc
+// lists them in its command table and dispatches on argv[1].
+//
+// To add a command `foo`:
+//   1. tools/foo_command.cc:  int RunFoo(const Args& args) { ... }
+//   2. declare RunFoo below;
+//   3. add {"foo", "one-line summary", &RunFoo} to kCommands in tools/main.cc.
+//
+// Conventions: `--help`/`-h` prints the command's usage to stdout and returns 0;
+// a bad flag or argument prints to stderr and returns kExitUsage (use
+// UsageError()); a failure while running returns kExitFailure.
+
+#ifndef DYNAROCK_TOOLS_COMMAND_H_
+#define DYNAROCK_TOOLS_COMMAND_H_
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace dynarock::tools {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+// The arguments after the subcommand name.
+using Args = std::vector<std::string_view>;
+
+struct Command {
+  const char* name;
+  const char* summary;  // one line, shown by `dynarock --help`
+  int (*run)(const Args& args);
+};
+
+// ---- Entry points (one per tools/<name>_command.cc) ----
+int RunServe(const Args& args);
+
+// Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
+// returns kExitUsage.
+inline int UsageError(std::string_view command, std::string_view message) {
+  std::fprintf(stderr, "dynarock %.*s: %.*s\nRun 'dynarock %.*s --help' for usage.\n",
+               static_cast<int>(command.size()), command.data(),
+               static_cast<int>(message.size()), message.data(),
+               static_cast<int>(command.size()), command.data());
+  return kExitUsage;
+}
+
+// Walks "--flag value", "--flag=value" and bare "--switch" arguments.
+//
+//   ArgReader r(args);
+//   while (r.Next()) {
+//     if (r.flag() == "--port") { std::string v; if (!r.Value(&v)) return UsageError(...); }
+//     else if (r.flag() == "--sync") { ... }
+//     else return UsageError("serve", "unknown flag '" + std::string(r.flag()) + "'");
+//   }
+class ArgReader {
+ public:
+  explicit ArgReader(const Args& args) : args_(args) {}
+
+  // Advances to the next argument; false at the end.
+  bool Next() {
+    if (pos_ >= args_.size()) return false;
+    std::string_view a = args_[pos_++];
+    inline_value_.reset();
+    size_t eq = a.find('=');
+    if (a.substr(0, 2) == "--" && eq != std::string_view::npos) {
+      flag_ = a.substr(0, eq);
+      inline_value_ = a.substr(eq + 1);
+    } else {
+      flag_ = a;
+    }
+    return true;
+  }
+
+  // The current argument ("--port" for both "--port 1" and "--port=1").
+  std::string_view flag() const { return flag_; }
+
+  // The current flag's value (inline or the next argument); false when missing.
+  bool Value(std::string* out) {
+    if (inline_value_) {
+      *out = std::string(*inline_value_);
+      return true;
+    }
+    if (pos_ >= args_.size()) return false;
+    *out = std::string(args_[pos_++]);
+    return true;
+  }
+
+  // True when the current flag was given as "--flag=value" (for switches that
+  // take no value).
+  bool HasInlineValue() const { return inline_value_.has_value(); }
+
+ private:
+  const Args& args_;
+  size_t pos_ = 0;
+  std::string_view flag_;
+  std::optional<std::string_view> inline_value_;
+};
+
+// Parses a whole decimal number in [min, max].
+inline bool ParseInt(std::string_view s, long long min, long long max, long long* out) {
+  if (s.empty() || s.size() > 18) return false;
+  long long v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace dynarock::tools
+
+#endif  // DYNAROCK_TOOLS_COMMAND_H_

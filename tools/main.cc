@@ -1,0 +1,79 @@
+// File: tools/main.cc
+//
+// `dynarock <command> [flags]`: the command table and the dispatch. Each command
+// is in tools/<name>_command.cc (see tools/command.h).
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "tools/command.h"
+
+namespace dynarock::tools {
+namespace {
+
+const Command kCommands[] = {
+    {"serve", "Serve DynamoDB's HTTP API (any AWS SDK can point its endpoint here)", &RunServe},
+};
+
+void PrintUsage(FILE* out) {
+  std::fprintf(out,
+               "dynarock: DynamoDB's data model and API, embedded, on RocksDB.\n"
+               "\n"
+               "Usage: dynarock <command> [flags]\n"
+               "\n"
+               "Commands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  std::fprintf(out,
+               "  %-10s %s\n"
+               "\n"
+               "Run 'dynarock <command> --help' for the flags of a command.\n",
+               "help", "Show this help, or a command's ('dynarock help serve')");
+}
+
+const Command* Find(std::string_view name) {
+  for (const Command& c : kCommands) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+int UnknownCommand(std::string_view name) {
+  std::fprintf(stderr, "dynarock: unknown command '%.*s'\nRun 'dynarock --help' for usage.\n",
+               static_cast<int>(name.size()), name.data());
+  return kExitUsage;
+}
+
+int Main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return kExitUsage;
+  }
+  std::string_view first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") {
+    if (first == "help" && argc >= 3) {
+      const Command* c = Find(argv[2]);
+      if (c == nullptr) return UnknownCommand(argv[2]);
+      return c->run(Args{"--help"});
+    }
+    PrintUsage(stdout);
+    return kExitOk;
+  }
+  if (!first.empty() && first.front() == '-') {
+    std::fprintf(stderr, "dynarock: unknown flag '%s'\nRun 'dynarock --help' for usage.\n",
+                 argv[1]);
+    return kExitUsage;
+  }
+  const Command* c = Find(first);
+  if (c == nullptr) return UnknownCommand(first);
+  Args args;
+  args.reserve(static_cast<size_t>(argc - 2));
+  for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
+  return c->run(args);
+}
+
+}  // namespace
+}  // namespace dynarock::tools
+
+int main(int argc, char** argv) { return dynarock::tools::Main(argc, argv); }
