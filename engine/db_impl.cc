@@ -141,7 +141,7 @@ DBImpl::~DBImpl() {
 
 StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name) const {
   std::shared_lock lock(catalog_mu_);
-  auto it = tables_.find(name);
+  auto it = tables_.find(TableNameOf(name));
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found");
   }
@@ -267,7 +267,7 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
 StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(req.table_name);
+  auto it = tables_.find(TableNameOf(req.table_name));
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
@@ -324,7 +324,7 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
 StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(req.table_name);
+  auto it = tables_.find(TableNameOf(req.table_name));
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");

@@ -114,8 +114,20 @@ Status ConstraintErrors::ToStatus() const {
   return ValidationError(std::move(msg));
 }
 
+std::string_view TableNameOf(std::string_view name_or_arn) {
+  if (name_or_arn.substr(0, 4) != "arn:") return name_or_arn;
+  size_t slash = name_or_arn.find(":table/");
+  if (slash == std::string_view::npos) return name_or_arn;
+  std::string_view rest = name_or_arn.substr(slash + 7);
+  return rest.substr(0, rest.find('/'));
+}
+
 Status ValidateTableName(std::string_view name, std::string_view field) {
   ConstraintErrors errors;
+  if (name.substr(0, 4) == "arn:" && name.size() <= 1024 && TableNameOf(name) != name) {
+    errors.CheckName(TableNameOf(name), field);
+    return errors.ToStatus();
+  }
   errors.CheckName(name, field);
   return errors.ToStatus();
 }
@@ -147,6 +159,31 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
       if (!seen.insert(d.attribute_name).second) {
         return Invalid("Duplicate AttributeName in AttributeDefinitions: " + d.attribute_name);
       }
+    }
+  }
+  {
+    // DynamoDB words an undefined key attribute two ways: when the definitions
+    // are as many as the key attributes it names both lists, otherwise it says
+    // "Invalid KeySchema".
+    std::vector<std::string> keys, def_names;
+    std::set<std::string> key_set;
+    auto add_keys = [&](const std::vector<KeySchemaElement>& ks) {
+      for (const auto& e : ks)
+        if (key_set.insert(e.attribute_name).second) keys.push_back(e.attribute_name);
+    };
+    add_keys(req.key_schema);
+    for (const auto& ix : req.local_secondary_indexes) add_keys(ix.key_schema);
+    for (const auto& ix : req.global_secondary_indexes) add_keys(ix.key_schema);
+    bool undefined = false;
+    for (const auto& k : keys) {
+      bool found = false;
+      for (const auto& d : defs) found |= d.attribute_name == k;
+      undefined |= !found;
+    }
+    for (const auto& d : defs) def_names.push_back(d.attribute_name);
+    if (undefined && keys.size() == defs.size()) {
+      return Invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: " +
+                     JoinNames(keys) + ", AttributeDefinitions: " + JoinNames(def_names));
     }
   }
   DR_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, defs));

@@ -10,7 +10,7 @@ packages=(
   librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
-  wrk nodejs npm
+  wrk
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -21,6 +21,10 @@ py=$(command -v python3 || true)
 if [ -z "$py" ]; then missing+=(python3); fi
 if [ -n "$py" ] && ! "$py" -c 'import boto3' 2>/dev/null; then missing+=(python3-boto3); fi
 command -v aws >/dev/null 2>&1 || missing+=(awscli)
+# The JavaScript SDK tests need node and npm; a machine may have them from
+# another source than Debian (whose npm package would then conflict).
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"

@@ -67,6 +67,10 @@ TEST_F(DBTest, CreateTableValidation) {
   CreateTableRequest undefined = Simple("tbl");
   undefined.key_schema = {{"other", KeyType::kHash}};
   EXPECT_ERROR(db_->CreateTable(undefined), ErrorType::kValidation,
+               "One or more parameter values were invalid: Some index key attributes are not "
+               "defined in AttributeDefinitions. Keys: [other], AttributeDefinitions: [pk]");
+  undefined.key_schema.push_back({"sk", KeyType::kRange});
+  EXPECT_ERROR(db_->CreateTable(undefined), ErrorType::kValidation,
                "Invalid KeySchema: Some index key attribute have no definition");
 
   CreateTableRequest unused = Simple("tbl");
