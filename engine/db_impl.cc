@@ -128,10 +128,22 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     memcpy(&id, next.data(), 4);
     impl->next_id_ = id;
   }
+  // Indexes whose backfill a previous run did not finish start over.
+  std::vector<std::pair<std::string, uint32_t>> unfinished;
+  for (const auto& [name, table] : impl->tables_) {
+    for (const auto& ix : table->indexes)
+      if (ix.status == "CREATING") unfinished.emplace_back(name, ix.id);
+  }
+  for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
   return std::unique_ptr<DB>(std::move(impl));
 }
 
 DBImpl::~DBImpl() {
+  shutting_down_ = true;
+  {
+    std::lock_guard<std::mutex> lock(backfill_mu_);
+    for (auto& t : backfills_) t.join();
+  }
   if (db_ == nullptr) return;
   db_->FlushWAL(true).PermitUncheckedError();
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
@@ -332,8 +344,21 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   TableInfo info = *it->second;
   DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowSeconds()));
   rocksdb::WriteBatch batch;
+  std::optional<uint32_t> created;
   for (auto& ix : info.indexes) {
-    if (ix.id == 0) ix.id = AllocateId(&batch);
+    if (ix.id == 0) {
+      ix.id = AllocateId(&batch);
+      created = ix.id;
+    }
+  }
+  // A deleted index's entries go with one range deletion.
+  for (const auto& old_index : it->second->indexes) {
+    bool kept = false;
+    for (const auto& ix : info.indexes) kept |= ix.id == old_index.id;
+    if (kept) continue;
+    batch.DeleteRange(indexes_cf_, EncodeTablePrefix(old_index.id),
+                      EncodeTablePrefix(old_index.id + 1)).PermitUncheckedError();
+    batch.Delete(catalog_cf_, StatsKey(old_index.id)).PermitUncheckedError();
   }
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
   DR_RETURN_IF_ERROR(Commit(&batch));
@@ -341,6 +366,8 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   it->second = ptr;
   UpdateTableResponse resp;
   resp.table_description = Describe(*ptr, "UPDATING");
+  lock.unlock();
+  if (created) StartBackfill(ptr->name, *created);
   return resp;
 }
 

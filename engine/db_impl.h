@@ -19,6 +19,9 @@
 #define DYNAROCK_ENGINE_DB_IMPL_H_
 
 #include <array>
+#include <atomic>
+#include <set>
+#include <thread>
 #include <functional>
 #include <map>
 #include <memory>
@@ -67,6 +70,8 @@ class DBImpl final : public DB {
   StatusOr<TransactWriteItemsResponse> TransactWriteItems(
       const TransactWriteItemsRequest& req) override;
 
+  StatusOr<ConsistencyReport> CheckConsistency() override;
+
  private:
   DBImpl() = default;
 
@@ -76,6 +81,17 @@ class DBImpl final : public DB {
   uint32_t AllocateId(rocksdb::WriteBatch* batch);  // PRE: catalog_mu_ held exclusively
   TableDescription Describe(const TableInfo& info, std::string_view status) const;
   void ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const;
+
+  // The catalog's current version of `table` (same id), or null once dropped.
+  TableInfoPtr CurrentTable(const TableInfo& table) const;
+
+  // ---- online index creation (index_backfill.cc)
+  // Starts a thread that fills index `index_id` of table `table_name` from the
+  // table's items, then marks it ACTIVE. Writes made meanwhile maintain the
+  // index themselves (StageItemWrite reads the current catalog under the item's
+  // lock), so nothing is missed.
+  void StartBackfill(const std::string& table_name, uint32_t index_id);
+  void Backfill(const std::string& table_name, uint32_t index_id);
 
   // ---- items (item_ops.cc)
   // The item's key, validated against the table's key schema. `for_put` selects
@@ -96,6 +112,14 @@ class DBImpl final : public DB {
   static constexpr size_t kLockStripes = 4096;
   size_t StripeOf(const std::string& key) const;
   std::mutex& Stripe(size_t i) { return locks_[i]; }
+
+  // Item keys held by in-flight transactions. A single-item write that meets one
+  // fails with TransactionConflictException, and a transaction that meets one is
+  // cancelled with reason TransactionConflict, as in DynamoDB; a write that only
+  // shares a lock stripe with a transaction waits instead.
+  bool HeldByTransaction(const std::string& key) const;
+  // Locks `key`'s stripe for a single-item write, or returns TransactionConflict.
+  StatusOr<std::unique_lock<std::mutex>> LockForWrite(const std::string& key);
 
   // Read-modify-write of one item under its lock. `compute` gets the old item and
   // returns the new one (nullopt = delete, or an error, which aborts the write).
@@ -121,6 +145,12 @@ class DBImpl final : public DB {
   uint32_t next_id_ = 1;                                      // GUARDED_BY(catalog_mu_)
 
   std::array<std::mutex, kLockStripes> locks_;
+  mutable std::mutex held_mu_;
+  std::set<std::string> transaction_held_;  // GUARDED_BY(held_mu_)
+
+  std::mutex backfill_mu_;
+  std::vector<std::thread> backfills_;  // GUARDED_BY(backfill_mu_)
+  std::atomic<bool> shutting_down_{false};
 };
 
 // Refuses a key attribute value DynamoDB does not store: an empty S or B, a

@@ -130,9 +130,21 @@ StatusOr<std::optional<Item>> DBImpl::ReadItem(const std::string& key,
   return std::optional<Item>(std::move(item));
 }
 
+TableInfoPtr DBImpl::CurrentTable(const TableInfo& table) const {
+  std::shared_lock lock(catalog_mu_);
+  auto it = tables_.find(table.name);
+  if (it == tables_.end() || it->second->id != table.id) return nullptr;
+  return it->second;
+}
+
 Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
                               const std::optional<Item>& old_item,
                               const std::optional<Item>& new_item, rocksdb::WriteBatch* batch) {
+  // PRE: the item's lock stripe is held. The indexes to maintain are the
+  // catalog's current ones, not those of the TableInfo the request started
+  // with: an index created meanwhile must see this write (index_backfill.cc).
+  TableInfoPtr current = CurrentTable(table);
+  const TableInfo& info = current ? *current : table;
   int64_t count_delta = 0, bytes_delta = 0;
   if (old_item) {
     count_delta -= 1;
@@ -149,9 +161,13 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
   }
   if (count_delta != 0 || bytes_delta != 0) {
     DR_RETURN_IF_ERROR(FromRocksDB(
-        batch->Merge(catalog_cf_, StatsKey(table.id), StatsDelta(count_delta, bytes_delta))));
+        batch->Merge(catalog_cf_, StatsKey(info.id), StatsDelta(count_delta, bytes_delta))));
   }
-  return StageIndexUpdates(table, old_item, new_item, indexes_cf_, catalog_cf_, batch);
+  auto entry_exists = [this](const std::string& entry_key) {
+    std::string value;
+    return db_->Get(rocksdb::ReadOptions(), indexes_cf_, entry_key, &value).ok();
+  };
+  return StageIndexUpdates(info, old_item, new_item, indexes_cf_, catalog_cf_, batch, entry_exists);
 }
 
 size_t DBImpl::StripeOf(const std::string& key) const {
@@ -160,9 +176,23 @@ size_t DBImpl::StripeOf(const std::string& key) const {
   return static_cast<size_t>(h % kLockStripes);
 }
 
+bool DBImpl::HeldByTransaction(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(held_mu_);
+  return transaction_held_.count(key) > 0;
+}
+
+StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& key) {
+  std::unique_lock<std::mutex> lock(Stripe(StripeOf(key)), std::try_to_lock);
+  if (!lock.owns_lock()) {
+    if (HeldByTransaction(key)) return TransactionConflict("Transaction is ongoing for the item");
+    lock.lock();
+  }
+  return lock;
+}
+
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                           std::optional<Item>* old_out, std::optional<Item>* new_out) {
-  std::lock_guard<std::mutex> lock(Stripe(StripeOf(key)));
+  DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> new_item, compute(old_item));
   if (old_item || new_item) {

@@ -103,6 +103,9 @@ StatusOr<const IndexInfo*> FindIndex(const TableInfo& table, const std::optional
   DR_RETURN_IF_ERROR(errors.ToStatus());
   const IndexInfo* index = table.FindIndex(*name);
   if (!index) return ValidationError("The table does not have the specified index: " + *name);
+  if (index->status != "ACTIVE") {
+    return ValidationError("Cannot read from backfilling global secondary index: " + *name);
+  }
   if (consistent_read && index->global) {
     return ValidationError("Consistent reads are not supported on global secondary indexes");
   }

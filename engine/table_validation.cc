@@ -91,6 +91,100 @@ Status CheckProjection(const Projection& p, const std::string& index_name) {
   return Status();
 }
 
+Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
+  const auto& updates = req.global_secondary_index_updates;
+  bool in_progress = false;
+  for (const auto& ix : info->indexes) in_progress |= ix.status != "ACTIVE";
+  bool creates_or_deletes = false;
+  for (const auto& u : updates) creates_or_deletes |= u.create || u.delete_index_name;
+  if (creates_or_deletes && (updates.size() > 1 || in_progress)) {
+    return Status(ErrorType::kLimitExceeded,
+                  "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+                  "simultaneously per table");
+  }
+  for (const auto& u : updates) {
+    int actions = u.create.has_value() + u.delete_index_name.has_value() + u.update.has_value();
+    if (actions != 1) {
+      return Invalid("One and only one of Create, Update or Delete must be specified in a "
+                     "GlobalSecondaryIndexUpdate");
+    }
+    if (u.create) {
+      const GlobalSecondaryIndex& gsi = *u.create;
+      ConstraintErrors errors;
+      errors.CheckName(gsi.index_name, "globalSecondaryIndexUpdates.member.create.indexName");
+      DR_RETURN_IF_ERROR(errors.ToStatus());
+      if (info->FindIndex(gsi.index_name)) {
+        return ValidationError("Attempting to create an index which already exists");
+      }
+      size_t globals = 0;
+      for (const auto& ix : info->indexes) globals += ix.global;
+      if (globals >= static_cast<size_t>(kGlobalSecondaryIndexesMax)) {
+        return Status(ErrorType::kLimitExceeded,
+                      "One or more parameter values were invalid: GlobalSecondaryIndex count "
+                      "exceeds the per-table limit of 20");
+      }
+      // The request's definitions join the table's; a known attribute keeps its type.
+      std::vector<AttributeDefinition> defs = info->attribute_definitions;
+      for (const auto& d : req.attribute_definitions) {
+        bool known = false;
+        for (const auto& e : defs) {
+          if (e.attribute_name != d.attribute_name) continue;
+          known = true;
+          if (e.attribute_type != d.attribute_type) {
+            return Invalid("Cannot update attribute " + d.attribute_name +
+                           ". This attribute is part of an existing key schema with a different "
+                           "type");
+          }
+        }
+        if (!known) defs.push_back(d);
+      }
+      DR_RETURN_IF_ERROR(CheckKeySchema(gsi.key_schema, defs));
+      DR_RETURN_IF_ERROR(CheckProjection(gsi.projection, gsi.index_name));
+      IndexInfo ix;
+      ix.name = gsi.index_name;
+      ix.global = true;
+      ix.key_schema = gsi.key_schema;
+      ix.key = KeyDefFor(gsi.key_schema, defs);
+      ix.projection = gsi.projection;
+      ix.status = "CREATING";
+      if (info->billing_mode == "PROVISIONED") {
+        if (!gsi.provisioned_throughput) {
+          return Invalid("ProvisionedThroughput is not specified for index: " + gsi.index_name);
+        }
+        ix.throughput = gsi.provisioned_throughput;
+      } else if (gsi.provisioned_throughput) {
+        return Invalid("ProvisionedThroughput should not be specified for index: " +
+                       gsi.index_name + " when BillingMode is PAY_PER_REQUEST");
+      }
+      info->attribute_definitions = std::move(defs);
+      info->indexes.push_back(std::move(ix));
+    } else if (u.delete_index_name) {
+      auto it = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& ix) {
+        return ix.global && ix.name == *u.delete_index_name;
+      });
+      if (it == info->indexes.end()) {
+        return ResourceNotFound("Requested resource not found: Index: " + *u.delete_index_name +
+                                " not found");
+      }
+      info->indexes.erase(it);
+    } else {
+      auto it = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& ix) {
+        return ix.global && ix.name == u.update->first;
+      });
+      if (it == info->indexes.end()) {
+        return ResourceNotFound("Requested resource not found: Index: " + u.update->first +
+                                " not found");
+      }
+      if (info->billing_mode == "PAY_PER_REQUEST") {
+        return Invalid("ProvisionedThroughput should not be specified for index: " +
+                       u.update->first + " when BillingMode is PAY_PER_REQUEST");
+      }
+      it->throughput = u.update->second;
+    }
+  }
+  return Status();
+}
+
 }  // namespace
 
 void ConstraintErrors::CheckName(std::string_view name, std::string_view field) {
@@ -357,9 +451,8 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     changed = true;
   }
   if (!req.global_secondary_index_updates.empty()) {
-    // Online index creation and deletion (with backfill) are not built yet.
-    return ValidationError(
-        "GlobalSecondaryIndexUpdates are not supported by this version of Dynarock");
+    DR_RETURN_IF_ERROR(ApplyIndexUpdates(req, info));
+    changed = true;
   }
   if (!changed) {
     return ValidationError(

@@ -183,13 +183,44 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     actions.push_back(std::move(a));
   }
 
-  std::vector<size_t> stripes;
-  for (const auto& a : actions) stripes.push_back(StripeOf(a.key));
-  std::sort(stripes.begin(), stripes.end());
-  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  for (size_t s : stripes) Stripe(s).lock();
+  // Lock the items' stripes in ascending order (no deadlock). A stripe that is
+  // busy because another transaction holds one of our items cancels this one
+  // with TransactionConflict, as DynamoDB does; otherwise wait for it.
+  std::map<size_t, std::vector<size_t>> by_stripe;  // stripe -> action indexes
+  for (size_t i = 0; i < actions.size(); ++i) by_stripe[StripeOf(actions[i].key)].push_back(i);
+  std::vector<size_t> locked;
+  std::vector<size_t> conflicts;
+  for (const auto& [stripe, indexes] : by_stripe) {
+    if (!Stripe(stripe).try_lock()) {
+      for (size_t i : indexes)
+        if (HeldByTransaction(actions[i].key)) conflicts.push_back(i);
+      if (!conflicts.empty()) break;
+      Stripe(stripe).lock();
+    }
+    locked.push_back(stripe);
+  }
+  if (!conflicts.empty()) {
+    for (auto it = locked.rbegin(); it != locked.rend(); ++it) Stripe(*it).unlock();
+    std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});
+    for (size_t i : conflicts) {
+      reasons[i] = {"TransactionConflict", "Transaction is ongoing for the item", {}};
+    }
+    Status s(ErrorType::kTransactionCanceled,
+             "Transaction cancelled, please refer cancellation reasons for specific reasons " +
+                 ReasonList(reasons));
+    s.WithCancellationReasons(std::move(reasons));
+    return s;
+  }
+  {
+    std::lock_guard<std::mutex> held(held_mu_);
+    for (const auto& a : actions) transaction_held_.insert(a.key);
+  }
   auto unlock = [&] {
-    for (auto it = stripes.rbegin(); it != stripes.rend(); ++it) Stripe(*it).unlock();
+    {
+      std::lock_guard<std::mutex> held(held_mu_);
+      for (const auto& a : actions) transaction_held_.erase(a.key);
+    }
+    for (auto it = locked.rbegin(); it != locked.rend(); ++it) Stripe(*it).unlock();
   };
 
   std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});

@@ -98,12 +98,14 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item) {
 
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
-                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch) {
+                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
+                         const std::function<bool(const std::string&)>& entry_exists) {
   for (const auto& index : table.indexes) {
     std::optional<std::string> old_key, new_key;
     Item old_entry, new_entry;
     if (old_item) {
       old_key = IndexEntryKey(table, index, *old_item);
+      if (old_key && index.status != "ACTIVE" && !entry_exists(*old_key)) old_key.reset();
       if (old_key) old_entry = ProjectIndexEntry(table, index, *old_item);
     }
     if (new_item) {

@@ -18,6 +18,7 @@
 #ifndef DYNAROCK_INDEX_MAINTAINER_H_
 #define DYNAROCK_INDEX_MAINTAINER_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -47,10 +48,13 @@ bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_v
 Status CheckIndexKeyTypes(const TableInfo& table, const Item& item);
 
 // Stages the index deltas of one item write (old -> new; nullopt = no item) and
-// their statistics into `batch`.
+// their statistics into `batch`. For an index still being backfilled the old
+// item's entry may not exist yet: `entry_exists` tells (it is asked only for such
+// indexes, under the item's lock).
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
-                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch);
+                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
+                         const std::function<bool(const std::string&)>& entry_exists);
 
 // The catalog statistics key of a table or index id ("s/" fixed32).
 std::string StatsKey(uint32_t id);

@@ -3,6 +3,7 @@
 // in request order, idempotency tokens, and concurrent transfers that keep the
 // total exact.
 
+#include <atomic>
 #include <thread>
 
 #include "tests/unit/testutil.h"
@@ -114,6 +115,58 @@ TEST_F(BatchTest, TransactionIsAllOrNothing) {
   ASSERT_EQ(got->responses.size(), 2u);
   EXPECT_TRUE(got->responses[0].has_value());
   EXPECT_FALSE(got->responses[1].has_value());
+}
+
+TEST_F(BatchTest, ConflictsAreReportedAsDynamoDBDoes) {
+  // Many threads hammer the same two items with transactions and single writes:
+  // every outcome is success, a TransactionConflict cancellation or a
+  // TransactionConflictException, never a deadlock or a lost update.
+  Put("acct", MakeItem({{"id", S("x")}, {"n", N("0")}}));
+  Put("acct", MakeItem({{"id", S("y")}, {"n", N("0")}}));
+  std::atomic<int> committed{0}, conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 300; ++i) {
+        if (t % 2 == 0) {
+          TransactWriteItemsRequest req;
+          req.transact_items = {Update("x", "ADD n :one", MakeItem({{":one", N("1")}})),
+                                Update("y", "ADD n :one", MakeItem({{":one", N("1")}}))};
+          auto r = db_->TransactWriteItems(req);
+          if (r.ok()) {
+            committed++;
+          } else {
+            ASSERT_EQ(r.status().type(), ErrorType::kTransactionCanceled) << r.status().ToString();
+            bool conflict = false;
+            for (const auto& reason : r.status().cancellation_reasons())
+              conflict |= reason.code == "TransactionConflict";
+            ASSERT_TRUE(conflict);
+            conflicts++;
+          }
+        } else {
+          UpdateItemRequest up;
+          up.table_name = "acct";
+          up.key = MakeItem({{"id", S("x")}});
+          up.update_expression = "ADD n :one";
+          up.expression_attribute_values = MakeItem({{":one", N("1")}});
+          up.has_expression_attribute_values = true;
+          auto r = db_->UpdateItem(up);
+          if (r.ok()) {
+            committed++;
+          } else {
+            ASSERT_EQ(r.status().type(), ErrorType::kTransactionConflict) << r.status().ToString();
+            conflicts++;
+          }
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  int x = std::stoi(Get("acct", MakeItem({{"id", S("x")}}))->at("n").scalar());
+  int y = std::stoi(Get("acct", MakeItem({{"id", S("y")}}))->at("n").scalar());
+  EXPECT_EQ(committed + conflicts, 1200);
+  EXPECT_EQ(x, committed.load());  // x moves with every success, y with transactions only
+  EXPECT_LE(y, x);
 }
 
 TEST_F(BatchTest, ConcurrentTransfersKeepTheTotal) {

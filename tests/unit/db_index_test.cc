@@ -2,6 +2,10 @@
 // and delete in the same commit; sparse indexes; projections; wrong index-key
 // types refused; index queries page with table and index keys.
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "tests/unit/testutil.h"
 
 namespace dynarock::testing {
@@ -144,6 +148,104 @@ TEST_F(IndexTest, LocalIndexPagingAndProjection) {
   EXPECT_ERROR(db_->Query(gsi_all), ErrorType::kValidation, "Consistent reads are not supported on global secondary indexes");
   gsi_all.index_name = "nope";
   EXPECT_ERROR(db_->Query(gsi_all), ErrorType::kValidation, "The table does not have the specified index: nope");
+}
+
+TEST_F(DBTest, OnlineIndexCreationMissesNoConcurrentWrite) {
+  CreateTable("live", "id", AttrType::kS);
+  for (int i = 0; i < 3000; ++i) {
+    Put("live", MakeItem({{"id", S("i" + std::to_string(i))}, {"color", S(i % 2 ? "red" : "blue")}}));
+  }
+  // Writers change colours while the index is created and backfilled.
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int n = 0; !stop; ++n) {
+      PutItemRequest put;
+      put.table_name = "live";
+      put.item = MakeItem({{"id", S("i" + std::to_string(n % 4000))},
+                           {"color", S(n % 3 ? "green" : "red")}});
+      ASSERT_TRUE(db_->PutItem(put).ok());
+    }
+  });
+  UpdateTableRequest up;
+  up.table_name = "live";
+  up.attribute_definitions = {{"color", AttrType::kS}};
+  GlobalSecondaryIndexUpdate create;
+  GlobalSecondaryIndex gsi;
+  gsi.index_name = "by_color";
+  gsi.key_schema = {{"color", KeyType::kHash}, {"id", KeyType::kRange}};
+  gsi.projection.projection_type = ProjectionType::kAll;
+  create.create = gsi;
+  up.global_secondary_index_updates = {create};
+  auto r = db_->UpdateTable(up);
+  ASSERT_OK(r);
+  ASSERT_EQ(r->table_description.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(r->table_description.global_secondary_indexes[0].index_status, "CREATING");
+  EXPECT_TRUE(r->table_description.global_secondary_indexes[0].backfilling.value_or(false));
+  // A second online index change at the same time is refused.
+  gsi.index_name = "other";
+  up.global_secondary_index_updates[0].create = gsi;
+  auto second = db_->UpdateTable(up);
+  if (!second.ok()) EXPECT_EQ(second.status().type(), ErrorType::kLimitExceeded);
+
+  std::string status;
+  for (int i = 0; i < 500 && status != "ACTIVE"; ++i) {
+    auto d = db_->DescribeTable({"live"});
+    ASSERT_OK(d);
+    for (const auto& ix : d->table.global_secondary_indexes)
+      if (ix.index_name == "by_color") status = ix.index_status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  stop = true;
+  writer.join();
+  ASSERT_EQ(status, "ACTIVE");
+  auto report = db_->CheckConsistency();
+  ASSERT_OK(report);
+  EXPECT_TRUE(report->ok()) << report->differences.size() << " differences, first: "
+                            << report->differences[0];
+  EXPECT_GE(report->index_entries, 3000);
+
+  QueryRequest q;
+  q.table_name = "live";
+  q.index_name = "by_color";
+  q.key_condition_expression = "color = :c";
+  q.expression_attribute_values = MakeItem({{":c", S("blue")}});
+  q.has_expression_attribute_values = true;
+  q.select = Select::kCount;
+  ASSERT_OK(db_->Query(q));
+
+  // Deleting the index removes it and its entries.
+  UpdateTableRequest del;
+  del.table_name = "live";
+  GlobalSecondaryIndexUpdate drop;
+  drop.delete_index_name = "by_color";
+  del.global_secondary_index_updates = {drop};
+  ASSERT_OK(db_->UpdateTable(del));
+  EXPECT_ERROR(db_->Query(q), ErrorType::kValidation, "The table does not have the specified index");
+  report = db_->CheckConsistency();
+  ASSERT_OK(report);
+  EXPECT_TRUE(report->ok());
+  drop.delete_index_name = "by_color";
+  del.global_secondary_index_updates = {drop};
+  EXPECT_ERROR(db_->UpdateTable(del), ErrorType::kResourceNotFound, "by_color");
+}
+
+TEST_F(IndexTest, CheckConsistencyPassesAfterMixedWrites) {
+  for (int i = 0; i < 50; ++i) {
+    Put("gtab", MakeItem({{"PK", S("p" + std::to_string(i % 7))}, {"SK", S("s" + std::to_string(i))},
+                          {"gsi0", S("r" + std::to_string(i % 3))}, {"created", N(std::to_string(i))},
+                          {"note", S("n")}}));
+  }
+  for (int i = 0; i < 50; i += 3) {
+    DeleteItemRequest del;
+    del.table_name = "gtab";
+    del.key = MakeItem({{"PK", S("p" + std::to_string(i % 7))}, {"SK", S("s" + std::to_string(i))}});
+    ASSERT_OK(db_->DeleteItem(del));
+  }
+  auto report = db_->CheckConsistency();
+  ASSERT_OK(report);
+  EXPECT_TRUE(report->ok()) << report->differences[0];
+  EXPECT_EQ(report->items, 33);
+  EXPECT_EQ(report->index_entries, 33 * 2);
 }
 
 }  // namespace

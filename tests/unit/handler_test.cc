@@ -139,6 +139,7 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return TransactWriteItemsResponse{};
   }
+  StatusOr<ConsistencyReport> CheckConsistency() override { return ConsistencyReport{}; }
 };
 
 class HandlerTest : public ::testing::Test {

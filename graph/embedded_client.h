@@ -1,0 +1,42 @@
+// File: graph/embedded_client.h
+//
+// A graph::Client over an embedded dynarock::DB (no network, no JSON).
+//
+//   auto db = dynarock::DB::Open(dynarock::Options{.in_memory = true}, "");
+//   dynarock::graph::EmbeddedClient client(db->get());
+//   dynarock::graph::Graph graph(&client, schema);
+
+#ifndef DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
+#define DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
+
+#include "dynarock/db.h"
+#include "graph/client.h"
+
+namespace dynarock::graph {
+
+class EmbeddedClient final : public Client {
+ public:
+  // `db` is not owned and must outlive the client.
+  explicit EmbeddedClient(DB* db) : db_(db) {}
+
+  StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
+  StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& req) override;
+  StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) override;
+  StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) override;
+  StatusOr<GetItemResponse> GetItem(const GetItemRequest& req) override;
+  StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) override;
+  StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) override;
+  StatusOr<QueryResponse> Query(const QueryRequest& req) override;
+  StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& req) override;
+  StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& req) override;
+  StatusOr<TransactWriteItemsResponse> TransactWriteItems(
+      const TransactWriteItemsRequest& req) override;
+  std::string Describe() const override { return "embedded"; }
+
+ private:
+  DB* db_;
+};
+
+}  // namespace dynarock::graph
+
+#endif  // DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
