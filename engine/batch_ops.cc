@@ -14,6 +14,7 @@
 
 #include "engine/db_impl.h"
 #include "engine/item_size.h"
+#include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/limits.h"
 #include "engine/request_checks.h"
@@ -37,6 +38,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
   // Validate everything first.
   struct TableRead {
     TableInfoPtr table;
+    bool consistent_read = false;
     std::vector<std::pair<Item, std::string>> keys;  // key item, encoded key
     std::optional<expr::ProjectionSpec> projection;
   };
@@ -55,6 +57,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
         {{"AttributesToGet", !ka.attributes_to_get.empty()}},
         {{"ProjectionExpression", ka.projection_expression.has_value()}}));
     TableRead read;
+    read.consistent_read = ka.consistent_read;
     DR_ASSIGN_OR_RETURN(read.table, FindTable(name));
     expr::ExpressionContext ctx(&ka.expression_attribute_names, nullptr,
                                 ka.has_expression_attribute_names, false);
@@ -82,8 +85,10 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
   const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
   size_t response_bytes = 0;
   Status status;
+  std::map<std::string, CapacityCounter> costs;
   for (auto& [name, read] : reads) {
     auto& out = resp.responses[name];
+    CapacityCounter& cost = costs[name];
     for (auto& [key_item, encoded] : read.keys) {
       if (response_bytes >= kBatchGetResponseBytesMax) {
         KeysAndAttributes& un = resp.unprocessed_keys[name];
@@ -100,6 +105,8 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
         status = item.status();
         break;
       }
+      // Each key is billed on its own, a missing item at the minimum.
+      cost.table += ReadUnits(*item ? ItemSize(**item) : 0, read.consistent_read);
       if (!*item) continue;
       response_bytes += ItemSize(**item);
       out.push_back(read.projection ? expr::Project(*read.projection, **item) : std::move(**item));
@@ -107,6 +114,12 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
   }
   db_->ReleaseSnapshot(snapshot);
   DR_RETURN_IF_ERROR(status);
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    resp.has_consumed_capacity = true;
+    for (const auto& [name, cost] : costs) {
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost, true));
+    }
+  }
   return resp;
 }
 
@@ -126,6 +139,7 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   }
 
   struct Write {
+    std::string table_name;  // as the request named it
     TableInfoPtr table;
     std::string key;
     std::optional<Item> new_item;  // nullopt: delete
@@ -148,6 +162,7 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
             "of the supported datatypes");
       }
       Write w;
+      w.table_name = name;
       w.table = table;
       if (wr.put_item) {
         Item item = *wr.put_item;
@@ -177,19 +192,29 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   for (size_t s : stripes) Stripe(s).lock();
   Status status;
   rocksdb::WriteBatch batch;
+  std::map<std::string, CapacityCounter> costs;
   for (const auto& w : writes) {
     auto old = ReadItem(w.key);
     if (!old.ok()) {
       status = old.status();
       break;
     }
-    status = StageItemWrite(*w.table, w.key, *old, w.new_item, &batch);
+    CapacityCounter& cost = costs[w.table_name];
+    if (!*old && !w.new_item) cost.table += WriteUnits(0);
+    status = StageItemWrite(*w.table, w.key, *old, w.new_item, &batch, &cost);
     if (!status.ok()) break;
   }
   if (status.ok()) status = Commit(&batch);
   for (auto it = stripes.rbegin(); it != stripes.rend(); ++it) Stripe(*it).unlock();
   DR_RETURN_IF_ERROR(status);
-  return BatchWriteItemResponse();
+  BatchWriteItemResponse resp;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    resp.has_consumed_capacity = true;
+    for (const auto& [name, cost] : costs) {
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost, false));
+    }
+  }
+  return resp;
 }
 
 }  // namespace dynarock

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include "engine/capacity.h"
 #include "engine/expr/expression.h"
 #include "engine/table_info.h"
 
@@ -103,9 +104,10 @@ class DBImpl final : public DB {
                                          const rocksdb::Snapshot* snapshot = nullptr) const;
   // Adds the item's new state (nullopt = deleted) to `batch`, with its statistics
   // and index entries.
+  // Adds the write's units (table and indexes) to `cost` when given.
   Status StageItemWrite(const TableInfo& table, const std::string& key,
                         const std::optional<Item>& old_item, const std::optional<Item>& new_item,
-                        rocksdb::WriteBatch* batch);
+                        rocksdb::WriteBatch* batch, CapacityCounter* cost = nullptr);
   Status Commit(rocksdb::WriteBatch* batch);
 
   // Lock stripes (ascending order for several keys).
@@ -125,7 +127,13 @@ class DBImpl final : public DB {
   // returns the new one (nullopt = delete, or an error, which aborts the write).
   using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
   Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
-                    std::optional<Item>* old_out, std::optional<Item>* new_out);
+                    std::optional<Item>* old_out, std::optional<Item>* new_out,
+                    CapacityCounter* cost = nullptr);
+
+  // ItemCollectionMetrics of the item collection (partition) `item` belongs to,
+  // for tables with local secondary indexes; nullopt otherwise or unless asked.
+  std::optional<ItemCollectionMetrics> CollectionMetrics(const TableInfo& table, const Item& item,
+                                                         bool asked) const;
 
   // ---- query and scan (query_scan.cc)
   struct ReadPlan;

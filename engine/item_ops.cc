@@ -5,6 +5,7 @@
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/db_impl.h"
@@ -115,6 +116,38 @@ StatusOr<std::string> DBImpl::ItemKey(const TableInfo& table, const Item& item,
   return EncodeItemKey(table.id, *hash, range);
 }
 
+std::optional<ItemCollectionMetrics> DBImpl::CollectionMetrics(const TableInfo& table,
+                                                               const Item& item, bool asked) const {
+  bool has_lsi = false;
+  for (const auto& ix : table.indexes) has_lsi |= !ix.global;
+  auto hash = item.find(table.key.hash_name);
+  if (!asked || !has_lsi || hash == item.end()) return std::nullopt;
+  // The collection: the partition's items and their local index entries.
+  size_t bytes = 0;
+  auto add_prefix = [&](rocksdb::ColumnFamilyHandle* cf, const std::string& prefix) {
+    std::string upper = prefix;
+    while (!upper.empty() && static_cast<unsigned char>(upper.back()) == 0xFF) upper.pop_back();
+    if (!upper.empty()) upper.back() = static_cast<char>(static_cast<unsigned char>(upper.back()) + 1);
+    rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper_slice;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
+    for (it->Seek(prefix); it->Valid(); it->Next()) {
+      Item decoded;
+      if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &decoded))
+        bytes += ItemSize(decoded);
+    }
+  };
+  add_prefix(items_cf_, EncodePartitionPrefix(table.id, hash->second));
+  for (const auto& ix : table.indexes)
+    if (!ix.global) add_prefix(indexes_cf_, EncodePartitionPrefix(ix.id, hash->second));
+  ItemCollectionMetrics metrics;
+  metrics.item_collection_key[hash->first] = hash->second;
+  double lower = static_cast<double>(bytes / (1ULL << 30));
+  metrics.size_estimate_range_gb = {lower, lower + 1};
+  return metrics;
+}
+
 StatusOr<std::optional<Item>> DBImpl::ReadItem(const std::string& key,
                                                const rocksdb::Snapshot* snapshot) const {
   rocksdb::ReadOptions ro;
@@ -139,7 +172,8 @@ TableInfoPtr DBImpl::CurrentTable(const TableInfo& table) const {
 
 Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
                               const std::optional<Item>& old_item,
-                              const std::optional<Item>& new_item, rocksdb::WriteBatch* batch) {
+                              const std::optional<Item>& new_item, rocksdb::WriteBatch* batch,
+                              CapacityCounter* cost) {
   // PRE: the item's lock stripe is held. The indexes to maintain are the
   // catalog's current ones, not those of the TableInfo the request started
   // with: an index created meanwhile must see this write (index_backfill.cc).
@@ -167,7 +201,12 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
     std::string value;
     return db_->Get(rocksdb::ReadOptions(), indexes_cf_, entry_key, &value).ok();
   };
-  return StageIndexUpdates(info, old_item, new_item, indexes_cf_, catalog_cf_, batch, entry_exists);
+  if (cost) {
+    cost->table += WriteUnits(std::max(old_item ? ItemSize(*old_item) : 0,
+                                       new_item ? ItemSize(*new_item) : 0));
+  }
+  return StageIndexUpdates(info, old_item, new_item, indexes_cf_, catalog_cf_, batch, entry_exists,
+                           cost);
 }
 
 size_t DBImpl::StripeOf(const std::string& key) const {
@@ -191,14 +230,17 @@ StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& k
 }
 
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
-                          std::optional<Item>* old_out, std::optional<Item>* new_out) {
+                          std::optional<Item>* old_out, std::optional<Item>* new_out,
+                          CapacityCounter* cost) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> new_item, compute(old_item));
   if (old_item || new_item) {
     rocksdb::WriteBatch batch;
-    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &batch));
+    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &batch, cost));
     DR_RETURN_IF_ERROR(Commit(&batch));
+  } else if (cost) {
+    cost->table += WriteUnits(0);  // deleting a missing item still costs one unit
   }
   if (old_out) *old_out = std::move(old_item);
   if (new_out) *new_out = std::move(new_item);
@@ -239,6 +281,7 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   std::optional<Item> old_item;
+  CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
       [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
@@ -246,9 +289,11 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         return std::optional<Item>(item);
       },
-      &old_item, nullptr));
+      &old_item, nullptr, &cost));
 
   PutItemResponse resp;
+  resp.item_collection_metrics = CollectionMetrics(*table, item, req.return_item_collection_metrics);
+  resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
   return resp;
 }
@@ -280,6 +325,9 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
 
   DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
   GetItemResponse resp;
+  CapacityCounter cost;
+  cost.table = ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read);
+  resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, true);
   if (item) resp.item = projection ? expr::Project(*projection, *item) : std::move(*item);
   return resp;
 }
@@ -313,6 +361,7 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   std::optional<Item> old_item;
+  CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
       [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
@@ -320,8 +369,10 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         return std::optional<Item>();
       },
-      &old_item, nullptr));
+      &old_item, nullptr, &cost));
   DeleteItemResponse resp;
+  resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
+  resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
   return resp;
 }
@@ -376,6 +427,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   }
 
   std::optional<Item> old_item, new_item;
+  CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
       [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
@@ -389,9 +441,11 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
         DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next));
         return std::optional<Item>(std::move(next));
       },
-      &old_item, &new_item));
+      &old_item, &new_item, &cost));
 
   UpdateItemResponse resp;
+  resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
+  resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   switch (req.return_values) {
     case ReturnValue::kNone:
       break;

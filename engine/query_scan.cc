@@ -7,6 +7,7 @@
 #include "engine/db_impl.h"
 #include "engine/item_codec.h"
 #include "engine/item_size.h"
+#include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/limits.h"
@@ -29,6 +30,9 @@ struct DBImpl::ReadPlan {
   std::optional<expr::ProjectionSpec> projection;
   bool count_only = false;
   bool fetch_from_table = false;  // LSI read with attributes it does not project
+  bool consistent_read = false;
+  ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  std::string table_name;  // as the request named it, for ConsumedCapacity
 };
 
 namespace {
@@ -171,6 +175,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
 
   QueryResponse resp;
   size_t bytes_read = 0;
+  size_t table_bytes_fetched = 0;
   const KeyDef& read_key = plan.index ? plan.index->key : table.key;
   for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
     Item item;
@@ -193,7 +198,10 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
       if (table.key.range_name) range = &item.at(*table.key.range_name);
       DR_ASSIGN_OR_RETURN(std::optional<Item> full,
                           ReadItem(EncodeItemKey(table.id, item.at(table.key.hash_name), range), snapshot));
-      if (full) item = std::move(*full);
+      if (full) {
+        table_bytes_fetched += ItemSize(*full);
+        item = std::move(*full);
+      }
     }
     bool keep = true;
     if (plan.filter) {
@@ -208,6 +216,15 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     if (stop) break;
   }
   DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  // Reads are billed on what was evaluated, rounded once per request.
+  CapacityCounter cost;
+  if (plan.index) {
+    cost.AddIndex(plan.index->name, plan.index->global, ReadUnits(bytes_read, plan.consistent_read));
+    if (table_bytes_fetched > 0) cost.table += ReadUnits(table_bytes_fetched, plan.consistent_read);
+  } else {
+    cost.table = ReadUnits(bytes_read, plan.consistent_read);
+  }
+  resp.consumed_capacity = ReportCapacity(plan.return_consumed_capacity, plan.table_name, cost, true);
   return resp;
 }
 
@@ -378,6 +395,9 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   }
 
   plan.index = index;
+  plan.consistent_read = req.consistent_read;
+  plan.return_consumed_capacity = req.return_consumed_capacity;
+  plan.table_name = req.table_name;
   plan.forward = req.scan_index_forward;
   plan.limit = req.limit.value_or(0);
   plan.count_only = select.count_only;
@@ -490,6 +510,9 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
     plan.upper = EncodeTablePrefix(prefix_id + 1);
   }
   plan.index = index;
+  plan.consistent_read = req.consistent_read;
+  plan.return_consumed_capacity = req.return_consumed_capacity;
+  plan.table_name = req.table_name;
   plan.limit = req.limit.value_or(0);
   plan.count_only = select.count_only;
   plan.fetch_from_table = index && !index->global && select.all_attributes &&

@@ -16,6 +16,7 @@
 
 #include "engine/db_impl.h"
 #include "engine/item_size.h"
+#include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/limits.h"
 #include "engine/request_checks.h"
@@ -226,6 +227,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
   std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});
   bool cancelled = false;
   rocksdb::WriteBatch batch;
+  std::map<std::string, CapacityCounter> costs;  // by table as named in the request
   static const Item kEmpty;
   for (size_t i = 0; i < actions.size(); ++i) {
     Action& a = actions[i];
@@ -254,6 +256,8 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     std::optional<Item> new_item;
     switch (a.source->kind) {
       case TransactWriteItem::Kind::kConditionCheck:
+        // A condition check is billed as a write of the item it reads.
+        costs[a.source->table_name].table += WriteUnits(old_item ? ItemSize(*old_item) : 0);
         continue;
       case TransactWriteItem::Kind::kPut:
         new_item = a.put_item;
@@ -277,7 +281,9 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
       }
     }
     if (!cancelled) {
-      Status s = StageItemWrite(*a.table, a.key, old_item, new_item, &batch);
+      CapacityCounter& cost = costs[a.source->table_name];
+      if (!old_item && !new_item) cost.table += WriteUnits(0);
+      Status s = StageItemWrite(*a.table, a.key, old_item, new_item, &batch, &cost);
       if (!s.ok()) {
         unlock();
         return s;
@@ -296,7 +302,16 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     return s;
   }
   if (req.client_request_token) Tokens().Remember(*req.client_request_token, std::move(fingerprint));
-  return TransactWriteItemsResponse();
+  TransactWriteItemsResponse resp;
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    resp.has_consumed_capacity = true;
+    for (const auto& [name, cost] : costs) {
+      CapacityCounter doubled;
+      doubled.Add(cost, 2);  // transactions cost twice
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, doubled, false));
+    }
+  }
+  return resp;
 }
 
 StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetItemsRequest& req) {
@@ -311,6 +326,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
         "Member must have length less than or equal to 100");
   }
   struct Read {
+    std::string table_name;
     std::string key;
     std::optional<expr::ProjectionSpec> projection;
   };
@@ -322,6 +338,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
     Item key = t.key;
     DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key));
     Read r;
+    r.table_name = t.table_name;
     DR_ASSIGN_OR_RETURN(r.key, ItemKey(*table, key, false));
     if (!seen_keys.insert(r.key).second) {
       return ValidationError(
@@ -341,12 +358,15 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   TransactGetItemsResponse resp;
   const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
   Status status;
+  std::map<std::string, CapacityCounter> costs;
   for (const auto& r : reads) {
     auto item = ReadItem(r.key, snapshot);
     if (!item.ok()) {
       status = item.status();
       break;
     }
+    // Transactional reads are strongly consistent and cost twice.
+    costs[r.table_name].table += 2 * ReadUnits(*item ? ItemSize(**item) : 0, true);
     if (*item && r.projection) {
       resp.responses.push_back(expr::Project(*r.projection, **item));
     } else {
@@ -355,6 +375,12 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   }
   db_->ReleaseSnapshot(snapshot);
   DR_RETURN_IF_ERROR(status);
+  if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
+    resp.has_consumed_capacity = true;
+    for (const auto& [name, cost] : costs) {
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost, true));
+    }
+  }
   return resp;
 }
 

@@ -2,6 +2,7 @@
 
 #include <rocksdb/write_batch.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/item_codec.h"
@@ -99,7 +100,8 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item) {
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
                          rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
-                         const std::function<bool(const std::string&)>& entry_exists) {
+                         const std::function<bool(const std::string&)>& entry_exists,
+                         CapacityCounter* cost) {
   for (const auto& index : table.indexes) {
     std::optional<std::string> old_key, new_key;
     Item old_entry, new_entry;
@@ -111,6 +113,18 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
     if (new_item) {
       new_key = IndexEntryKey(table, index, *new_item);
       if (new_key) new_entry = ProjectIndexEntry(table, index, *new_item);
+    }
+    if (cost) {
+      double units = 0;
+      size_t old_size = old_key ? ItemSize(old_entry) : 0;
+      size_t new_size = new_key ? ItemSize(new_entry) : 0;
+      if (old_key && new_key && *old_key == *new_key) {
+        if (!(old_entry == new_entry)) units = WriteUnits(std::max(old_size, new_size));
+      } else {
+        if (old_key) units += WriteUnits(old_size);
+        if (new_key) units += WriteUnits(new_size);
+      }
+      if (units > 0) cost->AddIndex(index.name, index.global, units);
     }
     int64_t count = 0, bytes = 0;
     if (old_key) {

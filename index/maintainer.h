@@ -23,6 +23,7 @@
 #include <string>
 
 #include "dynarock/status.h"
+#include "engine/capacity.h"
 #include "engine/table_info.h"
 
 namespace rocksdb {
@@ -50,11 +51,12 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item);
 // Stages the index deltas of one item write (old -> new; nullopt = no item) and
 // their statistics into `batch`. For an index still being backfilled the old
 // item's entry may not exist yet: `entry_exists` tells (it is asked only for such
-// indexes, under the item's lock).
+// indexes, under the item's lock). Adds each index's write units to `cost`.
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
                          rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
-                         const std::function<bool(const std::string&)>& entry_exists);
+                         const std::function<bool(const std::string&)>& entry_exists,
+                         CapacityCounter* cost = nullptr);
 
 // The catalog statistics key of a table or index id ("s/" fixed32).
 std::string StatsKey(uint32_t id);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -17,6 +18,7 @@ namespace internal {
 struct HandlerState {
   DB* db = nullptr;
   std::string endpoint_address = "localhost:8000";
+  Handler::Observer observer;
 
   std::mutex mu;
   std::map<std::string, TimeToLiveSpecification> ttl;          // by table name; GUARDED_BY(mu)
@@ -32,14 +34,47 @@ using OperationFn = ApiReply (*)(HandlerState&, std::string_view);
 
 ApiReply Ok(std::string body) { return ApiReply{200, std::move(body)}; }
 
+// What the observer is told about the call in progress on this thread (set by
+// Handle() only while an observer is installed).
+struct CallRecord {
+  Status status;
+  std::vector<ConsumedCapacity> consumed;
+};
+thread_local CallRecord* t_call = nullptr;
+
+// Moves the response's ConsumedCapacity into t_call; drops it from the reply
+// when the client did not ask for it.
+template <typename Resp>
+void TakeCapacity(Resp& r, bool keep) {
+  if constexpr (requires { r.has_consumed_capacity; }) {
+    t_call->consumed.insert(t_call->consumed.end(), r.consumed_capacity.begin(),
+                            r.consumed_capacity.end());
+    if (!keep) {
+      r.consumed_capacity.clear();
+      r.has_consumed_capacity = false;
+    }
+  } else if constexpr (requires { r.consumed_capacity.has_value(); }) {
+    if (r.consumed_capacity) t_call->consumed.push_back(*r.consumed_capacity);
+    if (!keep) r.consumed_capacity.reset();
+  }
+}
+
 // Decode, call the engine, encode.
 template <typename Req, typename Resp, typename Encode>
 ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std::string_view),
              StatusOr<Resp> (DB::*op)(const Req&), Encode encode) {
   StatusOr<Req> req = decode(body);
   if (!req.ok()) return Handler::ErrorReply(req.status());
+  bool client_asked = true;
+  if constexpr (requires { req->return_consumed_capacity; }) {
+    if (t_call != nullptr && req->return_consumed_capacity == ReturnConsumedCapacity::kNone) {
+      req->return_consumed_capacity = ReturnConsumedCapacity::kTotal;  // for the observer
+      client_asked = false;
+    }
+  }
   StatusOr<Resp> resp = (s.db->*op)(*req);
   if (!resp.ok()) return Handler::ErrorReply(resp.status());
+  if (t_call != nullptr) TakeCapacity(*resp, client_asked);
   return Ok(encode(*req, *resp));
 }
 
@@ -370,7 +405,22 @@ void Handler::SetEndpointAddress(std::string address) {
   state_->endpoint_address = std::move(address);
 }
 
+void Handler::SetObserver(Observer observer) { state_->observer = std::move(observer); }
+
 ApiReply Handler::Handle(std::string_view operation, std::string_view body) {
+  if (!state_->observer) return HandleOperation(operation, body);
+  const auto start = std::chrono::steady_clock::now();
+  CallRecord record;
+  CallRecord* outer = t_call;
+  t_call = &record;
+  ApiReply reply = HandleOperation(operation, body);
+  t_call = outer;
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  state_->observer(operation, record.status, took.count(), record.consumed);
+  return reply;
+}
+
+ApiReply Handler::HandleOperation(std::string_view operation, std::string_view body) {
   OperationFn fn = Lookup(operation);
   if (fn == nullptr) {
     return ErrorReply(Status(ErrorType::kUnknownOperation, "Unknown operation exception"));
@@ -387,6 +437,7 @@ ApiReply Handler::Handle(std::string_view operation, std::string_view body) {
 }
 
 ApiReply Handler::ErrorReply(const Status& status) {
+  if (t_call != nullptr) t_call->status = status;
   return ApiReply{ErrorHttpStatus(status.type()), EncodeErrorBody(status)};
 }
 

@@ -23,9 +23,11 @@
 #ifndef DYNAROCK_API_HANDLER_H_
 #define DYNAROCK_API_HANDLER_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dynarock/db.h"
 #include "dynarock/status.h"
@@ -59,7 +61,22 @@ class Handler {
   // before serving (not synchronised with Handle).
   void SetEndpointAddress(std::string address);
 
+  // Called once per Handle() (after the reply is built, on the calling thread)
+  // with the operation name as given, the outcome (OK, or the error replied), the
+  // seconds Handle() took and the capacity the request consumed, one entry per
+  // table (empty for operations that consume none and for requests that failed).
+  // With an observer set, every operation that takes ReturnConsumedCapacity is
+  // run with at least TOTAL so that its capacity is known; the reply carries
+  // ConsumedCapacity only when the client asked for it. Call before serving (not
+  // synchronised with Handle); an empty function removes the observer.
+  using Observer = std::function<void(std::string_view operation, const dynarock::Status& status,
+                                      double seconds,
+                                      const std::vector<dynarock::ConsumedCapacity>& consumed)>;
+  void SetObserver(Observer observer);
+
  private:
+  ApiReply HandleOperation(std::string_view operation, std::string_view body);
+
   std::unique_ptr<internal::HandlerState> state_;
 };
 

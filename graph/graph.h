@@ -1,0 +1,342 @@
+// File: graph/graph.h
+//
+// A property graph in one DynamoDB table (the seeds' adjacency-list pattern; key
+// conventions in graph/schema.h), over any graph::Client: embedded or any
+// DynamoDB-compatible endpoint. See docs/graph.md.
+//
+//   EmbeddedClient client(db.get());
+//   Schema schema;                         // PK/SK, "TYPE#id", "EDGETYPE#target"
+//   schema.RankByAttribute("FRIEND", "createdDate");
+//   Graph g(&client, schema);
+//   g.EnsureTable();
+//   g.PutNode("USER#Frodo", {{"firstName", AttributeValue::S("Frodo")}});
+//   g.AddEdge({"USER#Frodo", "FRIEND", "USER#Gandalf", {{"createdDate", S("3004")}}});
+//   auto friends = g.OutEdges("USER#Frodo", "FRIEND");          // Frodo's friends
+//   auto fans = g.InEdges("USER#Gandalf", "FRIEND");            // who befriends Gandalf
+//
+// Consistency: an edge, its edge-set entry and (optionally) its reverse edge with
+// its entry are written in ONE TransactWriteItems. Calls that write many edges
+// (AddEdges, RemoveEdges, DeleteNode) pack whole edges into transactions of at
+// most 100 items: each edge is atomic, the call as a whole is not (see
+// WriteReport and docs/graph.md, "Transaction splitting").
+//
+// Thread-safe: a Graph holds no mutable state besides its statistics counters.
+
+#ifndef DYNAROCK_GRAPH_GRAPH_H_
+#define DYNAROCK_GRAPH_GRAPH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dynarock/requests.h"
+#include "dynarock/status.h"
+#include "graph/client.h"
+#include "graph/schema.h"
+
+namespace dynarock::graph {
+
+struct Node {
+  std::string id;    // "USER#Frodo"
+  std::string type;  // "USER"
+  Item attributes;   // without the keys, the edge set and the type attribute
+  std::vector<EdgeRef> edge_set;
+};
+
+struct Edge {
+  std::string source;
+  std::string type;
+  std::string target;
+  std::string rank;
+  Item properties;  // without the keys, the rank and the type attribute
+};
+
+// A condition on a sort key: for OutEdges the target node id, for InEdges the rank.
+enum class KeyOp : uint8_t { kEq, kLt, kLe, kGt, kGe, kBetween, kBeginsWith };
+struct KeyCondition {
+  KeyOp op = KeyOp::kEq;
+  std::string value;
+  std::string value2;  // kBetween's upper bound
+  static KeyCondition Eq(std::string v) { return {KeyOp::kEq, std::move(v), {}}; }
+  static KeyCondition Lt(std::string v) { return {KeyOp::kLt, std::move(v), {}}; }
+  static KeyCondition Le(std::string v) { return {KeyOp::kLe, std::move(v), {}}; }
+  static KeyCondition Gt(std::string v) { return {KeyOp::kGt, std::move(v), {}}; }
+  static KeyCondition Ge(std::string v) { return {KeyOp::kGe, std::move(v), {}}; }
+  static KeyCondition Between(std::string a, std::string b) {
+    return {KeyOp::kBetween, std::move(a), std::move(b)};
+  }
+  static KeyCondition BeginsWith(std::string v) { return {KeyOp::kBeginsWith, std::move(v), {}}; }
+};
+
+// A FilterExpression on edge properties, with its own #names and :values. The
+// graph layer's own placeholders start with "#g_" and ":g_"; do not use those.
+struct Filter {
+  std::string expression;
+  NameMap names;
+  ValueMap values;
+};
+
+struct EdgeQuery {
+  std::optional<KeyCondition> key;
+  std::optional<Filter> filter;
+  int64_t limit = 0;        // edges returned (after the filter); 0 = all
+  std::string page_token;   // from a previous EdgePage
+  bool forward = true;      // ascending sort key
+  bool consistent_read = false;  // ignored for InEdges (GSIs are eventually consistent)
+};
+
+struct EdgePage {
+  std::vector<Edge> edges;
+  std::string next_page_token;  // empty when there is nothing more
+};
+
+struct NodePage {
+  std::vector<Node> nodes;
+  std::string next_page_token;
+};
+
+struct EdgeSpec {
+  std::string source;
+  std::string type;
+  std::string target;
+  Item properties;
+};
+
+struct AddEdgeOptions {
+  // Write the reverse edge too. Default: when the schema names a reverse type.
+  std::optional<bool> reverse;
+  // Fail when the source (or target) node does not exist, instead of creating a
+  // stub node that holds only the edge set.
+  bool require_nodes = true;
+};
+
+// What a multi-edge write did. On an error, the edges of `edges_committed` are
+// written (whole transactions), the rest are not: resume from edges_committed.
+struct WriteReport {
+  int64_t edges_committed = 0;
+  int64_t transactions = 0;
+};
+
+struct NodeUpdate {
+  std::string update_expression;  // "SET #n = :n REMOVE #old"
+  std::optional<std::string> condition_expression;
+  NameMap names;
+  ValueMap values;
+};
+
+struct DeleteNodeOptions {
+  // Edges deleted per call at most (bounded work); call again to resume.
+  int64_t max_edges = 1000;
+  // Edge types whose incoming edges are deleted (found through the inverted
+  // index). Empty: every edge type configured in the schema.
+  std::vector<std::string> in_edge_types;
+};
+
+struct DeleteProgress {
+  bool done = false;  // the node and all its edges are gone
+  int64_t edges_deleted = 0;
+  int64_t transactions = 0;
+};
+
+// Seed 001's three steps: (1) the edges of `edge_type` pointing at `node`,
+// through the inverted index (optionally a rank range), give the roots; (2) one
+// batch get of the roots; (3) one batch get of the neighbours their edge sets name.
+struct ExpandRequest {
+  std::string node;
+  std::string edge_type;
+  std::optional<KeyCondition> rank;
+  int64_t limit = 0;
+  std::string page_token;
+  // Edge-set entries to follow (empty: all), and an optional finer choice.
+  std::vector<std::string> expand_types;
+  std::function<bool(const EdgeRef&)> expand_filter;
+};
+
+struct Expansion {
+  std::vector<Node> roots;                         // in index order
+  std::map<std::string, std::vector<EdgeRef>> refs;  // root id -> followed entries
+  std::map<std::string, Node> neighbours;          // by id (missing nodes left out)
+  std::string next_page_token;
+};
+
+enum class Direction : uint8_t { kOut, kIn };
+
+struct Hop {
+  std::vector<std::string> edge_types;  // required for kIn; empty = every type for kOut
+  Direction direction = Direction::kOut;
+  std::optional<Filter> filter;         // on edge properties
+  int64_t fan_out = 0;                  // neighbours taken per node; 0 = all
+  // Read out-neighbours from the frontier's edge sets (one batch get per 100
+  // nodes) instead of one query per node, when every type is in the edge set and
+  // there is no filter.
+  bool use_edge_sets = true;
+};
+
+struct TraversalRequest {
+  std::vector<std::string> start;
+  std::vector<Hop> hops;
+  int64_t max_visited = 100000;  // stop discovering once this many nodes are known
+  bool fetch_nodes = false;      // fill TraversalResult::nodes
+};
+
+struct TraversalResult {
+  std::vector<std::vector<std::string>> levels;  // levels[0] = start; levels[k] = new at hop k
+  std::map<std::string, Node> nodes;
+  bool truncated = false;  // max_visited reached
+};
+
+struct EdgeSetReport {
+  std::string node;
+  std::vector<std::string> missing;  // edges without an entry (entries as they should be)
+  std::vector<std::string> stale;    // entries without an edge (or with a wrong rank)
+  bool repaired = false;
+  bool ok() const { return missing.empty() && stale.empty(); }
+};
+
+struct GraphStats {
+  int64_t requests = 0;
+  int64_t items_read = 0;     // items evaluated by queries, returned by gets
+  int64_t items_written = 0;  // items in write requests and transactions
+};
+
+class Graph {
+ public:
+  // `client` is not owned and must outlive the Graph.
+  Graph(Client* client, Schema schema);
+
+  const Schema& schema() const { return schema_; }
+  Client* client() const { return client_; }
+
+  // Creates the table and its indexes when absent (graph::EnsureTable).
+  Status EnsureTable();
+
+  // ---- Nodes
+  // Creates the node, or sets the given attributes on an existing one (others,
+  // and the edge set, are kept).
+  Status PutNode(const std::string& id, const Item& attributes = {});
+  StatusOr<std::optional<Node>> GetNode(const std::string& id, bool consistent_read = false);
+  // An UpdateItem on an existing node (ConditionalCheckFailed when it does not exist).
+  Status UpdateNode(const std::string& id, const NodeUpdate& update);
+  // Batch get, chunked to 100 keys, UnprocessedKeys retried with backoff. The
+  // result is aligned with `ids` (nullopt for missing nodes).
+  StatusOr<std::vector<std::optional<Node>>> GetNodes(const std::vector<std::string>& ids);
+  // Deletes the node's outgoing edges (with their reverse edges), its incoming
+  // edges of the chosen types (with their edge-set entries) and finally the node,
+  // at most max_edges per call. Resumable: call again until done.
+  StatusOr<DeleteProgress> DeleteNode(const std::string& id, const DeleteNodeOptions& options = {});
+  // Nodes of a type through the type index (schema.type_index).
+  StatusOr<NodePage> NodesByType(const std::string& type, const EdgeQuery& query = {});
+
+  // ---- Edges
+  Status AddEdge(const EdgeSpec& edge, const AddEdgeOptions& options = {});
+  StatusOr<WriteReport> AddEdges(const std::vector<EdgeSpec>& edges,
+                                 const AddEdgeOptions& options = {});
+  // Removes the edge, its edge-set entry and its reverse edge (when the schema
+  // names a reverse type) with its entry. Removing a missing edge is not an error.
+  Status RemoveEdge(const std::string& source, const std::string& type,
+                    const std::string& target);
+  StatusOr<WriteReport> RemoveEdges(const std::vector<EdgeSpec>& edges);
+  StatusOr<std::optional<Edge>> GetEdge(const std::string& source, const std::string& type,
+                                        const std::string& target, bool consistent_read = false);
+
+  // Out-neighbours: edges source -> *, of one type (empty: all types), key
+  // condition on the target id.
+  StatusOr<EdgePage> OutEdges(const std::string& node, const std::string& type,
+                              const EdgeQuery& query = {});
+  // In-neighbours: edges * -> node of one type, through the inverted index, key
+  // condition on the rank ("rank >= 400-CONTRIBUTOR").
+  StatusOr<EdgePage> InEdges(const std::string& node, const std::string& type,
+                             const EdgeQuery& query = {});
+  // Every page of OutEdges / InEdges.
+  StatusOr<std::vector<Edge>> AllOutEdges(const std::string& node, const std::string& type,
+                                          EdgeQuery query = {});
+  StatusOr<std::vector<Edge>> AllInEdges(const std::string& node, const std::string& type,
+                                         EdgeQuery query = {});
+
+  // ---- Validity intervals (seed 004)
+  // Edges valid at `at`: valid_from <= at and (no valid_to or valid_to >= at).
+  StatusOr<std::vector<Edge>> EdgesValidAt(const std::string& node, const std::string& type,
+                                           int64_t at, const std::optional<Filter>& filter = {});
+  // Open-ended edges (no valid_to).
+  StatusOr<std::vector<Edge>> CurrentEdges(const std::string& node, const std::string& type,
+                                           const std::optional<Filter>& filter = {});
+
+  // ---- Reads over many nodes
+  StatusOr<Expansion> Expand(const ExpandRequest& request);
+  StatusOr<TraversalResult> Traverse(const TraversalRequest& request);
+  // Nodes both a and b have an edge of `type` to (kOut) or from (kIn), sorted.
+  // Out-neighbours come from the two edge sets (one batch get) when the type is
+  // in the edge set, from two queries otherwise.
+  StatusOr<std::vector<std::string>> MutualNeighbours(const std::string& a, const std::string& b,
+                                                      const std::string& type,
+                                                      Direction direction = Direction::kOut);
+
+  // ---- Edge sets
+  // Compares the node's edge set with its edge items; with `repair`, rewrites the
+  // set (conditionally on it not having changed meanwhile).
+  StatusOr<EdgeSetReport> VerifyEdgeSet(const std::string& node, bool repair = false);
+
+  // ---- Statistics (cumulative; for benchmarks and tests)
+  GraphStats stats() const;
+  void ResetStats();
+
+  // Converts items read from the table.
+  Node ToNode(const Item& item) const;
+  Edge ToEdge(const Item& item) const;
+
+  // ---- Internal, used by BulkLoader and the implementation
+  struct Counters {
+    std::atomic<int64_t> requests{0}, items_read{0}, items_written{0};
+  };
+  Counters& counters() const { return counters_; }
+
+ private:
+  friend class TxnPlanner;
+  StatusOr<EdgePage> QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes);
+  StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids);
+  StatusOr<WriteReport> WriteEdges(const std::vector<EdgeSpec>& edges, bool add,
+                                   const AddEdgeOptions& options);
+  Status AddEdgeRankChanged(const EdgeSpec& edge, bool reverse);
+  StatusOr<std::vector<std::string>> OutNeighbourIds(const std::string& node,
+                                                     const std::vector<std::string>& types,
+                                                     const Hop& hop,
+                                                     std::map<std::string, Node>* cache);
+
+  Client* client_;
+  Schema schema_;
+  mutable Counters counters_;
+};
+
+// Fast loading for large graphs (benchmarks, imports): BatchWriteItem (25 items
+// per request, UnprocessedItems retried) from several threads, edge sets built in
+// memory and written with their nodes at Finish(). No transactions: load into a
+// graph nobody else writes meanwhile. Nodes named by edges but never added are
+// created with only their edge set. A node whose edge set would pass 400 KB fails
+// Finish() with an error naming the edge type to opt out.
+class BulkLoader {
+ public:
+  explicit BulkLoader(Graph* graph, int threads = 4);
+  ~BulkLoader();
+  Status AddNode(const std::string& id, Item attributes = {});
+  Status AddEdge(EdgeSpec edge, bool with_reverse = false);
+  Status Finish();
+  int64_t items_written() const { return items_written_; }
+
+ private:
+  Status Send(std::vector<Item> items);
+  Status Drain();
+  Graph* graph_;
+  int threads_;
+  std::vector<Item> pending_;
+  std::map<std::string, Item> nodes_;
+  std::map<std::string, std::vector<std::string>> edge_sets_;
+  int64_t items_written_ = 0;
+};
+
+}  // namespace dynarock::graph
+
+#endif  // DYNAROCK_GRAPH_GRAPH_H_

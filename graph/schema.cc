@@ -1,0 +1,275 @@
+// File: graph/schema.cc
+
+#include "graph/schema.h"
+
+#include <chrono>
+#include <thread>
+
+namespace dynarock::graph {
+
+Schema& Schema::RankByAttribute(const std::string& type, const std::string& attribute) {
+  edge_types[type].rank = [attribute](const Item& props) -> std::string {
+    auto it = props.find(attribute);
+    if (it == props.end()) return "";
+    if (it->second.is(AttrType::kS) || it->second.is(AttrType::kN)) return it->second.scalar();
+    return "";
+  };
+  return *this;
+}
+
+Schema& Schema::RankByProperty(const std::string& type, const std::string& attribute,
+                               std::map<std::string, std::string> ranks, std::string fallback) {
+  edge_types[type].rank = [attribute, ranks = std::move(ranks),
+                           fallback = std::move(fallback)](const Item& props) -> std::string {
+    auto it = props.find(attribute);
+    if (it == props.end() || !it->second.is(AttrType::kS)) return fallback;
+    auto r = ranks.find(it->second.scalar());
+    return r == ranks.end() ? fallback : r->second;
+  };
+  return *this;
+}
+
+Schema& Schema::OptOutOfEdgeSet(const std::string& type) {
+  edge_types[type].in_edge_set = false;
+  return *this;
+}
+
+Schema& Schema::Reverse(const std::string& type, const std::string& reverse_type) {
+  edge_types[type].reverse_type = reverse_type;
+  edge_types[reverse_type].reverse_type = type;
+  return *this;
+}
+
+std::string Schema::NodeId(std::string_view type, std::string_view id) const {
+  std::string out;
+  out.reserve(type.size() + separator.size() + id.size());
+  out.append(type).append(separator).append(id);
+  return out;
+}
+
+bool Schema::SplitNodeId(std::string_view node_id, std::string* type, std::string* id) const {
+  size_t p = node_id.find(separator);
+  if (p == std::string_view::npos || p == 0) return false;
+  if (type) *type = std::string(node_id.substr(0, p));
+  if (id) *id = std::string(node_id.substr(p + separator.size()));
+  return true;
+}
+
+std::string Schema::NodeType(std::string_view node_id) const {
+  std::string type;
+  if (!SplitNodeId(node_id, &type, nullptr)) return std::string(node_id);
+  return type;
+}
+
+std::string Schema::EdgeSortKey(std::string_view edge_type, std::string_view target) const {
+  return NodeId(edge_type, target);
+}
+
+bool Schema::SplitEdgeSortKey(std::string_view sk, std::string* edge_type,
+                              std::string* target) const {
+  return SplitNodeId(sk, edge_type, target);
+}
+
+Item Schema::NodeKey(std::string_view node_id) const {
+  Item key;
+  key[pk_attribute] = AttributeValue::S(std::string(node_id));
+  key[sk_attribute] = AttributeValue::S(std::string(node_id));
+  return key;
+}
+
+Item Schema::EdgeKey(std::string_view source, std::string_view type,
+                     std::string_view target) const {
+  Item key;
+  key[pk_attribute] = AttributeValue::S(std::string(source));
+  key[sk_attribute] = AttributeValue::S(EdgeSortKey(type, target));
+  return key;
+}
+
+const EdgeTypeOptions* Schema::Find(std::string_view type) const {
+  auto it = edge_types.find(type);
+  return it == edge_types.end() ? nullptr : &it->second;
+}
+
+bool Schema::InEdgeSet(std::string_view type) const {
+  const EdgeTypeOptions* o = Find(type);
+  return o ? o->in_edge_set : edge_sets_by_default;
+}
+
+bool Schema::HasRank(std::string_view type) const {
+  const EdgeTypeOptions* o = Find(type);
+  return o != nullptr && static_cast<bool>(o->rank);
+}
+
+std::string Schema::Rank(std::string_view type, std::string_view source,
+                         const Item& properties) const {
+  const EdgeTypeOptions* o = Find(type);
+  if (o != nullptr && o->rank) {
+    std::string r = o->rank(properties);
+    if (!r.empty()) return r;
+  }
+  return std::string(source);
+}
+
+std::string Schema::ReverseType(std::string_view type) const {
+  const EdgeTypeOptions* o = Find(type);
+  return o ? o->reverse_type : std::string();
+}
+
+std::string Schema::EdgeSetEntry(std::string_view type, std::string_view target,
+                                 std::string_view rank) const {
+  std::string out = EdgeSortKey(type, target);
+  if (HasRank(type)) out.append(edge_set_rank_separator).append(rank);
+  return out;
+}
+
+bool Schema::ParseEdgeSetEntry(std::string_view entry, EdgeRef* out) const {
+  std::string type, rest;
+  if (!SplitEdgeSortKey(entry, &type, &rest)) return false;
+  out->rank.clear();
+  if (HasRank(type)) {
+    size_t p = rest.rfind(edge_set_rank_separator);
+    if (p != std::string::npos) {
+      out->rank = rest.substr(p + edge_set_rank_separator.size());
+      rest.resize(p);
+    }
+  }
+  out->type = std::move(type);
+  out->target = std::move(rest);
+  return true;
+}
+
+Status Schema::Validate() const {
+  if (table_name.size() < 3) return ValidationError("graph schema: table name too short");
+  if (pk_attribute.empty() || sk_attribute.empty() || pk_attribute == sk_attribute) {
+    return ValidationError("graph schema: PK and SK attributes must be distinct and non-empty");
+  }
+  if (separator.empty()) return ValidationError("graph schema: empty separator");
+  if (inverted_index.empty() || rank_attribute.empty()) {
+    return ValidationError("graph schema: the inverted index and its rank attribute need names");
+  }
+  if (edge_set_attribute.empty() || edge_set_rank_separator.empty()) {
+    return ValidationError("graph schema: the edge set attribute and rank separator need names");
+  }
+  if (!type_index.empty() && type_attribute.empty()) {
+    return ValidationError("graph schema: a type index needs a type attribute");
+  }
+  for (const auto& [type, o] : edge_types) DR_RETURN_IF_ERROR(ValidateEdgeType(type));
+  return Status::Ok();
+}
+
+Status Schema::ValidateNodeId(std::string_view node_id) const {
+  std::string type;
+  if (!SplitNodeId(node_id, &type, nullptr)) {
+    return ValidationError("node id '" + std::string(node_id) + "' is not of the form TYPE" +
+                           separator + "id");
+  }
+  return Status::Ok();
+}
+
+Status Schema::ValidateEdgeType(std::string_view type) const {
+  if (type.empty()) return ValidationError("empty edge type");
+  if (type.find(separator) != std::string_view::npos) {
+    return ValidationError("edge type '" + std::string(type) + "' contains the separator '" +
+                           separator + "'");
+  }
+  return Status::Ok();
+}
+
+bool Schema::IsReserved(std::string_view a) const {
+  return a == pk_attribute || a == sk_attribute || a == rank_attribute ||
+         a == edge_set_attribute || (!type_attribute.empty() && a == type_attribute);
+}
+
+CreateTableRequest MakeCreateTableRequest(const Schema& s) {
+  CreateTableRequest req;
+  req.table_name = s.table_name;
+  req.attribute_definitions.push_back({s.pk_attribute, AttrType::kS});
+  req.attribute_definitions.push_back({s.sk_attribute, AttrType::kS});
+  req.attribute_definitions.push_back({s.rank_attribute, AttrType::kS});
+  req.key_schema.push_back({s.pk_attribute, KeyType::kHash});
+  req.key_schema.push_back({s.sk_attribute, KeyType::kRange});
+  GlobalSecondaryIndex inv;
+  inv.index_name = s.inverted_index;
+  inv.key_schema.push_back({s.sk_attribute, KeyType::kHash});
+  inv.key_schema.push_back({s.rank_attribute, KeyType::kRange});
+  inv.projection.projection_type = ProjectionType::kAll;
+  req.global_secondary_indexes.push_back(std::move(inv));
+  if (!s.type_index.empty()) {
+    req.attribute_definitions.push_back({s.type_attribute, AttrType::kS});
+    GlobalSecondaryIndex ti;
+    ti.index_name = s.type_index;
+    ti.key_schema.push_back({s.type_attribute, KeyType::kHash});
+    ti.key_schema.push_back({s.pk_attribute, KeyType::kRange});
+    ti.projection.projection_type = ProjectionType::kAll;
+    req.global_secondary_indexes.push_back(std::move(ti));
+  }
+  req.billing_mode = "PAY_PER_REQUEST";
+  return req;
+}
+
+namespace {
+
+bool AllActive(const TableDescription& t) {
+  if (t.table_status != "ACTIVE") return false;
+  for (const IndexDescription& g : t.global_secondary_indexes) {
+    if (!g.index_status.empty() && g.index_status != "ACTIVE") return false;
+    if (g.backfilling.value_or(false)) return false;
+  }
+  return true;
+}
+
+Status CheckIndex(const TableDescription& t, const std::string& name, const std::string& hash,
+                  const std::string& range) {
+  for (const IndexDescription& g : t.global_secondary_indexes) {
+    if (g.index_name != name) continue;
+    bool ok = g.key_schema.size() == 2 && g.key_schema[0].attribute_name == hash &&
+              g.key_schema[1].attribute_name == range;
+    if (!ok) {
+      return ValidationError("table " + t.table_name + ": index " + name +
+                             " does not have the key (" + hash + ", " + range + ")");
+    }
+    return Status::Ok();
+  }
+  return ValidationError("table " + t.table_name + " has no global secondary index " + name +
+                         " (" + hash + ", " + range + "); add it or use another table name");
+}
+
+}  // namespace
+
+Status EnsureTable(Client* client, const Schema& schema) {
+  DR_RETURN_IF_ERROR(schema.Validate());
+  DescribeTableRequest dreq;
+  dreq.table_name = schema.table_name;
+  auto d = client->DescribeTable(dreq);
+  if (!d.ok()) {
+    if (d.status().type() != ErrorType::kResourceNotFound) return d.status();
+    auto c = client->CreateTable(MakeCreateTableRequest(schema));
+    if (!c.ok() && c.status().type() != ErrorType::kResourceInUse) return c.status();
+    d = client->DescribeTable(dreq);
+    if (!d.ok()) return d.status();
+  }
+  const TableDescription* t = &d->table;
+  if (t->key_schema.size() != 2 || t->key_schema[0].attribute_name != schema.pk_attribute ||
+      t->key_schema[1].attribute_name != schema.sk_attribute) {
+    return ValidationError("table " + schema.table_name + " exists without the key (" +
+                           schema.pk_attribute + ", " + schema.sk_attribute + ")");
+  }
+  DR_RETURN_IF_ERROR(
+      CheckIndex(*t, schema.inverted_index, schema.sk_attribute, schema.rank_attribute));
+  if (!schema.type_index.empty()) {
+    DR_RETURN_IF_ERROR(
+        CheckIndex(*t, schema.type_index, schema.type_attribute, schema.pk_attribute));
+  }
+  // Wait for ACTIVE (immediate on Dynarock; seconds on AWS), at most ~5 minutes.
+  for (int i = 0; i < 600 && !AllActive(d->table); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(i < 20 ? 100 : 500));
+    d = client->DescribeTable(dreq);
+    if (!d.ok()) return d.status();
+  }
+  if (!AllActive(d->table)) {
+    return InternalError("table " + schema.table_name + " did not become ACTIVE in time");
+  }
+  return Status::Ok();
+}
+
+}  // namespace dynarock::graph
