@@ -1,0 +1,1268 @@
+// File: graph/graph.cc
+//
+// Nodes, edges, neighbour queries, node deletion and edge-set verification.
+// Traversals (Expand, Traverse, MutualNeighbours) are in traversal.cc, the bulk
+// loader in bulk_loader.cc.
+//
+// Transaction splitting (docs/graph.md): a write of many edges is cut into
+// "units", one per edge: the edge item, its edge-set update on the source node,
+// the reverse edge and its edge-set update on the target node, plus condition
+// checks that the nodes exist. Units are packed, in order, into transactions of at
+// most 100 items; the edge-set updates of several units on one node merge into one
+// Update (one ADD or DELETE of several entries), since a transaction may touch an
+// item only once. A unit is never split, so every edge stays consistent with its
+// edge sets; a failure leaves the earlier transactions committed and reports how
+// many edges they held.
+
+#include "graph/graph.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/api/base64.h"
+#include "engine/api/json_decode.h"
+#include "engine/api/json_encode.h"
+#include "graph/graph_internal.h"
+
+namespace dynarock::graph {
+
+using internal::S;
+
+namespace internal {
+
+size_t ApproxItemSize(const Item& item);
+
+namespace {
+size_t ValueSize(const AttributeValue& v) {
+  switch (v.type()) {
+    case AttrType::kS:
+    case AttrType::kB:
+      return v.scalar().size();
+    case AttrType::kN:
+      return v.scalar().size() / 2 + 2;
+    case AttrType::kBool:
+    case AttrType::kNull:
+      return 1;
+    case AttrType::kL: {
+      size_t n = 3;
+      for (const auto& e : v.list()) n += ValueSize(e) + 1;
+      return n;
+    }
+    case AttrType::kM:
+      return 3 + ApproxItemSize(v.map());
+    default: {
+      size_t n = 0;
+      for (const auto& e : v.set()) n += e.size();
+      return n;
+    }
+  }
+}
+}  // namespace
+
+size_t ApproxItemSize(const Item& item) {
+  size_t n = 0;
+  for (const auto& [k, v] : item) n += k.size() + ValueSize(v);
+  return n;
+}
+
+Status BatchPut(Client* client, const std::string& table, std::vector<Item> items,
+                int64_t* requests) {
+  size_t pos = 0;
+  while (pos < items.size()) {
+    BatchWriteItemRequest req;
+    auto& list = req.request_items[table];
+    for (size_t i = 0; i < 25 && pos < items.size(); ++i, ++pos) {
+      WriteRequest w;
+      w.put_item = std::move(items[pos]);
+      list.push_back(std::move(w));
+    }
+    for (int attempt = 0;; ++attempt) {
+      if (requests) ++*requests;
+      auto r = client->BatchWriteItem(req);
+      if (!r.ok()) return r.status();
+      if (r->unprocessed_items.empty()) break;
+      if (attempt >= 12) {
+        return Status(ErrorType::kProvisionedThroughputExceeded,
+                      "BatchWriteItem: items still unprocessed after 12 retries");
+      }
+      req.request_items = std::move(r->unprocessed_items);
+      Backoff(attempt);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
+
+namespace {
+
+// The layer's own expression placeholders (users' filters must not use #g_/:g_).
+constexpr char kPk[] = "#g_pk";
+constexpr char kSk[] = "#g_sk";
+constexpr char kRk[] = "#g_rk";
+constexpr char kEs[] = "#g_es";
+constexpr char kTy[] = "#g_ty";
+
+std::string EncodeToken(const std::optional<Item>& key) {
+  if (!key) return "";
+  return api::Base64Encode(api::EncodeItemJson(*key));
+}
+
+StatusOr<std::optional<Item>> DecodeToken(const std::string& token) {
+  if (token.empty()) return std::optional<Item>();
+  std::string json;
+  if (!api::Base64Decode(token, &json)) return ValidationError("invalid page token");
+  auto item = api::DecodeItemJson(json);
+  if (!item.ok()) return ValidationError("invalid page token");
+  return std::optional<Item>(std::move(*item));
+}
+
+void MergeFilter(QueryRequest* req, const std::optional<Filter>& filter,
+                 const std::string& extra) {
+  std::string expr;
+  if (filter && !filter->expression.empty()) {
+    expr = "(" + filter->expression + ")";
+    for (const auto& [k, v] : filter->names) req->expression_attribute_names[k] = v;
+    for (const auto& [k, v] : filter->values) req->expression_attribute_values[k] = v;
+  }
+  if (!extra.empty()) expr = expr.empty() ? extra : expr + " AND (" + extra + ")";
+  if (!expr.empty()) req->filter_expression = expr;
+  req->has_expression_attribute_names = !req->expression_attribute_names.empty();
+  req->has_expression_attribute_values = !req->expression_attribute_values.empty();
+}
+
+// The smallest string above every valid UTF-8 string that starts with `prefix`
+// (for practical purposes: U+10FFFF twice).
+std::string PrefixEnd(const std::string& prefix) {
+  return prefix + "\xF4\x8F\xBF\xBF\xF4\x8F\xBF\xBF";
+}
+
+// A key condition on `attr` (placeholder) with values prefixed by `prefix`.
+// Returns the expression; kLt/kGt are expressed as BETWEEN and the bound itself
+// goes to *exclude (filtered out client-side).
+std::string KeyExpr(const std::string& attr, const std::string& prefix,
+                    const std::optional<KeyCondition>& cond, ValueMap* values,
+                    std::optional<std::string>* exclude) {
+  if (!cond) {
+    if (prefix.empty()) return "";
+    (*values)[":g_k1"] = S(prefix);
+    return "begins_with(" + attr + ", :g_k1)";
+  }
+  const std::string v1 = prefix + cond->value;
+  switch (cond->op) {
+    case KeyOp::kEq:
+      (*values)[":g_k1"] = S(v1);
+      return attr + " = :g_k1";
+    case KeyOp::kBeginsWith:
+      (*values)[":g_k1"] = S(v1);
+      return "begins_with(" + attr + ", :g_k1)";
+    case KeyOp::kBetween:
+      (*values)[":g_k1"] = S(v1);
+      (*values)[":g_k2"] = S(prefix + cond->value2);
+      return attr + " BETWEEN :g_k1 AND :g_k2";
+    case KeyOp::kLt:
+    case KeyOp::kLe:
+      if (cond->op == KeyOp::kLt) *exclude = v1;
+      if (prefix.empty()) {
+        (*values)[":g_k1"] = S(v1);
+        return attr + (cond->op == KeyOp::kLt ? " < :g_k1" : " <= :g_k1");
+      }
+      (*values)[":g_k1"] = S(prefix);
+      (*values)[":g_k2"] = S(v1);
+      return attr + " BETWEEN :g_k1 AND :g_k2";
+    case KeyOp::kGt:
+    case KeyOp::kGe:
+      if (cond->op == KeyOp::kGt) *exclude = v1;
+      if (prefix.empty()) {
+        (*values)[":g_k1"] = S(v1);
+        return attr + (cond->op == KeyOp::kGt ? " > :g_k1" : " >= :g_k1");
+      }
+      (*values)[":g_k1"] = S(v1);
+      (*values)[":g_k2"] = S(PrefixEnd(prefix));
+      return attr + " BETWEEN :g_k1 AND :g_k2";
+  }
+  return "";
+}
+
+bool IsSizeError(std::string_view message) {
+  return message.find("maximum allowed size") != std::string_view::npos;
+}
+
+}  // namespace
+
+// ============================================================ TxnPlanner
+
+// Packs edge units into transactions of at most 100 items (see the file comment).
+class TxnPlanner {
+ public:
+  struct SetOp {
+    std::string node;
+    std::string entry;
+    std::string type;
+  };
+  struct Unit {
+    std::vector<TransactWriteItem> items;  // edge puts / deletes
+    std::vector<SetOp> set_ops;
+    bool add = true;                       // set ops are ADDs (else DELETEs)
+    std::vector<std::string> must_exist;   // nodes that must exist
+    std::vector<std::string> touch_nodes;  // nodes whose update may be dropped if missing
+  };
+
+  struct Result {
+    Status status;
+    bool edge_condition_failed = false;  // an edge Put's rank guard failed
+  };
+
+  TxnPlanner(Graph* g, bool require_nodes) : g_(g), require_nodes_(require_nodes) {}
+
+  size_t units() const { return units_; }
+  bool empty() const { return edge_items_.empty() && nodes_.empty(); }
+
+  bool Fits(const Unit& u) const {
+    size_t extra = u.items.size();
+    std::set<std::string> new_nodes;
+    for (const auto& it : u.items) {
+      if (edge_keys_.count(KeyString(it.kind == TransactWriteItem::Kind::kPut ? it.item : it.key)))
+        return false;
+    }
+    auto consider = [&](const std::string& node, bool has_set_op) -> bool {
+      auto n = nodes_.find(node);
+      if (n == nodes_.end()) {
+        new_nodes.insert(node);
+        return true;
+      }
+      if (has_set_op && !n->second.entries.empty() && n->second.add != u.add) return false;
+      return true;
+    };
+    for (const auto& op : u.set_ops) {
+      if (!consider(op.node, true)) return false;
+    }
+    for (const auto& n : u.must_exist) {
+      if (!consider(n, false)) return false;
+    }
+    extra += new_nodes.size();
+    return ItemCount() + extra <= 100;
+  }
+
+  void Add(Unit u) {
+    for (auto& it : u.items) {
+      edge_keys_.insert(KeyString(it.kind == TransactWriteItem::Kind::kPut ? it.item : it.key));
+      edge_items_.push_back(std::move(it));
+    }
+    for (auto& op : u.set_ops) {
+      NodeOp& n = nodes_[op.node];
+      n.add = u.add;
+      n.entries.insert(op.entry);
+      n.types.insert(op.type);
+      if (!u.add) n.tolerate_missing = true;
+    }
+    for (auto& node : u.must_exist) nodes_[node].must_exist = true;
+    ++units_;
+  }
+
+  Result Commit() {
+    Result res;
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      TransactWriteItemsRequest req;
+      req.transact_items = edge_items_;
+      std::vector<std::string> node_of_item(req.transact_items.size());
+      for (const auto& [node, op] : nodes_) {
+        TransactWriteItem t;
+        t.table_name = g_->schema().table_name;
+        t.key = g_->schema().NodeKey(node);
+        t.expression_attribute_names[kPk] = g_->schema().pk_attribute;
+        if (op.entries.empty()) {
+          t.kind = TransactWriteItem::Kind::kConditionCheck;
+          t.condition_expression = std::string("attribute_exists(") + kPk + ")";
+        } else {
+          t.kind = TransactWriteItem::Kind::kUpdate;
+          t.expression_attribute_names[kEs] = g_->schema().edge_set_attribute;
+          t.expression_attribute_values[":g_es"] = AttributeValue::SS(
+              std::vector<std::string>(op.entries.begin(), op.entries.end()));
+          std::string expr = std::string(op.add ? "ADD " : "DELETE ") + kEs + " :g_es";
+          if (op.add && !g_->schema().type_attribute.empty()) {
+            t.expression_attribute_names[kTy] = g_->schema().type_attribute;
+            t.expression_attribute_values[":g_ty"] = S(g_->schema().NodeType(node));
+            expr += std::string(" SET ") + kTy + " = if_not_exists(" + kTy + ", :g_ty)";
+          }
+          t.update_expression = expr;
+          if (op.must_exist || op.tolerate_missing) {
+            t.condition_expression = std::string("attribute_exists(") + kPk + ")";
+          } else {
+            t.expression_attribute_names.erase(kPk);
+          }
+          t.has_expression_attribute_values = true;
+        }
+        t.has_expression_attribute_names = true;
+        req.transact_items.push_back(std::move(t));
+        node_of_item.push_back(node);
+      }
+      if (req.transact_items.empty()) return res;
+      g_->counters().requests++;
+      g_->counters().items_written += static_cast<int64_t>(req.transact_items.size());
+      auto r = g_->client()->TransactWriteItems(req);
+      if (r.ok()) {
+        ++transactions_;
+        return res;
+      }
+      const Status& s = r.status();
+      if (s.type() == ErrorType::kTransactionConflict ||
+          s.type() == ErrorType::kTransactionInProgress) {
+        internal::Backoff(attempt);
+        continue;
+      }
+      if (s.type() == ErrorType::kValidation && IsSizeError(s.message())) {
+        res.status = SizeError(nodes_.empty() ? "" : nodes_.begin()->first);
+        return res;
+      }
+      if (s.type() != ErrorType::kTransactionCanceled) {
+        res.status = s;
+        return res;
+      }
+      const auto& reasons = s.cancellation_reasons();
+      bool retry = false, conflict = false;
+      std::vector<std::string> drop;
+      for (size_t i = 0; i < reasons.size() && i < node_of_item.size(); ++i) {
+        const CancellationReason& reason = reasons[i];
+        const bool is_node = !node_of_item[i].empty();
+        if (reason.code == "ConditionalCheckFailed") {
+          if (!is_node) {
+            res.edge_condition_failed = true;
+            res.status = s;
+            return res;
+          }
+          const NodeOp& op = nodes_[node_of_item[i]];
+          if (op.must_exist) {
+            res.status = ConditionalCheckFailed("graph: node " + node_of_item[i] +
+                                                " does not exist (add it first, or pass "
+                                                "AddEdgeOptions::require_nodes = false)");
+            return res;
+          }
+          drop.push_back(node_of_item[i]);  // a missing node: nothing to clean up there
+          retry = true;
+        } else if (reason.code == "ValidationError" && IsSizeError(reason.message) && is_node) {
+          res.status = SizeError(node_of_item[i]);
+          return res;
+        } else if (reason.code == "TransactionConflict") {
+          conflict = true;
+        }
+      }
+      for (const auto& n : drop) nodes_.erase(n);
+      if (conflict) internal::Backoff(attempt);
+      if (!retry && !conflict) {
+        res.status = s;
+        return res;
+      }
+    }
+    res.status = Status(ErrorType::kTransactionConflict,
+                        "graph: transaction still conflicting after 8 attempts");
+    return res;
+  }
+
+  int64_t transactions() const { return transactions_; }
+
+ private:
+  struct NodeOp {
+    std::set<std::string> entries;
+    std::set<std::string> types;
+    bool add = true;
+    bool must_exist = false;
+    bool tolerate_missing = false;
+  };
+
+  Status SizeError(const std::string& node) {
+    std::string types;
+    auto it = nodes_.find(node);
+    if (it != nodes_.end()) {
+      for (const auto& t : it->second.types) types += (types.empty() ? "" : ", ") + t;
+    }
+    std::string first = types.substr(0, types.find(','));
+    return ValidationError(
+        "graph: the edge set of node " + node + " would exceed DynamoDB's 400 KB item limit "
+        "adding edges of type " + types + "; opt the edge type out of the edge set "
+        "(Schema::OptOutOfEdgeSet(\"" + first + "\")) — its edges stay queryable through "
+        "OutEdges/InEdges");
+  }
+
+  std::string KeyString(const Item& item) const {
+    auto pk = item.find(g_->schema().pk_attribute);
+    auto sk = item.find(g_->schema().sk_attribute);
+    std::string out;
+    if (pk != item.end()) out = pk->second.scalar();
+    out.push_back('\0');
+    if (sk != item.end()) out += sk->second.scalar();
+    return out;
+  }
+
+  Graph* g_;
+  bool require_nodes_;
+  std::vector<TransactWriteItem> edge_items_;
+  std::set<std::string> edge_keys_;
+  std::map<std::string, NodeOp> nodes_;
+  size_t units_ = 0;
+  int64_t transactions_ = 0;
+};
+
+// ============================================================ Graph
+
+Graph::Graph(Client* client, Schema schema) : client_(client), schema_(std::move(schema)) {}
+
+Status Graph::EnsureTable() { return graph::EnsureTable(client_, schema_); }
+
+GraphStats Graph::stats() const {
+  GraphStats s;
+  s.requests = counters_.requests.load();
+  s.items_read = counters_.items_read.load();
+  s.items_written = counters_.items_written.load();
+  return s;
+}
+
+void Graph::ResetStats() {
+  counters_.requests = 0;
+  counters_.items_read = 0;
+  counters_.items_written = 0;
+}
+
+Node Graph::ToNode(const Item& item) const {
+  Node n;
+  auto pk = item.find(schema_.pk_attribute);
+  if (pk != item.end() && pk->second.is(AttrType::kS)) n.id = pk->second.scalar();
+  n.type = schema_.NodeType(n.id);
+  for (const auto& [k, v] : item) {
+    if (k == schema_.edge_set_attribute && v.is(AttrType::kSS)) {
+      for (const std::string& e : v.set()) {
+        EdgeRef ref;
+        if (schema_.ParseEdgeSetEntry(e, &ref)) n.edge_set.push_back(std::move(ref));
+      }
+      continue;
+    }
+    if (schema_.IsReserved(k)) continue;
+    n.attributes.emplace(k, v);
+  }
+  return n;
+}
+
+Edge Graph::ToEdge(const Item& item) const {
+  Edge e;
+  auto pk = item.find(schema_.pk_attribute);
+  if (pk != item.end() && pk->second.is(AttrType::kS)) e.source = pk->second.scalar();
+  auto sk = item.find(schema_.sk_attribute);
+  if (sk != item.end() && sk->second.is(AttrType::kS)) {
+    schema_.SplitEdgeSortKey(sk->second.scalar(), &e.type, &e.target);
+  }
+  auto rk = item.find(schema_.rank_attribute);
+  if (rk != item.end() && rk->second.is(AttrType::kS)) e.rank = rk->second.scalar();
+  for (const auto& [k, v] : item) {
+    if (schema_.IsReserved(k)) continue;
+    e.properties.emplace(k, v);
+  }
+  return e;
+}
+
+// ------------------------------------------------------------ nodes
+
+Status Graph::PutNode(const std::string& id, const Item& attributes) {
+  DR_RETURN_IF_ERROR(schema_.ValidateNodeId(id));
+  UpdateItemRequest req;
+  req.table_name = schema_.table_name;
+  req.key = schema_.NodeKey(id);
+  std::string set;
+  int i = 0;
+  for (const auto& [name, value] : attributes) {
+    if (schema_.IsReserved(name)) {
+      return ValidationError("graph: attribute '" + name + "' is managed by the graph layer");
+    }
+    std::string n = "#a" + std::to_string(i), v = ":a" + std::to_string(i);
+    ++i;
+    req.expression_attribute_names[n] = name;
+    req.expression_attribute_values[v] = value;
+    set += (set.empty() ? "" : ", ") + n + " = " + v;
+  }
+  if (!schema_.type_attribute.empty()) {
+    req.expression_attribute_names[kTy] = schema_.type_attribute;
+    req.expression_attribute_values[":g_ty"] = S(schema_.NodeType(id));
+    set += (set.empty() ? "" : ", ") + std::string(kTy) + " = :g_ty";
+  }
+  if (set.empty()) {
+    // No attributes: create the node if absent (a Put that does not overwrite).
+    PutItemRequest put;
+    put.table_name = schema_.table_name;
+    put.item = schema_.NodeKey(id);
+    put.condition_expression = std::string("attribute_not_exists(") + kPk + ")";
+    put.expression_attribute_names[kPk] = schema_.pk_attribute;
+    put.has_expression_attribute_names = true;
+    counters_.requests++;
+    counters_.items_written++;
+    auto r = client_->PutItem(put);
+    if (!r.ok() && r.status().type() != ErrorType::kConditionalCheckFailed) return r.status();
+    return Status::Ok();
+  }
+  req.update_expression = "SET " + set;
+  req.has_expression_attribute_names = true;
+  req.has_expression_attribute_values = true;
+  counters_.requests++;
+  counters_.items_written++;
+  return client_->UpdateItem(req).status();
+}
+
+StatusOr<std::optional<Node>> Graph::GetNode(const std::string& id, bool consistent_read) {
+  GetItemRequest req;
+  req.table_name = schema_.table_name;
+  req.key = schema_.NodeKey(id);
+  req.consistent_read = consistent_read;
+  counters_.requests++;
+  DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(req));
+  if (!r.item) return std::optional<Node>();
+  counters_.items_read++;
+  return std::optional<Node>(ToNode(*r.item));
+}
+
+Status Graph::UpdateNode(const std::string& id, const NodeUpdate& update) {
+  UpdateItemRequest req;
+  req.table_name = schema_.table_name;
+  req.key = schema_.NodeKey(id);
+  req.update_expression = update.update_expression;
+  req.expression_attribute_names = update.names;
+  req.expression_attribute_values = update.values;
+  req.expression_attribute_names[kPk] = schema_.pk_attribute;
+  std::string cond = std::string("attribute_exists(") + kPk + ")";
+  if (update.condition_expression) cond += " AND (" + *update.condition_expression + ")";
+  req.condition_expression = cond;
+  req.has_expression_attribute_names = true;
+  req.has_expression_attribute_values = !req.expression_attribute_values.empty();
+  counters_.requests++;
+  counters_.items_written++;
+  return client_->UpdateItem(req).status();
+}
+
+StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std::string>& ids) {
+  std::map<std::string, Item> out;
+  std::vector<std::string> unique(ids.begin(), ids.end());
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  for (size_t pos = 0; pos < unique.size(); pos += 100) {
+    BatchGetItemRequest req;
+    KeysAndAttributes& ka = req.request_items[schema_.table_name];
+    for (size_t i = pos; i < std::min(unique.size(), pos + 100); ++i) {
+      ka.keys.push_back(schema_.NodeKey(unique[i]));
+    }
+    for (int attempt = 0;; ++attempt) {
+      counters_.requests++;
+      DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
+      for (auto& [table, items] : r.responses) {
+        counters_.items_read += static_cast<int64_t>(items.size());
+        for (Item& item : items) {
+          auto pk = item.find(schema_.pk_attribute);
+          if (pk == item.end()) continue;
+          std::string id = pk->second.scalar();
+          out.emplace(std::move(id), std::move(item));
+        }
+      }
+      auto un = r.unprocessed_keys.find(schema_.table_name);
+      if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
+      if (attempt >= 12) {
+        return Status(ErrorType::kProvisionedThroughputExceeded,
+                      "graph: BatchGetItem keys still unprocessed after 12 retries");
+      }
+      req.request_items = std::move(r.unprocessed_keys);
+      internal::Backoff(attempt);
+    }
+  }
+  return out;
+}
+
+StatusOr<std::vector<std::optional<Node>>> Graph::GetNodes(const std::vector<std::string>& ids) {
+  DR_ASSIGN_OR_RETURN(auto items, BatchGetByPk(ids));
+  std::vector<std::optional<Node>> out;
+  out.reserve(ids.size());
+  for (const std::string& id : ids) {
+    auto it = items.find(id);
+    if (it == items.end()) {
+      out.emplace_back();
+    } else {
+      out.emplace_back(ToNode(it->second));
+    }
+  }
+  return out;
+}
+
+StatusOr<NodePage> Graph::NodesByType(const std::string& type, const EdgeQuery& query) {
+  if (schema_.type_index.empty()) {
+    return ValidationError("graph: the schema has no type index (Schema::type_index)");
+  }
+  QueryRequest req;
+  req.table_name = schema_.table_name;
+  req.index_name = schema_.type_index;
+  req.expression_attribute_names[kTy] = schema_.type_attribute;
+  req.expression_attribute_values[":g_ty"] = S(type);
+  std::string kc = std::string(kTy) + " = :g_ty";
+  if (query.key) {
+    req.expression_attribute_names[kPk] = schema_.pk_attribute;
+    std::optional<std::string> exclude;
+    std::string k = KeyExpr(kPk, "", query.key, &req.expression_attribute_values, &exclude);
+    if (!k.empty()) kc += " AND " + k;
+  }
+  req.key_condition_expression = kc;
+  MergeFilter(&req, query.filter, "");
+  req.scan_index_forward = query.forward;
+  DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
+  NodePage page;
+  while (true) {
+    if (query.limit > 0) req.limit = query.limit - static_cast<int64_t>(page.nodes.size());
+    counters_.requests++;
+    DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
+    counters_.items_read += r.scanned_count;
+    for (const Item& item : r.items) {
+      auto pk = item.find(schema_.pk_attribute);
+      auto sk = item.find(schema_.sk_attribute);
+      if (pk == item.end() || sk == item.end() || pk->second != sk->second) continue;
+      page.nodes.push_back(ToNode(item));
+    }
+    if (!r.last_evaluated_key) break;
+    if (query.limit > 0 && static_cast<int64_t>(page.nodes.size()) >= query.limit) {
+      page.next_page_token = EncodeToken(r.last_evaluated_key);
+      break;
+    }
+    req.exclusive_start_key = std::move(r.last_evaluated_key);
+  }
+  return page;
+}
+
+// ------------------------------------------------------------ edge queries
+
+StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes) {
+  req.scan_index_forward = query.forward;
+  DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
+  EdgePage page;
+  while (true) {
+    if (query.limit > 0) req.limit = query.limit - static_cast<int64_t>(page.edges.size());
+    counters_.requests++;
+    DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
+    counters_.items_read += r.scanned_count;
+    for (const Item& item : r.items) {
+      if (skip_nodes) {
+        auto pk = item.find(schema_.pk_attribute);
+        auto sk = item.find(schema_.sk_attribute);
+        if (pk != item.end() && sk != item.end() && pk->second == sk->second) continue;
+      }
+      page.edges.push_back(ToEdge(item));
+    }
+    if (!r.last_evaluated_key) break;
+    if (query.limit > 0 && static_cast<int64_t>(page.edges.size()) >= query.limit) {
+      page.next_page_token = EncodeToken(r.last_evaluated_key);
+      break;
+    }
+    req.exclusive_start_key = std::move(r.last_evaluated_key);
+  }
+  return page;
+}
+
+StatusOr<EdgePage> Graph::OutEdges(const std::string& node, const std::string& type,
+                                   const EdgeQuery& query) {
+  QueryRequest req;
+  req.table_name = schema_.table_name;
+  req.consistent_read = query.consistent_read;
+  req.expression_attribute_names[kPk] = schema_.pk_attribute;
+  req.expression_attribute_values[":g_pk"] = S(node);
+  std::string kc = std::string(kPk) + " = :g_pk";
+  std::optional<std::string> exclude;
+  if (!type.empty() || query.key) {
+    DR_RETURN_IF_ERROR(type.empty() ? Status::Ok() : schema_.ValidateEdgeType(type));
+    req.expression_attribute_names[kSk] = schema_.sk_attribute;
+    std::string prefix = type.empty() ? "" : schema_.EdgeSortKey(type, "");
+    std::string k = KeyExpr(kSk, prefix, query.key, &req.expression_attribute_values, &exclude);
+    if (!k.empty()) kc += " AND " + k;
+  }
+  req.key_condition_expression = kc;
+  std::string extra;
+  if (exclude) {
+    req.expression_attribute_names[kSk] = schema_.sk_attribute;
+    req.expression_attribute_values[":g_x"] = S(*exclude);
+    extra = std::string(kSk) + " <> :g_x";
+  }
+  MergeFilter(&req, query.filter, extra);
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/true);
+}
+
+StatusOr<EdgePage> Graph::InEdges(const std::string& node, const std::string& type,
+                                  const EdgeQuery& query) {
+  DR_RETURN_IF_ERROR(schema_.ValidateEdgeType(type));
+  QueryRequest req;
+  req.table_name = schema_.table_name;
+  req.index_name = schema_.inverted_index;
+  req.expression_attribute_names[kSk] = schema_.sk_attribute;
+  req.expression_attribute_values[":g_sk"] = S(schema_.EdgeSortKey(type, node));
+  std::string kc = std::string(kSk) + " = :g_sk";
+  std::optional<std::string> exclude;
+  if (query.key) {
+    req.expression_attribute_names[kRk] = schema_.rank_attribute;
+    kc += " AND " + KeyExpr(kRk, "", query.key, &req.expression_attribute_values, &exclude);
+  }
+  req.key_condition_expression = kc;
+  std::string extra;
+  if (exclude) {
+    req.expression_attribute_values[":g_x"] = S(*exclude);
+    extra = std::string(kRk) + " <> :g_x";
+  }
+  MergeFilter(&req, query.filter, extra);
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/false);
+}
+
+StatusOr<std::vector<Edge>> Graph::AllOutEdges(const std::string& node, const std::string& type,
+                                               EdgeQuery query) {
+  std::vector<Edge> out;
+  do {
+    DR_ASSIGN_OR_RETURN(EdgePage p, OutEdges(node, type, query));
+    for (auto& e : p.edges) out.push_back(std::move(e));
+    query.page_token = p.next_page_token;
+  } while (!query.page_token.empty());
+  return out;
+}
+
+StatusOr<std::vector<Edge>> Graph::AllInEdges(const std::string& node, const std::string& type,
+                                              EdgeQuery query) {
+  std::vector<Edge> out;
+  do {
+    DR_ASSIGN_OR_RETURN(EdgePage p, InEdges(node, type, query));
+    for (auto& e : p.edges) out.push_back(std::move(e));
+    query.page_token = p.next_page_token;
+  } while (!query.page_token.empty());
+  return out;
+}
+
+StatusOr<std::optional<Edge>> Graph::GetEdge(const std::string& source, const std::string& type,
+                                             const std::string& target, bool consistent_read) {
+  GetItemRequest req;
+  req.table_name = schema_.table_name;
+  req.key = schema_.EdgeKey(source, type, target);
+  req.consistent_read = consistent_read;
+  counters_.requests++;
+  DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(req));
+  if (!r.item) return std::optional<Edge>();
+  counters_.items_read++;
+  return std::optional<Edge>(ToEdge(*r.item));
+}
+
+StatusOr<std::vector<Edge>> Graph::EdgesValidAt(const std::string& node, const std::string& type,
+                                                int64_t at, const std::optional<Filter>& filter) {
+  EdgeQuery q;
+  Filter f;
+  if (filter) f = *filter;
+  std::string valid = "#g_vf <= :g_at AND (attribute_not_exists(#g_vt) OR #g_vt >= :g_at)";
+  f.expression = f.expression.empty() ? valid : "(" + f.expression + ") AND " + valid;
+  f.names["#g_vf"] = schema_.valid_from_attribute;
+  f.names["#g_vt"] = schema_.valid_to_attribute;
+  f.values[":g_at"] = AttributeValue::N(std::to_string(at));
+  q.filter = std::move(f);
+  return AllOutEdges(node, type, q);
+}
+
+StatusOr<std::vector<Edge>> Graph::CurrentEdges(const std::string& node, const std::string& type,
+                                                const std::optional<Filter>& filter) {
+  EdgeQuery q;
+  Filter f;
+  if (filter) f = *filter;
+  std::string current = "attribute_not_exists(#g_vt)";
+  f.expression = f.expression.empty() ? current : "(" + f.expression + ") AND " + current;
+  f.names["#g_vt"] = schema_.valid_to_attribute;
+  q.filter = std::move(f);
+  return AllOutEdges(node, type, q);
+}
+
+// ------------------------------------------------------------ edge writes
+
+namespace {
+
+TransactWriteItem EdgePut(const Schema& s, const std::string& source, const std::string& type,
+                          const std::string& target, const Item& props, const std::string& rank,
+                          bool guard) {
+  TransactWriteItem t;
+  t.kind = TransactWriteItem::Kind::kPut;
+  t.table_name = s.table_name;
+  t.item = props;
+  Item key = s.EdgeKey(source, type, target);
+  for (auto& [k, v] : key) t.item[k] = v;
+  t.item[s.rank_attribute] = S(rank);
+  if (!s.type_attribute.empty()) t.item[s.type_attribute] = S(type);
+  if (guard) {
+    // The edge is new, or keeps its rank (else its edge-set entry would change:
+    // handled by Graph::AddEdgeRankChanged).
+    t.condition_expression = std::string("attribute_not_exists(") + kPk + ") OR " + kRk +
+                             " = :g_rk";
+    t.expression_attribute_names[kPk] = s.pk_attribute;
+    t.expression_attribute_names[kRk] = s.rank_attribute;
+    t.expression_attribute_values[":g_rk"] = S(rank);
+    t.has_expression_attribute_names = true;
+    t.has_expression_attribute_values = true;
+  }
+  return t;
+}
+
+TransactWriteItem EdgeDelete(const Schema& s, const std::string& source, const std::string& type,
+                             const std::string& target) {
+  TransactWriteItem t;
+  t.kind = TransactWriteItem::Kind::kDelete;
+  t.table_name = s.table_name;
+  t.key = s.EdgeKey(source, type, target);
+  return t;
+}
+
+}  // namespace
+
+Status Graph::AddEdge(const EdgeSpec& edge, const AddEdgeOptions& options) {
+  return AddEdges({edge}, options).status();
+}
+
+StatusOr<WriteReport> Graph::AddEdges(const std::vector<EdgeSpec>& edges,
+                                      const AddEdgeOptions& options) {
+  return WriteEdges(edges, /*add=*/true, options);
+}
+
+Status Graph::RemoveEdge(const std::string& source, const std::string& type,
+                         const std::string& target) {
+  return RemoveEdges({EdgeSpec{source, type, target, {}}}).status();
+}
+
+StatusOr<WriteReport> Graph::RemoveEdges(const std::vector<EdgeSpec>& edges) {
+  return WriteEdges(edges, /*add=*/false, AddEdgeOptions{});
+}
+
+StatusOr<WriteReport> Graph::WriteEdges(const std::vector<EdgeSpec>& edges, bool add,
+                                        const AddEdgeOptions& options) {
+  const bool require = add && options.require_nodes;
+  for (const EdgeSpec& e : edges) {
+    DR_RETURN_IF_ERROR(schema_.ValidateNodeId(e.source));
+    DR_RETURN_IF_ERROR(schema_.ValidateNodeId(e.target));
+    DR_RETURN_IF_ERROR(schema_.ValidateEdgeType(e.type));
+    for (const auto& [k, v] : e.properties) {
+      if (schema_.IsReserved(k)) {
+        return ValidationError("graph: edge property '" + k + "' is managed by the graph layer");
+      }
+    }
+  }
+
+  // Removing entries of ranked types needs the ranks stored on the edges.
+  std::map<std::string, std::string> stored_rank;  // pk\0sk -> rank
+  if (!add) {
+    std::vector<Item> keys;
+    for (const EdgeSpec& e : edges) {
+      if (schema_.HasRank(e.type) && schema_.InEdgeSet(e.type)) {
+        keys.push_back(schema_.EdgeKey(e.source, e.type, e.target));
+      }
+      std::string r = schema_.ReverseType(e.type);
+      if (!r.empty() && schema_.HasRank(r) && schema_.InEdgeSet(r)) {
+        keys.push_back(schema_.EdgeKey(e.target, r, e.source));
+      }
+    }
+    for (size_t pos = 0; pos < keys.size(); pos += 100) {
+      BatchGetItemRequest req;
+      KeysAndAttributes& ka = req.request_items[schema_.table_name];
+      ka.consistent_read = true;
+      ka.keys.assign(keys.begin() + static_cast<long>(pos),
+                     keys.begin() + static_cast<long>(std::min(keys.size(), pos + 100)));
+      for (int attempt = 0;; ++attempt) {
+        counters_.requests++;
+        DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
+        for (auto& [t, items] : r.responses) {
+          counters_.items_read += static_cast<int64_t>(items.size());
+          for (const Item& item : items) {
+            Edge e = ToEdge(item);
+            stored_rank[e.source + '\0' + schema_.EdgeSortKey(e.type, e.target)] = e.rank;
+          }
+        }
+        auto un = r.unprocessed_keys.find(schema_.table_name);
+        if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
+        if (attempt >= 12) return Status(ErrorType::kProvisionedThroughputExceeded,
+                                         "graph: BatchGetItem keys still unprocessed");
+        req.request_items = std::move(r.unprocessed_keys);
+        internal::Backoff(attempt);
+      }
+    }
+  }
+
+  auto make_unit = [&](const EdgeSpec& e, bool* reverse_out) {
+    TxnPlanner::Unit u;
+    u.add = add;
+    bool reverse = options.reverse.value_or(!schema_.ReverseType(e.type).empty());
+    if (!add) reverse = !schema_.ReverseType(e.type).empty();
+    std::string rtype = schema_.ReverseType(e.type);
+    if (rtype.empty()) rtype = e.type;
+    if (reverse && e.source == e.target && rtype == e.type) reverse = false;  // same item
+    *reverse_out = reverse;
+    auto directed = [&](const std::string& src, const std::string& type,
+                        const std::string& tgt) {
+      if (add) {
+        std::string rank = schema_.Rank(type, src, e.properties);
+        bool in_set = schema_.InEdgeSet(type);
+        u.items.push_back(EdgePut(schema_, src, type, tgt, e.properties, rank,
+                                  in_set && schema_.HasRank(type)));
+        if (in_set) u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
+        if (require) u.must_exist.push_back(src);
+      } else {
+        u.items.push_back(EdgeDelete(schema_, src, type, tgt));
+        if (schema_.InEdgeSet(type)) {
+          std::string rank;
+          if (schema_.HasRank(type)) {
+            auto it = stored_rank.find(src + '\0' + schema_.EdgeSortKey(type, tgt));
+            if (it == stored_rank.end()) return;  // no such edge: no entry to remove
+            rank = it->second;
+          }
+          u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
+        }
+      }
+    };
+    directed(e.source, e.type, e.target);
+    if (reverse) {
+      directed(e.target, rtype, e.source);
+    } else if (require && e.target != e.source) {
+      u.must_exist.push_back(e.target);
+    }
+    return u;
+  };
+
+  WriteReport report;
+  TxnPlanner planner(this, require);
+  std::vector<size_t> in_txn;  // indexes of the edges in the open transaction
+  auto flush = [&]() -> Status {
+    if (planner.empty()) {
+      report.edges_committed += static_cast<int64_t>(in_txn.size());
+      in_txn.clear();
+      return Status::Ok();
+    }
+    TxnPlanner::Result r = planner.Commit();
+    if (r.edge_condition_failed) {
+      // Some edge changes its rank: write these edges one at a time, each through
+      // the read-modify-write path when needed.
+      for (size_t idx : in_txn) {
+        bool reverse = false;
+        TxnPlanner single(this, require);
+        single.Add(make_unit(edges[idx], &reverse));
+        TxnPlanner::Result one = single.Commit();
+        if (one.edge_condition_failed) {
+          DR_RETURN_IF_ERROR(AddEdgeRankChanged(edges[idx], reverse));
+        } else if (!one.status.ok()) {
+          return one.status;
+        }
+        report.transactions += single.transactions();
+        report.edges_committed++;
+      }
+      in_txn.clear();
+      planner = TxnPlanner(this, require);
+      return Status::Ok();
+    }
+    if (!r.status.ok()) return r.status;
+    report.transactions += planner.transactions();
+    report.edges_committed += static_cast<int64_t>(in_txn.size());
+    in_txn.clear();
+    planner = TxnPlanner(this, require);
+    return Status::Ok();
+  };
+
+  for (size_t i = 0; i < edges.size(); ++i) {
+    bool reverse = false;
+    TxnPlanner::Unit u = make_unit(edges[i], &reverse);
+    if (!planner.Fits(u)) DR_RETURN_IF_ERROR(flush());
+    planner.Add(std::move(u));
+    in_txn.push_back(i);
+  }
+  DR_RETURN_IF_ERROR(flush());
+  return report;
+}
+
+// An existing edge gets a new rank, so its edge-set entry changes: read the old
+// edge(s) and node set(s), then write the edge(s) and the recomputed set(s) in one
+// transaction conditioned on nothing having changed meanwhile.
+Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
+  std::string rtype = schema_.ReverseType(e.type);
+  if (rtype.empty()) rtype = e.type;
+  struct Dir {
+    std::string src, type, tgt;
+  };
+  std::vector<Dir> dirs = {{e.source, e.type, e.target}};
+  if (reverse) dirs.push_back({e.target, rtype, e.source});
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::map<std::string, std::set<std::string>> new_sets, old_sets;
+    std::map<std::string, bool> had_set;
+    TransactWriteItemsRequest req;
+    for (const Dir& d : dirs) {
+      DR_ASSIGN_OR_RETURN(std::optional<Edge> old, GetEdge(d.src, d.type, d.tgt, true));
+      std::string rank = schema_.Rank(d.type, d.src, e.properties);
+      TransactWriteItem put = EdgePut(schema_, d.src, d.type, d.tgt, e.properties, rank, false);
+      put.expression_attribute_names[kPk] = schema_.pk_attribute;
+      put.has_expression_attribute_names = true;
+      if (old) {
+        put.expression_attribute_names[kRk] = schema_.rank_attribute;
+        put.expression_attribute_values[":g_old"] = S(old->rank);
+        put.has_expression_attribute_values = true;
+        put.condition_expression = std::string(kRk) + " = :g_old";
+        put.expression_attribute_names.erase(kPk);
+      } else {
+        put.condition_expression = std::string("attribute_not_exists(") + kPk + ")";
+      }
+      req.transact_items.push_back(std::move(put));
+      if (!schema_.InEdgeSet(d.type)) continue;
+      if (!old_sets.count(d.src)) {
+        DR_ASSIGN_OR_RETURN(std::optional<Node> node, GetNode(d.src, true));
+        if (!node) {
+          return ConditionalCheckFailed("graph: node " + d.src + " does not exist");
+        }
+        GetItemRequest g;  // the raw set (entries as stored)
+        g.table_name = schema_.table_name;
+        g.key = schema_.NodeKey(d.src);
+        g.consistent_read = true;
+        counters_.requests++;
+        DR_ASSIGN_OR_RETURN(GetItemResponse raw, client_->GetItem(g));
+        std::set<std::string> s;
+        bool has = false;
+        if (raw.item) {
+          auto es = raw.item->find(schema_.edge_set_attribute);
+          if (es != raw.item->end() && es->second.is(AttrType::kSS)) {
+            s.insert(es->second.set().begin(), es->second.set().end());
+            has = true;
+          }
+        }
+        old_sets[d.src] = s;
+        new_sets[d.src] = s;
+        had_set[d.src] = has;
+      }
+      if (old) new_sets[d.src].erase(schema_.EdgeSetEntry(d.type, d.tgt, old->rank));
+      new_sets[d.src].insert(schema_.EdgeSetEntry(d.type, d.tgt, rank));
+    }
+    for (const auto& [node, set] : new_sets) {
+      TransactWriteItem t;
+      t.kind = TransactWriteItem::Kind::kUpdate;
+      t.table_name = schema_.table_name;
+      t.key = schema_.NodeKey(node);
+      t.expression_attribute_names[kEs] = schema_.edge_set_attribute;
+      t.expression_attribute_names[kPk] = schema_.pk_attribute;
+      t.expression_attribute_values[":g_new"] =
+          AttributeValue::SS(std::vector<std::string>(set.begin(), set.end()));
+      t.update_expression = std::string("SET ") + kEs + " = :g_new";
+      if (had_set[node]) {
+        t.expression_attribute_values[":g_old"] = AttributeValue::SS(
+            std::vector<std::string>(old_sets[node].begin(), old_sets[node].end()));
+        t.condition_expression =
+            std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
+      } else {
+        t.condition_expression = std::string("attribute_exists(") + kPk +
+                                 ") AND attribute_not_exists(" + kEs + ")";
+      }
+      t.has_expression_attribute_names = true;
+      t.has_expression_attribute_values = true;
+      req.transact_items.push_back(std::move(t));
+    }
+    counters_.requests++;
+    counters_.items_written += static_cast<int64_t>(req.transact_items.size());
+    auto r = client_->TransactWriteItems(req);
+    if (r.ok()) return Status::Ok();
+    const Status& s = r.status();
+    bool retry = s.type() == ErrorType::kTransactionConflict;
+    for (const auto& reason : s.cancellation_reasons()) {
+      if (reason.code == "ConditionalCheckFailed" || reason.code == "TransactionConflict") {
+        retry = true;
+      }
+      if (reason.code == "ValidationError" && IsSizeError(reason.message)) {
+        return ValidationError("graph: the edge set of node " + e.source +
+                               " would exceed DynamoDB's 400 KB item limit adding edges of type " +
+                               e.type + "; opt the edge type out of the edge set "
+                               "(Schema::OptOutOfEdgeSet(\"" + e.type + "\"))");
+      }
+    }
+    if (!retry) return s;
+    internal::Backoff(attempt);
+  }
+  return Status(ErrorType::kTransactionConflict,
+                "graph: edge " + e.source + " -" + e.type + "-> " + e.target +
+                    " kept changing while its rank was rewritten");
+}
+
+// ------------------------------------------------------------ node deletion
+
+StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
+                                           const DeleteNodeOptions& options) {
+  DR_RETURN_IF_ERROR(schema_.ValidateNodeId(id));
+  DeleteProgress progress;
+  const int64_t budget = std::max<int64_t>(1, options.max_edges);
+
+  // The edges to delete this round, as (source, type, target, rank) plus whether to
+  // delete a reverse edge, and the nodes whose edge-set update is pointless (the
+  // node being deleted).
+  struct Victim {
+    std::string source, type, target, rank;
+  };
+  auto delete_batch = [&](const std::vector<Victim>& victims) -> Status {
+    // Reverse edges' ranks (needed for their entries).
+    std::map<std::string, std::string> rev_rank;
+    std::vector<std::string> rev_reads;
+    for (const Victim& v : victims) {
+      std::string r = schema_.ReverseType(v.type);
+      if (r.empty() || !schema_.HasRank(r) || !schema_.InEdgeSet(r)) continue;
+      DR_ASSIGN_OR_RETURN(std::optional<Edge> re, GetEdge(v.target, r, v.source, true));
+      if (re) rev_rank[v.target + '\0' + r + '\0' + v.source] = re->rank;
+    }
+    TxnPlanner planner(this, false);
+    for (const Victim& v : victims) {
+      TxnPlanner::Unit u;
+      u.add = false;
+      u.items.push_back(EdgeDelete(schema_, v.source, v.type, v.target));
+      if (v.source != id && schema_.InEdgeSet(v.type)) {
+        u.set_ops.push_back({v.source, schema_.EdgeSetEntry(v.type, v.target, v.rank), v.type});
+      }
+      std::string r = schema_.ReverseType(v.type);
+      if (!r.empty() && !(v.source == v.target && r == v.type)) {
+        u.items.push_back(EdgeDelete(schema_, v.target, r, v.source));
+        if (v.target != id && schema_.InEdgeSet(r)) {
+          std::string rank;
+          bool known = true;
+          if (schema_.HasRank(r)) {
+            auto it = rev_rank.find(v.target + '\0' + r + '\0' + v.source);
+            known = it != rev_rank.end();
+            if (known) rank = it->second;
+          }
+          if (known) u.set_ops.push_back({v.target, schema_.EdgeSetEntry(r, v.source, rank), r});
+        }
+      }
+      if (!planner.Fits(u)) {
+        TxnPlanner::Result res = planner.Commit();
+        if (!res.status.ok()) return res.status;
+        progress.transactions += planner.transactions();
+        planner = TxnPlanner(this, false);
+      }
+      planner.Add(std::move(u));
+    }
+    TxnPlanner::Result res = planner.Commit();
+    if (!res.status.ok()) return res.status;
+    progress.transactions += planner.transactions();
+    progress.edges_deleted += static_cast<int64_t>(victims.size());
+    return Status::Ok();
+  };
+
+  // 1. Outgoing edges (the node's partition).
+  {
+    EdgeQuery q;
+    q.limit = std::min<int64_t>(budget, 100);
+    q.consistent_read = true;
+    while (true) {
+      int64_t left = budget - progress.edges_deleted;
+      if (left <= 0) return progress;
+      q.limit = std::min<int64_t>(left, 100);
+      q.page_token.clear();  // deleted edges are gone: always restart from the top
+      DR_ASSIGN_OR_RETURN(EdgePage page, OutEdges(id, "", q));
+      if (page.edges.empty()) break;
+      std::vector<Victim> victims;
+      for (const Edge& e : page.edges) victims.push_back({e.source, e.type, e.target, e.rank});
+      DR_RETURN_IF_ERROR(delete_batch(victims));
+      if (page.next_page_token.empty()) break;
+    }
+  }
+
+  // 2. Incoming edges of the chosen types (the inverted index).
+  std::vector<std::string> types = options.in_edge_types;
+  if (types.empty()) {
+    for (const auto& [t, o] : schema_.edge_types) types.push_back(t);
+  }
+  for (const std::string& type : types) {
+    while (true) {
+      int64_t left = budget - progress.edges_deleted;
+      if (left <= 0) return progress;
+      EdgeQuery q;
+      q.limit = std::min<int64_t>(left, 100);
+      DR_ASSIGN_OR_RETURN(EdgePage page, InEdges(id, type, q));
+      std::vector<Victim> victims;
+      for (const Edge& e : page.edges) {
+        if (e.source == id) continue;  // self-loop, already gone
+        victims.push_back({e.source, e.type, e.target, e.rank});
+      }
+      if (victims.empty()) break;
+      DR_RETURN_IF_ERROR(delete_batch(victims));
+      if (page.next_page_token.empty()) break;
+    }
+  }
+
+  // 3. The node itself.
+  DeleteItemRequest del;
+  del.table_name = schema_.table_name;
+  del.key = schema_.NodeKey(id);
+  counters_.requests++;
+  counters_.items_written++;
+  DR_RETURN_IF_ERROR(client_->DeleteItem(del).status());
+  progress.done = true;
+  return progress;
+}
+
+// ------------------------------------------------------------ edge-set verification
+
+StatusOr<EdgeSetReport> Graph::VerifyEdgeSet(const std::string& node, bool repair) {
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    EdgeSetReport report;
+    report.node = node;
+    GetItemRequest g;
+    g.table_name = schema_.table_name;
+    g.key = schema_.NodeKey(node);
+    g.consistent_read = true;
+    counters_.requests++;
+    DR_ASSIGN_OR_RETURN(GetItemResponse raw, client_->GetItem(g));
+    if (!raw.item) return ResourceNotFound("graph: node " + node + " does not exist");
+    counters_.items_read++;
+    std::set<std::string> have;
+    bool had_set = false;
+    auto es = raw.item->find(schema_.edge_set_attribute);
+    if (es != raw.item->end() && es->second.is(AttrType::kSS)) {
+      have.insert(es->second.set().begin(), es->second.set().end());
+      had_set = true;
+    }
+    EdgeQuery q;
+    q.consistent_read = true;
+    DR_ASSIGN_OR_RETURN(std::vector<Edge> edges, AllOutEdges(node, "", q));
+    std::set<std::string> want;
+    for (const Edge& e : edges) {
+      if (schema_.InEdgeSet(e.type)) want.insert(schema_.EdgeSetEntry(e.type, e.target, e.rank));
+    }
+    std::set_difference(want.begin(), want.end(), have.begin(), have.end(),
+                        std::back_inserter(report.missing));
+    std::set_difference(have.begin(), have.end(), want.begin(), want.end(),
+                        std::back_inserter(report.stale));
+    if (report.ok() || !repair) return report;
+
+    UpdateItemRequest u;
+    u.table_name = schema_.table_name;
+    u.key = schema_.NodeKey(node);
+    u.expression_attribute_names[kEs] = schema_.edge_set_attribute;
+    u.expression_attribute_names[kPk] = schema_.pk_attribute;
+    if (want.empty()) {
+      u.update_expression = std::string("REMOVE ") + kEs;
+    } else {
+      u.update_expression = std::string("SET ") + kEs + " = :g_new";
+      u.expression_attribute_values[":g_new"] =
+          AttributeValue::SS(std::vector<std::string>(want.begin(), want.end()));
+    }
+    if (had_set) {
+      u.expression_attribute_values[":g_old"] =
+          AttributeValue::SS(std::vector<std::string>(have.begin(), have.end()));
+      u.condition_expression = std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
+    } else {
+      u.condition_expression =
+          std::string("attribute_exists(") + kPk + ") AND attribute_not_exists(" + kEs + ")";
+    }
+    u.has_expression_attribute_names = true;
+    u.has_expression_attribute_values = !u.expression_attribute_values.empty();
+    counters_.requests++;
+    counters_.items_written++;
+    auto r = client_->UpdateItem(u);
+    if (r.ok()) {
+      report.repaired = true;
+      return report;
+    }
+    if (r.status().type() == ErrorType::kValidation && IsSizeError(r.status().message())) {
+      return ValidationError("graph: the repaired edge set of node " + node +
+                             " would exceed DynamoDB's 400 KB item limit; opt its largest edge "
+                             "type out of the edge set (Schema::OptOutOfEdgeSet)");
+    }
+    if (r.status().type() != ErrorType::kConditionalCheckFailed) return r.status();
+    internal::Backoff(attempt);  // the set changed meanwhile: verify again
+  }
+  return Status(ErrorType::kTransactionConflict,
+                "graph: the edge set of " + node + " kept changing during repair");
+}
+
+}  // namespace dynarock::graph
