@@ -351,11 +351,15 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
       created = ix.id;
     }
   }
-  // A deleted index's entries go with one range deletion.
+  // A deleted index's entries go with one range deletion. The response still
+  // lists it, DELETING, as DynamoDB's does; later descriptions no longer do.
+  std::vector<IndexInfo> deleted;
   for (const auto& old_index : it->second->indexes) {
     bool kept = false;
     for (const auto& ix : info.indexes) kept |= ix.id == old_index.id;
     if (kept) continue;
+    deleted.push_back(old_index);
+    deleted.back().status = "DELETING";
     batch.DeleteRange(indexes_cf_, EncodeTablePrefix(old_index.id),
                       EncodeTablePrefix(old_index.id + 1)).PermitUncheckedError();
     batch.Delete(catalog_cf_, StatsKey(old_index.id)).PermitUncheckedError();
@@ -365,7 +369,9 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   auto ptr = std::make_shared<TableInfo>(std::move(info));
   it->second = ptr;
   UpdateTableResponse resp;
-  resp.table_description = Describe(*ptr, "UPDATING");
+  TableInfo shown = *ptr;
+  for (auto& ix : deleted) shown.indexes.push_back(std::move(ix));
+  resp.table_description = Describe(shown, "UPDATING");
   lock.unlock();
   if (created) StartBackfill(ptr->name, *created);
   return resp;

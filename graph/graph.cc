@@ -216,6 +216,7 @@ class TxnPlanner {
   TxnPlanner(Graph* g, bool require_nodes) : g_(g), require_nodes_(require_nodes) {}
 
   size_t units() const { return units_; }
+  size_t ItemCount() const { return edge_items_.size() + nodes_.size(); }
   bool empty() const { return edge_items_.empty() && nodes_.empty(); }
 
   bool Fits(const Unit& u) const {
@@ -630,7 +631,9 @@ StatusOr<NodePage> Graph::NodesByType(const std::string& type, const EdgeQuery& 
 
 // ------------------------------------------------------------ edge queries
 
-StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes) {
+StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes,
+                                     const std::string& exclude_attr,
+                                     const std::optional<std::string>& exclude) {
   req.scan_index_forward = query.forward;
   DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
   EdgePage page;
@@ -640,6 +643,12 @@ StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, b
     DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
     counters_.items_read += r.scanned_count;
     for (const Item& item : r.items) {
+      if (exclude) {  // kLt / kGt: the bound itself (key attributes cannot be filtered)
+        auto x = item.find(exclude_attr);
+        if (x != item.end() && x->second.is(AttrType::kS) && x->second.scalar() == *exclude) {
+          continue;
+        }
+      }
       if (skip_nodes) {
         auto pk = item.find(schema_.pk_attribute);
         auto sk = item.find(schema_.sk_attribute);
@@ -674,14 +683,8 @@ StatusOr<EdgePage> Graph::OutEdges(const std::string& node, const std::string& t
     if (!k.empty()) kc += " AND " + k;
   }
   req.key_condition_expression = kc;
-  std::string extra;
-  if (exclude) {
-    req.expression_attribute_names[kSk] = schema_.sk_attribute;
-    req.expression_attribute_values[":g_x"] = S(*exclude);
-    extra = std::string(kSk) + " <> :g_x";
-  }
-  MergeFilter(&req, query.filter, extra);
-  return QueryEdges(std::move(req), query, /*skip_nodes=*/true);
+  MergeFilter(&req, query.filter, "");
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/true, schema_.sk_attribute, exclude);
 }
 
 StatusOr<EdgePage> Graph::InEdges(const std::string& node, const std::string& type,
@@ -699,13 +702,8 @@ StatusOr<EdgePage> Graph::InEdges(const std::string& node, const std::string& ty
     kc += " AND " + KeyExpr(kRk, "", query.key, &req.expression_attribute_values, &exclude);
   }
   req.key_condition_expression = kc;
-  std::string extra;
-  if (exclude) {
-    req.expression_attribute_values[":g_x"] = S(*exclude);
-    extra = std::string(kRk) + " <> :g_x";
-  }
-  MergeFilter(&req, query.filter, extra);
-  return QueryEdges(std::move(req), query, /*skip_nodes=*/false);
+  MergeFilter(&req, query.filter, "");
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/false, schema_.rank_attribute, exclude);
 }
 
 StatusOr<std::vector<Edge>> Graph::AllOutEdges(const std::string& node, const std::string& type,
@@ -958,14 +956,22 @@ StatusOr<WriteReport> Graph::WriteEdges(const std::vector<EdgeSpec>& edges, bool
     return Status::Ok();
   };
 
+  auto with_progress = [&](Status s) -> Status {
+    if (s.ok() || edges.size() <= 1) return s;
+    Status out(s.type(), s.message() + " (" + std::to_string(report.edges_committed) + " of " +
+                             std::to_string(edges.size()) +
+                             " edges were committed before this error, in order)");
+    if (!s.cancellation_reasons().empty()) out.WithCancellationReasons(s.cancellation_reasons());
+    return out;
+  };
   for (size_t i = 0; i < edges.size(); ++i) {
     bool reverse = false;
     TxnPlanner::Unit u = make_unit(edges[i], &reverse);
-    if (!planner.Fits(u)) DR_RETURN_IF_ERROR(flush());
+    if (!planner.Fits(u)) DR_RETURN_IF_ERROR(with_progress(flush()));
     planner.Add(std::move(u));
     in_txn.push_back(i);
   }
-  DR_RETURN_IF_ERROR(flush());
+  DR_RETURN_IF_ERROR(with_progress(flush()));
   return report;
 }
 

@@ -296,7 +296,9 @@ class Graph {
 
  private:
   friend class TxnPlanner;
-  StatusOr<EdgePage> QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes);
+  StatusOr<EdgePage> QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes,
+                              const std::string& exclude_attr = "",
+                              const std::optional<std::string>& exclude = std::nullopt);
   StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids);
   StatusOr<WriteReport> WriteEdges(const std::vector<EdgeSpec>& edges, bool add,
                                    const AddEdgeOptions& options);

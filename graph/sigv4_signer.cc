@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "tools/server/sigv4.h"
+#include "engine/api/sigv4.h"
 
 namespace dynarock::graph {
 
@@ -67,15 +67,15 @@ void SigV4Signer::Sign(std::string_view method, std::string_view target, std::st
     signed_headers += n;
   }
 
-  std::vector<server::HeaderView> views;
+  std::vector<api::HeaderView> views;
   views.reserve(headers->size());
   for (const auto& [name, value] : *headers) views.emplace_back(name, value);
 
-  const std::string canonical = server::CanonicalRequest(method, target, views, signed_headers,
-                                                         server::Sha256Hex(body));
+  const std::string canonical = api::CanonicalRequest(method, target, views, signed_headers,
+                                                         api::Sha256Hex(body));
   const std::string scope = date + "/" + region_ + "/" + service_ + "/aws4_request";
-  const std::string string_to_sign = server::StringToSign(amz_date, scope, canonical);
-  const std::string signature = server::ComputeSignature(credentials_.secret_access_key, date,
+  const std::string string_to_sign = api::StringToSign(amz_date, scope, canonical);
+  const std::string signature = api::ComputeSignature(credentials_.secret_access_key, date,
                                                          region_, service_, string_to_sign);
   headers->emplace_back("authorization", "AWS4-HMAC-SHA256 Credential=" +
                                              credentials_.access_key_id + "/" + scope +

@@ -2,7 +2,7 @@
 //
 // AWS Signature Version 4 signing of a DynamoDB JSON request, for HttpClient.
 // The hashing and the canonical-request steps are those of the server's verifier
-// (tools/server/sigv4.h), so the signer and the verifier cannot disagree.
+// (engine/api/sigv4.h), so the signer and the verifier cannot disagree.
 //
 //   SigV4Signer signer({"AKID", "secret", ""}, "us-east-1", "dynamodb");
 //   std::vector<std::pair<std::string, std::string>> headers = {

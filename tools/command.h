@@ -39,6 +39,9 @@ struct Command {
 
 // ---- Entry points (one per tools/<name>_command.cc) ----
 int RunServe(const Args& args);
+int RunGraph(const Args& args);
+int RunCheck(const Args& args);
+int RunPatterns(const Args& args);
 
 // Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.

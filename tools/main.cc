@@ -15,6 +15,9 @@ namespace {
 
 const Command kCommands[] = {
     {"serve", "Serve DynamoDB's HTTP API (any AWS SDK can point its endpoint here)", &RunServe},
+    {"graph", "Graph layer tools: 'graph demo' runs the seed examples", &RunGraph},
+    {"check", "Verify every secondary index against its table (exit 1 on differences)", &RunCheck},
+    {"patterns", "Compare access patterns by requests, capacity, latency and cost", &RunPatterns},
 };
 
 void PrintUsage(FILE* out) {

@@ -15,6 +15,7 @@
 #include "engine/api/handler.h"
 #include "tools/command.h"
 #include "tools/server/http_server.h"
+#include "tools/server/metrics.h"
 
 namespace dynarock::tools {
 namespace {
@@ -38,9 +39,18 @@ constexpr char kServeHelp[] =
     "                         DynamoDB Local does.\n"
     "  --sync                 fsync the write-ahead log before acknowledging each write\n"
     "                         (survives power loss; slower)\n"
+    "  --metrics-port N       Also serve Prometheus metrics (text format 0.0.4) at\n"
+    "                         GET http://HOST:N/metrics, on this separate port (0 picks\n"
+    "                         a free one): dynarock_requests_total{operation},\n"
+    "                         dynarock_errors_total{operation,type},\n"
+    "                         dynarock_request_duration_seconds{operation} (histogram,\n"
+    "                         10us..1s), dynarock_consumed_capacity_units_total{table,kind}\n"
+    "                         (kind read|write, as DynamoDB bills the requests)\n"
+    "  --metrics-host ADDR    Address of the metrics listener (default: the --host)\n"
     "  -h, --help             Show this help\n"
     "\n"
-    "Prints one line 'dynarock listening on http://HOST:PORT (data: DIR)' once ready.\n"
+    "Prints one line 'dynarock listening on http://HOST:PORT (data: DIR)' once ready,\n"
+    "preceded with --metrics-port by 'dynarock metrics on http://HOST:PORT/metrics'.\n"
     "SIGINT/SIGTERM shut down cleanly (exit 0).\n"
     "\n"
     "Example:\n"
@@ -60,6 +70,8 @@ int RunServe(const Args& args) {
   Options db_opts;
   std::string data_dir = "./data";
   bool data_given = false;
+  long long metrics_port = -1;  // -1: no metrics listener
+  std::string metrics_host;     // empty: server_opts.host
 
   ArgReader r(args);
   std::string v;
@@ -95,14 +107,23 @@ int RunServe(const Args& args) {
       }
       server_opts.threads = static_cast<int>(n);
     } else if (flag == "--require-auth") {
-      server::AccessKey key;
-      if (!need_value() || !server::AuthConfig::ParseKeySecret(v, &key)) {
+      api::AccessKey key;
+      if (!need_value() || !api::AuthConfig::ParseKeySecret(v, &key)) {
         return UsageError("serve", "--require-auth needs KEY:SECRET");
       }
       server_opts.auth.keys.push_back(std::move(key));
     } else if (flag == "--sync") {
       if (!no_value()) return UsageError("serve", "--sync takes no value");
       db_opts.sync_writes = true;
+    } else if (flag == "--metrics-port") {
+      if (!need_value()) return UsageError("serve", "--metrics-port needs a number");
+      if (!ParseInt(v, 0, 65535, &metrics_port)) {
+        return UsageError("serve",
+                          "--metrics-port must be a number from 0 to 65535, not '" + v + "'");
+      }
+    } else if (flag == "--metrics-host") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--metrics-host needs an address");
+      metrics_host = v;
     } else if (!flag.empty() && flag.front() == '-') {
       return UsageError("serve", "unknown flag '" + std::string(flag) + "'");
     } else {
@@ -112,6 +133,10 @@ int RunServe(const Args& args) {
   if (db_opts.in_memory && data_given) {
     return UsageError("serve", "--data and --in-memory are mutually exclusive");
   }
+  if (!metrics_host.empty() && metrics_port < 0) {
+    return UsageError("serve", "--metrics-host needs --metrics-port");
+  }
+  if (metrics_host.empty()) metrics_host = server_opts.host;
 
   // SIGINT/SIGTERM are taken synchronously by this thread (sigwait below): block
   // them before any other thread exists (RocksDB's, the server's), which inherit
@@ -134,6 +159,23 @@ int RunServe(const Args& args) {
   }
   std::unique_ptr<DB> database = std::move(db).value();
   auto handler = std::make_unique<api::Handler>(database.get());
+  server::MetricsRegistry metrics;
+  std::unique_ptr<server::MetricsServer> metrics_server;
+  if (metrics_port >= 0) {
+    handler->SetObserver([&metrics](std::string_view op, const Status& st, double seconds,
+                                    const std::vector<ConsumedCapacity>& consumed) {
+      metrics.Record(op, st, seconds, consumed);
+    });
+    metrics_server = std::make_unique<server::MetricsServer>(&metrics);
+    uint16_t bound = 0;
+    Status ms = metrics_server->Start(metrics_host, static_cast<uint16_t>(metrics_port), &bound);
+    if (!ms.ok()) {
+      std::fprintf(stderr, "dynarock serve: %s\n", ms.message().c_str());
+      return kExitFailure;
+    }
+    std::printf("dynarock metrics on http://%s:%u/metrics\n", UrlHost(metrics_host).c_str(),
+                static_cast<unsigned>(bound));
+  }
   auto server = std::make_unique<server::HttpServer>(server_opts, handler.get());
   uint16_t port = 0;
   Status s = server->Bind(&port);
@@ -160,6 +202,7 @@ int RunServe(const Args& args) {
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   server->Stop();
   server.reset();
+  if (metrics_server) metrics_server->Stop();
   handler.reset();
   database.reset();
   return kExitOk;

@@ -16,10 +16,15 @@ Notes on what real DynamoDB documents and these tests therefore assert:
 - Select defaults to ALL_PROJECTED_ATTRIBUTES on an index; an LSI fetches
   attributes it does not project from the table, a GSI cannot.
 
-Known moto 5.x deviations (these tests fail on moto, on purpose): ConsistentRead
-on a GSI is accepted; Select ALL_ATTRIBUTES on a KEYS_ONLY GSI is accepted;
-index key type mismatches on write are accepted; LSI fetch-through of
-unprojected attributes is missing; several CreateTable index validations differ.
+Known moto 5.x deviations (these tests fail on moto, on purpose): no IndexArn
+and no ItemCount on indexes; most CreateTable index validations missing
+(LSI without range key, LSI hash, duplicate names, INCLUDE without
+NonKeyAttributes, ALL with NonKeyAttributes, GSI throughput); an unknown index
+gives ResourceNotFoundException; Select ALL_ATTRIBUTES accepted on a KEYS_ONLY
+GSI; index-key type mismatches accepted on write; no LSI fetch of unprojected
+attributes; UpdateTable creates indexes ACTIVE at once, deletes without
+DELETING, accepts two index creations in one call and keeps provisioned
+throughput after a switch to PAY_PER_REQUEST.
 """
 
 import decimal
@@ -92,6 +97,15 @@ def create_index_table(name=None):
 def setUpModule():
     global C, R, IDX, EMPTY, MUT, DATA
     harness.start()
+    try:
+        _setup()
+    except BaseException:
+        harness.stop()  # tearDownModule does not run after a failed setUpModule
+        raise
+
+
+def _setup():
+    global C, R, IDX, EMPTY, MUT, DATA
     C = harness.client()
     R = harness.resource()
     IDX = create_index_table()
@@ -99,7 +113,7 @@ def setUpModule():
     MUT = harness.table_name("mut")
     C.create_table(TableName=MUT, KeySchema=ks("pk"),
                    AttributeDefinitions=ad(pk="S", g="S", r="N"),
-                   GlobalSecondaryIndexes=[{"IndexName": "gm", "KeySchema": ks("g", "r"),
+                   GlobalSecondaryIndexes=[{"IndexName": "gmi", "KeySchema": ks("g", "r"),
                                             "Projection": {"ProjectionType": "ALL"}}],
                    BillingMode="PAY_PER_REQUEST")
     harness.wait_active(C, MUT)
@@ -280,7 +294,7 @@ class DescribeIndexesTest(unittest.TestCase):
         name = harness.table_name("idxp")
         C.create_table(TableName=name, KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                        GlobalSecondaryIndexes=[{
-                           "IndexName": "gp", "KeySchema": ks("g"),
+                           "IndexName": "gpp", "KeySchema": ks("g"),
                            "Projection": {"ProjectionType": "KEYS_ONLY"},
                            "ProvisionedThroughput": {"ReadCapacityUnits": 3,
                                                      "WriteCapacityUnits": 4}}],
@@ -324,7 +338,7 @@ class CreateTableIndexValidationTest(unittest.TestCase):
 
     def test_gsi_key_attribute_not_defined(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S"),
-                        GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("gk"),
+                        GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("gkeep"),
                                                  "Projection": {"ProjectionType": "ALL"}}])
         err(self, e, "ValidationException", contains="Some index key attribute")
 
@@ -350,14 +364,14 @@ class CreateTableIndexValidationTest(unittest.TestCase):
 
     def test_include_without_non_key_attributes(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
-                        GlobalSecondaryIndexes=[{"IndexName": "gi", "KeySchema": ks("g"),
+                        GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "INCLUDE"}}])
         err(self, e, "ValidationException",
             INVALID + "ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
 
     def test_all_with_non_key_attributes(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
-                        GlobalSecondaryIndexes=[{"IndexName": "gi", "KeySchema": ks("g"),
+                        GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "ALL",
                                                                 "NonKeyAttributes": ["x"]}}])
         err(self, e, "ValidationException",
@@ -367,14 +381,14 @@ class CreateTableIndexValidationTest(unittest.TestCase):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                         BillingMode="PROVISIONED",
                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
-                        GlobalSecondaryIndexes=[{"IndexName": "gi", "KeySchema": ks("g"),
+                        GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "ALL"}}])
         err(self, e, "ValidationException", contains="ProvisionedThroughput")
 
     def test_failed_create_leaves_no_table(self):
         name = harness.table_name("bad")
         self.create(TableName=name, KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
-                    GlobalSecondaryIndexes=[{"IndexName": "gi", "KeySchema": ks("g"),
+                    GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                              "Projection": {"ProjectionType": "INCLUDE"}}])
         with self.assertRaises(ClientError) as e:
             C.describe_table(TableName=name)
@@ -633,7 +647,7 @@ class IndexWriteTest(unittest.TestCase):
         self.t = R.Table(MUT)
 
     def gm(self, g):
-        items, _ = query_all(self.t, IndexName="gm", KeyConditionExpression=Key("g").eq(g))
+        items, _ = query_all(self.t, IndexName="gmi", KeyConditionExpression=Key("g").eq(g))
         return plain(items)
 
     def uid(self):
@@ -681,17 +695,17 @@ class IndexWriteTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"N": "1"}})
         err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key g Expected: S Actual: N IndexName: gm")
+            INVALID + "Type mismatch for Index Key g Expected: S Actual: N IndexName: gmi")
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x"}, "r": {"S": "1"}})
         err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key r Expected: N Actual: S IndexName: gm")
+            INVALID + "Type mismatch for Index Key r Expected: N Actual: S IndexName: gmi")
         C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x"}})
         with self.assertRaises(ClientError) as e:
             C.update_item(TableName=MUT, Key={"pk": {"S": k}}, UpdateExpression="SET r = :r",
                           ExpressionAttributeValues={":r": {"BOOL": True}})
         err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key r Expected: N Actual: BOOL IndexName: gm")
+            INVALID + "Type mismatch for Index Key r Expected: N Actual: BOOL IndexName: gmi")
         # Nothing changed.
         self.assertEqual(C.get_item(TableName=MUT, Key={"pk": {"S": k}}, ConsistentRead=True)["Item"],
                          {"pk": {"S": k}, "g": {"S": "x"}})
@@ -717,7 +731,7 @@ class IndexWriteTest(unittest.TestCase):
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": ""}, "r": {"N": "1"}})
         err(self, e, "ValidationException",
             contains=["A value specified for a secondary index key is not supported",
-                      "IndexName: gm", "IndexKey: g"])
+                      "IndexName: gmi", "IndexKey: g"])
 
     def test_index_key_of_other_type_elsewhere_in_item_ok(self):
         # Only top-level attributes named like the index key are checked.
@@ -737,7 +751,7 @@ def gsi_of(desc, name):
 
 
 class UpdateTableIndexTest(unittest.TestCase):
-    N = 600
+    N = 2000
 
     def new_table(self, **kw):
         name = harness.table_name("upd")
@@ -749,27 +763,17 @@ class UpdateTableIndexTest(unittest.TestCase):
 
     def test_create_gsi_on_table_with_data_backfills_while_writing(self):
         name = self.new_table(AttributeDefinitions=ad(pk="S"))
+        for base in range(0, self.N, 25):
+            C.batch_write_item(RequestItems={name: [
+                {"PutRequest": {"Item": dict(
+                    {"pk": {"S": "k%04d" % i}, "n": {"N": str(i)}, "pad": {"S": "x" * 200}},
+                    # some items stay out of the new (sparse) index
+                    **({"cat": {"S": "c%d" % (i % 5)}} if i % 10 != 9 else {}))}}
+                for i in range(base, min(base + 25, self.N))]})
         t = R.Table(name)
-        with t.batch_writer() as bw:
-            for i in range(self.N):
-                it = {"pk": "k%04d" % i, "n": i, "pad": "x" * 200}
-                if i % 10 != 9:  # some items stay out of the new (sparse) index
-                    it["cat"] = "c%d" % (i % 5)
-                bw.put_item(Item=it)
 
-        r = C.update_table(
-            TableName=name, AttributeDefinitions=ad(pk="S", cat="S", n="N"),
-            GlobalSecondaryIndexUpdates=[{"Create": {
-                "IndexName": "bycat", "KeySchema": ks("cat", "n"),
-                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["pad"]}}}])
-        td = r["TableDescription"]
-        g = gsi_of(td, "bycat")
-        self.assertIsNotNone(g)
-        self.assertEqual(g["IndexStatus"], "CREATING")
-        self.assertEqual(td["TableStatus"], "UPDATING")
-        self.assertEqual(g["KeySchema"], ks("cat", "n"))
-
-        # Writes go on during the backfill: new items, index-key changes, deletes.
+        # Writes go on before, during and after the backfill: new items,
+        # index-key changes, removals of the key, deletes.
         stop = threading.Event()
         errors = []
         written = [0]
@@ -778,7 +782,7 @@ class UpdateTableIndexTest(unittest.TestCase):
             wc = harness.client()
             i = 0
             try:
-                while not stop.is_set() and i < 3000:
+                while not stop.is_set() and i < 20000:
                     k = "w%05d" % i
                     wc.put_item(TableName=name, Item={"pk": {"S": k}, "n": {"N": str(i)},
                                                       "cat": {"S": "c%d" % (i % 5)}})
@@ -800,8 +804,23 @@ class UpdateTableIndexTest(unittest.TestCase):
         th = threading.Thread(target=writer)
         th.start()
         seen = []
-        deadline = time.monotonic() + 120
         try:
+            time.sleep(0.1)
+            before = written[0]
+            r = C.update_table(
+                TableName=name, AttributeDefinitions=ad(pk="S", cat="S", n="N"),
+                GlobalSecondaryIndexUpdates=[{"Create": {
+                    "IndexName": "bycat", "KeySchema": ks("cat", "n"),
+                    "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["pad"]}}}])
+            td = r["TableDescription"]
+            g = gsi_of(td, "bycat")
+            self.assertIsNotNone(g)
+            self.assertEqual(g["IndexStatus"], "CREATING")
+            self.assertEqual(td["TableStatus"], "UPDATING")
+            self.assertEqual(g["KeySchema"], ks("cat", "n"))
+            self.assertEqual(g["Projection"], {"ProjectionType": "INCLUDE",
+                                               "NonKeyAttributes": ["pad"]})
+            deadline = time.monotonic() + 120
             while True:
                 d = C.describe_table(TableName=name)["Table"]
                 g = gsi_of(d, "bycat")
@@ -813,14 +832,15 @@ class UpdateTableIndexTest(unittest.TestCase):
                 if "Backfilling" in g:
                     self.assertIsInstance(g["Backfilling"], bool)
                 self.assertLess(time.monotonic(), deadline, "index not ACTIVE in 120 s: %r" % seen[-5:])
-                time.sleep(0.05)
-            # Some more writes after ACTIVE as well.
-            time.sleep(0.2)
+                time.sleep(0.02)
+            during = written[0]
+            time.sleep(0.2)  # and some more writes once ACTIVE
         finally:
             stop.set()
             th.join()
         self.assertFalse(errors, errors)
-        self.assertGreater(written[0], 0)
+        self.assertGreater(before, 0)
+        self.assertGreater(during, before)  # writes overlapped the backfill
         self.assertNotEqual(g.get("Backfilling"), True)
         harness.wait_active(C, name)
 
@@ -845,7 +865,7 @@ class UpdateTableIndexTest(unittest.TestCase):
         name = self.new_table(AttributeDefinitions=ad(pk="S"))
         with self.assertRaises(ClientError) as e:
             C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Create": {
-                "IndexName": "gx", "KeySchema": ks("gx"), "Projection": {"ProjectionType": "ALL"}}}])
+                "IndexName": "gxx", "KeySchema": ks("gxx"), "Projection": {"ProjectionType": "ALL"}}}])
         err(self, e, "ValidationException")
 
     def test_only_one_index_change_per_call(self):
@@ -853,9 +873,9 @@ class UpdateTableIndexTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.update_table(TableName=name, AttributeDefinitions=ad(pk="S", a="S", b="S"),
                            GlobalSecondaryIndexUpdates=[
-                               {"Create": {"IndexName": "ga", "KeySchema": ks("a"),
+                               {"Create": {"IndexName": "gaa", "KeySchema": ks("a"),
                                            "Projection": {"ProjectionType": "ALL"}}},
-                               {"Create": {"IndexName": "gb", "KeySchema": ks("b"),
+                               {"Create": {"IndexName": "gbb", "KeySchema": ks("b"),
                                            "Projection": {"ProjectionType": "ALL"}}}])
         err(self, e, "LimitExceededException",
             "Subscriber limit exceeded: Only 1 online index can be created or deleted "
@@ -876,27 +896,27 @@ class UpdateTableIndexTest(unittest.TestCase):
     def test_delete_gsi(self):
         name = self.new_table(AttributeDefinitions=ad(pk="S", g="S", h="S"),
                               GlobalSecondaryIndexes=[
-                                  {"IndexName": "gd", "KeySchema": ks("g"),
+                                  {"IndexName": "gdel", "KeySchema": ks("g"),
                                    "Projection": {"ProjectionType": "KEYS_ONLY"}},
-                                  {"IndexName": "gk", "KeySchema": ks("h"),
+                                  {"IndexName": "gkeep", "KeySchema": ks("h"),
                                    "Projection": {"ProjectionType": "ALL"}}])
         for i in range(20):
             C.put_item(TableName=name, Item={"pk": {"S": "k%d" % i}, "g": {"S": "x"},
                                              "h": {"S": "y"}})
         r = C.update_table(TableName=name,
-                           GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gd"}}])
-        g = gsi_of(r["TableDescription"], "gd")
+                           GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "gdel"}}])
+        g = gsi_of(r["TableDescription"], "gdel")
         self.assertIsNotNone(g)
         self.assertEqual(g["IndexStatus"], "DELETING")
-        d = self.wait_gsi_gone(name, "gd")
-        self.assertEqual([x["IndexName"] for x in d["GlobalSecondaryIndexes"]], ["gk"])
+        d = self.wait_gsi_gone(name, "gdel")
+        self.assertEqual([x["IndexName"] for x in d["GlobalSecondaryIndexes"]], ["gkeep"])
         harness.wait_active(C, name)
         with self.assertRaises(ClientError) as e:
-            C.query(TableName=name, IndexName="gd", KeyConditionExpression="g = :g",
+            C.query(TableName=name, IndexName="gdel", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "x"}})
-        err(self, e, "ValidationException", "The table does not have the specified index: gd")
+        err(self, e, "ValidationException", "The table does not have the specified index: gdel")
         # The remaining index still works and is complete.
-        r = C.query(TableName=name, IndexName="gk", KeyConditionExpression="h = :h",
+        r = C.query(TableName=name, IndexName="gkeep", KeyConditionExpression="h = :h",
                     ExpressionAttributeValues={":h": {"S": "y"}})
         self.assertEqual(r["Count"], 20)
         # The deleted index no longer constrains writes of its former key.
@@ -912,22 +932,22 @@ class UpdateTableIndexTest(unittest.TestCase):
 
     def test_recreate_index_after_delete(self):
         name = self.new_table(AttributeDefinitions=ad(pk="S", g="S"),
-                              GlobalSecondaryIndexes=[{"IndexName": "re", "KeySchema": ks("g"),
+                              GlobalSecondaryIndexes=[{"IndexName": "reidx", "KeySchema": ks("g"),
                                                        "Projection": {"ProjectionType": "ALL"}}])
         for i in range(30):
             C.put_item(TableName=name, Item={"pk": {"S": "k%d" % i}, "g": {"S": "v%d" % (i % 2)}})
-        C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "re"}}])
-        self.wait_gsi_gone(name, "re")
+        C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "reidx"}}])
+        self.wait_gsi_gone(name, "reidx")
         harness.wait_active(C, name)
         C.update_table(TableName=name, AttributeDefinitions=ad(pk="S", g="S"),
                        GlobalSecondaryIndexUpdates=[{"Create": {
-                           "IndexName": "re", "KeySchema": ks("g"),
+                           "IndexName": "reidx", "KeySchema": ks("g"),
                            "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
         deadline = time.monotonic() + 60
-        while gsi_of(C.describe_table(TableName=name)["Table"], "re")["IndexStatus"] != "ACTIVE":
+        while gsi_of(C.describe_table(TableName=name)["Table"], "reidx")["IndexStatus"] != "ACTIVE":
             self.assertLess(time.monotonic(), deadline)
             time.sleep(0.05)
-        r = C.query(TableName=name, IndexName="re", KeyConditionExpression="g = :g",
+        r = C.query(TableName=name, IndexName="reidx", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "v1"}})
         self.assertEqual(r["Count"], 15)
         for it in r["Items"]:
@@ -962,7 +982,7 @@ class UpdateTableThroughputTest(unittest.TestCase):
         name = harness.table_name("gtp")
         C.create_table(TableName=name, KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                        GlobalSecondaryIndexes=[{
-                           "IndexName": "gt", "KeySchema": ks("g"),
+                           "IndexName": "gtp", "KeySchema": ks("g"),
                            "Projection": {"ProjectionType": "ALL"},
                            "ProvisionedThroughput": {"ReadCapacityUnits": 1,
                                                      "WriteCapacityUnits": 1}}],
@@ -970,11 +990,11 @@ class UpdateTableThroughputTest(unittest.TestCase):
         self.addCleanup(lambda: C.delete_table(TableName=name))
         harness.wait_active(C, name)
         C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Update": {
-            "IndexName": "gt",
+            "IndexName": "gtp",
             "ProvisionedThroughput": {"ReadCapacityUnits": 2, "WriteCapacityUnits": 3}}}])
         deadline = time.monotonic() + 30
         while True:
-            g = gsi_of(C.describe_table(TableName=name)["Table"], "gt")
+            g = gsi_of(C.describe_table(TableName=name)["Table"], "gtp")
             if g["IndexStatus"] == "ACTIVE":
                 break
             self.assertEqual(g["IndexStatus"], "UPDATING")

@@ -4,14 +4,14 @@
 // the documented signing-key derivation), a request signed by botocore, and the
 // verifier's DynamoDB errors.
 
-#include "tools/server/sigv4.h"
+#include "engine/api/sigv4.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace dynarock::server {
+namespace dynarock::api {
 namespace {
 
 constexpr char kExampleSecret[] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
@@ -345,4 +345,4 @@ TEST(SigV4VerifierTest, ParseKeySecret) {
 }
 
 }  // namespace
-}  // namespace dynarock::server
+}  // namespace dynarock::api

@@ -193,7 +193,7 @@ struct HttpServer::Impl {
 
   Options opts;
   RequestHandler handler;
-  SigV4Verifier verifier;
+  api::SigV4Verifier verifier;
   std::string health_body;
   int thread_count;
   std::atomic<bool> stopping{false};
@@ -344,7 +344,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
     const std::string& body = req.body();
     if (srv_->verifier.enabled()) {
-      SigV4Request sreq;
+      api::SigV4Request sreq;
       sreq.method = SV(req.method_string());
       sreq.target = SV(req.target());
       sreq.headers.reserve(16);

@@ -44,7 +44,7 @@
 
 #include "dynarock/status.h"
 #include "engine/api/handler.h"
-#include "tools/server/sigv4.h"
+#include "engine/api/sigv4.h"
 
 namespace dynarock::server {
 
@@ -58,7 +58,7 @@ struct HttpServerOptions {
   // Largest request body accepted (DynamoDB's limit is 16 MiB).
   size_t max_body_bytes = size_t{16} << 20;
   // SigV4 verification; no keys = accept any credentials (as DynamoDB Local).
-  AuthConfig auth;
+  api::AuthConfig auth;
   // Named in the health reply: "healthy: dynamodb.<region>.amazonaws.com ".
   std::string region = "us-east-1";
   // An idle keep-alive connection is closed after this long.

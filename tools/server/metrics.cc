@@ -69,8 +69,13 @@ void AppendDouble(std::string* out, double v) {
     out->append("NaN");
     return;
   }
+  // Shortest round-trip text, in exponent form only for very small or large
+  // magnitudes (as Go's strconv 'g' -1, which Prometheus itself uses).
+  const double mag = std::fabs(v);
+  const bool exponent = mag != 0 && (mag < 1e-4 || mag >= 1e21);
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
+  auto r = std::to_chars(buf, buf + sizeof(buf), v,
+                         exponent ? std::chars_format::scientific : std::chars_format::fixed);
   out->append(buf, r.ptr);
 }
 

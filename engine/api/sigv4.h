@@ -1,4 +1,4 @@
-// File: tools/server/sigv4.h
+// File: engine/api/sigv4.h
 //
 // AWS Signature Version 4 verification for `dynarock serve --require-auth`,
 // plus the SHA-256 and HMAC-SHA256 it needs (self-contained: FIPS 180-4 and
@@ -19,8 +19,8 @@
 // Nothing here includes Boost: the HTTP server adapts its request to a
 // SigV4Request (a few string_views) only when auth is required.
 
-#ifndef DYNAROCK_TOOLS_SERVER_SIGV4_H_
-#define DYNAROCK_TOOLS_SERVER_SIGV4_H_
+#ifndef DYNAROCK_ENGINE_API_SIGV4_H_
+#define DYNAROCK_ENGINE_API_SIGV4_H_
 
 #include <array>
 #include <cstddef>
@@ -32,7 +32,7 @@
 
 #include "dynarock/status.h"
 
-namespace dynarock::server {
+namespace dynarock::api {
 
 // ---- Hashing ----------------------------------------------------------------
 
@@ -162,6 +162,6 @@ class SigV4Verifier {
   AuthConfig config_;
 };
 
-}  // namespace dynarock::server
+}  // namespace dynarock::api
 
-#endif  // DYNAROCK_TOOLS_SERVER_SIGV4_H_
+#endif  // DYNAROCK_ENGINE_API_SIGV4_H_

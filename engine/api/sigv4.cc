@@ -2,7 +2,7 @@
 //
 // SigV4 verification; SHA-256 after FIPS 180-4 section 6.2, HMAC after RFC 2104.
 
-#include "tools/server/sigv4.h"
+#include "engine/api/sigv4.h"
 
 #include <time.h>
 
@@ -10,7 +10,7 @@
 #include <cstring>
 #include <unordered_map>
 
-namespace dynarock::server {
+namespace dynarock::api {
 
 namespace {
 
@@ -628,4 +628,4 @@ Status SigV4Verifier::Verify(const SigV4Request& req, std::string_view body) con
   return Status();
 }
 
-}  // namespace dynarock::server
+}  // namespace dynarock::api

@@ -1,0 +1,139 @@
+// File: graph/bulk_loader.cc
+//
+// BulkLoader: edges are sent as soon as enough are buffered (BatchWriteItem from
+// `threads` threads, 25 items per request); edge-set entries are collected per
+// source node and written with the nodes at Finish().
+
+#include <algorithm>
+#include <thread>
+
+#include "graph/graph.h"
+#include "graph/graph_internal.h"
+
+namespace dynarock::graph {
+
+namespace {
+constexpr size_t kMaxItemBytes = 400 * 1024;
+}
+
+BulkLoader::BulkLoader(Graph* graph, int threads)
+    : graph_(graph), threads_(std::max(1, threads)) {}
+
+BulkLoader::~BulkLoader() = default;
+
+Status BulkLoader::AddNode(const std::string& id, Item attributes) {
+  const Schema& s = graph_->schema();
+  DR_RETURN_IF_ERROR(s.ValidateNodeId(id));
+  for (const auto& [k, v] : attributes) {
+    if (s.IsReserved(k)) return ValidationError("graph: attribute '" + k + "' is reserved");
+  }
+  nodes_[id] = std::move(attributes);
+  return Status::Ok();
+}
+
+Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
+  const Schema& s = graph_->schema();
+  DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
+  DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
+  DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
+  auto one = [&](const std::string& src, const std::string& type, const std::string& tgt) {
+    std::string rank = s.Rank(type, src, e.properties);
+    Item item = e.properties;
+    item[s.pk_attribute] = AttributeValue::S(src);
+    item[s.sk_attribute] = AttributeValue::S(s.EdgeSortKey(type, tgt));
+    item[s.rank_attribute] = AttributeValue::S(rank);
+    if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(type);
+    if (s.InEdgeSet(type)) edge_sets_[src].push_back(s.EdgeSetEntry(type, tgt, rank));
+    else edge_sets_[src];  // the node exists
+    pending_.push_back(std::move(item));
+  };
+  one(e.source, e.type, e.target);
+  if (with_reverse) {
+    std::string r = s.ReverseType(e.type);
+    if (r.empty()) r = e.type;
+    if (!(e.source == e.target && r == e.type)) one(e.target, r, e.source);
+  }
+  edge_sets_[e.target];
+  if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) return Drain();
+  return Status::Ok();
+}
+
+Status BulkLoader::Drain() {
+  if (pending_.empty()) return Status::Ok();
+  std::vector<Item> items = std::move(pending_);
+  pending_.clear();
+  items_written_ += static_cast<int64_t>(items.size());
+  graph_->counters().items_written += static_cast<int64_t>(items.size());
+  const size_t n = static_cast<size_t>(threads_);
+  const size_t per = (items.size() + n - 1) / n;
+  std::vector<Status> results(n);
+  std::vector<int64_t> requests(n, 0);
+  std::vector<std::thread> workers;
+  for (size_t t = 0; t < n; ++t) {
+    size_t begin = t * per, end = std::min(items.size(), begin + per);
+    if (begin >= end) break;
+    std::vector<Item> chunk(std::make_move_iterator(items.begin() + static_cast<long>(begin)),
+                            std::make_move_iterator(items.begin() + static_cast<long>(end)));
+    workers.emplace_back([this, t, chunk = std::move(chunk), &results, &requests]() mutable {
+      results[t] = internal::BatchPut(graph_->client(), graph_->schema().table_name,
+                                      std::move(chunk), &requests[t]);
+    });
+  }
+  for (auto& w : workers) w.join();
+  for (size_t t = 0; t < n; ++t) {
+    graph_->counters().requests += requests[t];
+    DR_RETURN_IF_ERROR(results[t]);
+  }
+  return Status::Ok();
+}
+
+Status BulkLoader::Finish() {
+  DR_RETURN_IF_ERROR(Drain());
+  const Schema& s = graph_->schema();
+  for (auto& [id, entries] : edge_sets_) nodes_.try_emplace(id);
+  for (auto& [id, attrs] : nodes_) {
+    Item item = std::move(attrs);
+    item[s.pk_attribute] = AttributeValue::S(id);
+    item[s.sk_attribute] = AttributeValue::S(id);
+    if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(s.NodeType(id));
+    auto es = edge_sets_.find(id);
+    if (es != edge_sets_.end() && !es->second.empty()) {
+      std::vector<std::string>& v = es->second;
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      size_t bytes = s.edge_set_attribute.size();
+      std::map<std::string, size_t> per_type;
+      for (const std::string& e : v) {
+        bytes += e.size();
+        EdgeRef ref;
+        if (s.ParseEdgeSetEntry(e, &ref)) per_type[ref.type] += e.size();
+      }
+      if (bytes + internal::ApproxItemSize(item) > kMaxItemBytes) {
+        std::string worst;
+        size_t most = 0;
+        for (const auto& [t, b] : per_type) {
+          if (b > most) most = b, worst = t;
+        }
+        return ValidationError("graph: the edge set of node " + id + " (" +
+                               std::to_string(v.size()) + " entries, ~" +
+                               std::to_string(bytes / 1024) +
+                               " KB) would exceed DynamoDB's 400 KB item limit; opt the edge type " +
+                               worst + " out of the edge set (Schema::OptOutOfEdgeSet(\"" + worst +
+                               "\"))");
+      }
+      item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
+    }
+    pending_.push_back(std::move(item));
+    if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) DR_RETURN_IF_ERROR(Drain());
+  }
+  nodes_.clear();
+  edge_sets_.clear();
+  return Drain();
+}
+
+Status BulkLoader::Send(std::vector<Item> items) {
+  for (auto& i : items) pending_.push_back(std::move(i));
+  return Drain();
+}
+
+}  // namespace dynarock::graph

@@ -1,0 +1,327 @@
+// End-to-end tests of batches and transactions through the AWS SDK for
+// JavaScript v3's DynamoDBDocumentClient (BatchWrite, BatchGet, TransactWrite,
+// TransactGet). Assertions follow real Amazon DynamoDB behaviour.
+//
+//   DYNAROCK_BIN=build/dynarock node tests/e2e/js/test_batch_transact.mjs
+//   DYNAROCK_E2E_ENDPOINT=http://127.0.0.1:5055 node tests/e2e/js/test_batch_transact.mjs
+//
+// Dependencies: `npm ci` in tests/e2e/js (scripts/install-deps.sh does this).
+//
+// moto 5.x fails some of these on purpose: it does not refuse duplicate keys in
+// BatchWriteItem.
+import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+for (const pkg of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']) {
+  if (!existsSync(path.join(HERE, 'node_modules', ...pkg.split('/')))) {
+    console.error(
+      `test_batch_transact.mjs: missing dependency ${pkg} (no ${path.join(HERE, 'node_modules')}).\n` +
+        'Run scripts/install-deps.sh (it runs `npm ci` in tests/e2e/js) and retry.');
+    process.exit(1);
+  }
+}
+
+const ddb = await import('@aws-sdk/client-dynamodb');
+const lib = await import('@aws-sdk/lib-dynamodb');
+const {
+  DynamoDBClient, CreateTableCommand, DeleteTableCommand, waitUntilTableExists,
+  TransactionCanceledException,
+} = ddb;
+const {
+  DynamoDBDocumentClient, BatchWriteCommand, BatchGetCommand, TransactWriteCommand,
+  TransactGetCommand, GetCommand, PutCommand, QueryCommand,
+} = lib;
+
+const READY_TIMEOUT_MS = 10_000;
+let child = null;
+let endpoint = null;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer() {
+  if (process.env.DYNAROCK_E2E_ENDPOINT) return process.env.DYNAROCK_E2E_ENDPOINT.replace(/\/$/, '');
+  const bin = process.env.DYNAROCK_BIN;
+  if (!bin) throw new Error('set DYNAROCK_BIN to the dynarock binary or DYNAROCK_E2E_ENDPOINT to an endpoint');
+  const port = await freePort();
+  child = spawn(bin, ['serve', '--port', String(port), '--in-memory'], {
+    stdio: ['ignore', 'pipe', 'inherit'], detached: true,
+  });
+  return await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dynarock not ready within ${READY_TIMEOUT_MS} ms`)),
+      READY_TIMEOUT_MS);
+    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`dynarock exited early (${code})`)); });
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    const rl = readline.createInterface({ input: child.stdout });
+    rl.on('line', (line) => {
+      if (line.startsWith('dynarock listening on ')) {
+        clearTimeout(timer);
+        resolve(line.split(/\s+/)[3].replace(/\/$/, ''));
+      }
+    });
+  });
+}
+
+function stopServer() {
+  if (!child || child.exitCode !== null) return;
+  try { process.kill(-child.pid, 'SIGTERM'); } catch { child.kill('SIGTERM'); }
+}
+process.on('exit', stopServer);
+
+let client;
+let doc;
+const created = [];
+const uniq = (p) => `${p}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+
+async function createTable(name, hash, range, extra = {}) {
+  const KeySchema = [{ AttributeName: hash[0], KeyType: 'HASH' }];
+  const AttributeDefinitions = [{ AttributeName: hash[0], AttributeType: hash[1] }];
+  if (range) {
+    KeySchema.push({ AttributeName: range[0], KeyType: 'RANGE' });
+    AttributeDefinitions.push({ AttributeName: range[0], AttributeType: range[1] });
+  }
+  AttributeDefinitions.push(...(extra.AttributeDefinitions ?? []));
+  await client.send(new CreateTableCommand({
+    TableName: name, KeySchema, AttributeDefinitions, BillingMode: 'PAY_PER_REQUEST',
+    ...(extra.GlobalSecondaryIndexes ? { GlobalSecondaryIndexes: extra.GlobalSecondaryIndexes } : {}),
+  }));
+  created.push(name);
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: name });
+}
+
+const T1 = uniq('js-bt1'); // pk S
+const T2 = uniq('js-bt2'); // pk S, sk N
+const TG = uniq('js-btg'); // pk S, GSI byg on g (S)
+
+before(async () => {
+  endpoint = await startServer();
+  client = new DynamoDBClient({
+    endpoint, region: 'us-east-1', maxAttempts: 1,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  await createTable(T1, ['pk', 'S']);
+  await createTable(T2, ['pk', 'S'], ['sk', 'N']);
+  await createTable(TG, ['pk', 'S'], null, {
+    AttributeDefinitions: [{ AttributeName: 'g', AttributeType: 'S' }],
+    GlobalSecondaryIndexes: [{
+      IndexName: 'byg', KeySchema: [{ AttributeName: 'g', KeyType: 'HASH' }],
+      Projection: { ProjectionType: 'ALL' },
+    }],
+  });
+});
+
+after(async () => {
+  for (const t of created) {
+    try { await client.send(new DeleteTableCommand({ TableName: t })); } catch { /* gone */ }
+  }
+  client?.destroy();
+  stopServer();
+});
+
+const get = async (TableName, Key) => (await doc.send(new GetCommand({ TableName, Key, ConsistentRead: true }))).Item;
+
+describe('BatchWrite / BatchGet (DynamoDBDocumentClient)', () => {
+  test('puts and deletes over two tables, then reads them back', async () => {
+    const p = uniq('bw');
+    await doc.send(new PutCommand({ TableName: T1, Item: { pk: `${p}-old`, v: 0 } }));
+    const out = await doc.send(new BatchWriteCommand({
+      RequestItems: {
+        [T1]: [
+          ...[0, 1, 2, 3].map((i) => ({ PutRequest: { Item: { pk: `${p}-${i}`, v: i, tags: new Set(['a', 'b']) } } })),
+          { DeleteRequest: { Key: { pk: `${p}-old` } } },
+        ],
+        [T2]: [0, 1, 2].map((i) => ({ PutRequest: { Item: { pk: p, sk: i, nested: { list: [i, 'x'] } } } })),
+      },
+    }));
+    assert.deepEqual(out.UnprocessedItems, {});
+    assert.equal(await get(T1, { pk: `${p}-old` }), undefined);
+
+    const got = await doc.send(new BatchGetCommand({
+      RequestItems: {
+        [T1]: { Keys: [0, 1, 2, 3, 9].map((i) => ({ pk: `${p}-${i}` })), ConsistentRead: true },
+        [T2]: { Keys: [0, 2].map((i) => ({ pk: p, sk: i })), ProjectionExpression: 'sk, nested.#l',
+          ExpressionAttributeNames: { '#l': 'list' } },
+      },
+    }));
+    assert.deepEqual(got.UnprocessedKeys, {});
+    const r1 = got.Responses[T1].sort((a, b) => a.v - b.v);
+    assert.deepEqual(r1.map((x) => x.v), [0, 1, 2, 3]);
+    assert.deepEqual([...r1[0].tags].sort(), ['a', 'b']);
+    const r2 = got.Responses[T2].sort((a, b) => a.sk - b.sk);
+    assert.deepEqual(r2, [{ sk: 0, nested: { list: [0, 'x'] } }, { sk: 2, nested: { list: [2, 'x'] } }]);
+  });
+
+  test('duplicate keys in one BatchWrite are refused', async () => {
+    const p = uniq('dup');
+    await assert.rejects(
+      doc.send(new BatchWriteCommand({
+        RequestItems: { [T1]: [{ PutRequest: { Item: { pk: p, v: 1 } } }, { PutRequest: { Item: { pk: p, v: 2 } } }] },
+      })),
+      (err) => {
+        assert.equal(err.name, 'ValidationException');
+        assert.equal(err.message, 'Provided list of item keys contains duplicates');
+        return true;
+      });
+    assert.equal(await get(T1, { pk: p }), undefined);
+  });
+
+  test('more than 25 requests are refused', async () => {
+    const p = uniq('b26');
+    await assert.rejects(
+      doc.send(new BatchWriteCommand({
+        RequestItems: { [T1]: Array.from({ length: 26 }, (_, i) => ({ PutRequest: { Item: { pk: `${p}-${i}` } } })) },
+      })),
+      (err) => {
+        assert.equal(err.name, 'ValidationException');
+        assert.match(err.message, /Member must have length less than or equal to 25/);
+        return true;
+      });
+  });
+
+  test('BatchGet of more than 100 keys is refused', async () => {
+    await assert.rejects(
+      doc.send(new BatchGetCommand({
+        RequestItems: { [T1]: { Keys: Array.from({ length: 101 }, (_, i) => ({ pk: `k${i}` })) } },
+      })),
+      (err) => {
+        assert.equal(err.name, 'ValidationException');
+        assert.equal(err.message, 'Too many items requested for the BatchGetItem call');
+        return true;
+      });
+  });
+
+  test('BatchWrite maintains the GSI', async () => {
+    const g = uniq('g');
+    await doc.send(new BatchWriteCommand({
+      RequestItems: { [TG]: Array.from({ length: 5 }, (_, i) => ({ PutRequest: { Item: { pk: `${g}-${i}`, g } } })) },
+    }));
+    const q = await doc.send(new QueryCommand({
+      TableName: TG, IndexName: 'byg', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': g },
+    }));
+    assert.equal(q.Count, 5);
+  });
+});
+
+describe('TransactWrite / TransactGet (DynamoDBDocumentClient)', () => {
+  test('Put, Update, Delete and ConditionCheck commit together', async () => {
+    const [a, b, c] = [uniq('a'), uniq('b'), uniq('c')];
+    await doc.send(new PutCommand({ TableName: T1, Item: { pk: b, n: 5 } }));
+    await doc.send(new PutCommand({ TableName: T1, Item: { pk: c, n: 1 } }));
+    await doc.send(new PutCommand({ TableName: T2, Item: { pk: a, sk: 1, state: 'open' } }));
+    await doc.send(new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: T1, Item: { pk: a, n: 10, m: { deep: [1, 2] } }, ConditionExpression: 'attribute_not_exists(pk)' } },
+        { Update: { TableName: T1, Key: { pk: b }, UpdateExpression: 'SET n = n + :d', ExpressionAttributeValues: { ':d': 3 } } },
+        { Delete: { TableName: T1, Key: { pk: c } } },
+        { ConditionCheck: { TableName: T2, Key: { pk: a, sk: 1 }, ConditionExpression: '#s = :o',
+          ExpressionAttributeNames: { '#s': 'state' }, ExpressionAttributeValues: { ':o': 'open' } } },
+      ],
+    }));
+    assert.deepEqual(await get(T1, { pk: a }), { pk: a, n: 10, m: { deep: [1, 2] } });
+    assert.equal((await get(T1, { pk: b })).n, 8);
+    assert.equal(await get(T1, { pk: c }), undefined);
+
+    const tg = await doc.send(new TransactGetCommand({
+      TransactItems: [
+        { Get: { TableName: T1, Key: { pk: a }, ProjectionExpression: 'm.deep[1], n' } },
+        { Get: { TableName: T1, Key: { pk: c } } },
+        { Get: { TableName: T2, Key: { pk: a, sk: 1 } } },
+      ],
+    }));
+    assert.equal(tg.Responses.length, 3);
+    assert.deepEqual(tg.Responses[0].Item, { n: 10, m: { deep: [2] } });
+    assert.equal(tg.Responses[1].Item, undefined);
+    assert.deepEqual(tg.Responses[2].Item, { pk: a, sk: 1, state: 'open' });
+  });
+
+  test('cancellation: nothing applied, CancellationReasons in request order', async () => {
+    const [a, b, c] = [uniq('a'), uniq('b'), uniq('c')];
+    await doc.send(new PutCommand({ TableName: T1, Item: { pk: b, n: 1 } }));
+    await doc.send(new PutCommand({ TableName: T1, Item: { pk: c, n: 7, note: 'keep' } }));
+    await assert.rejects(
+      doc.send(new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: T1, Item: { pk: a, n: 1 } } },
+          { Update: { TableName: T1, Key: { pk: b }, UpdateExpression: 'SET n = :v', ExpressionAttributeValues: { ':v': 2 } } },
+          { ConditionCheck: { TableName: T1, Key: { pk: c }, ConditionExpression: 'n = :x',
+            ExpressionAttributeValues: { ':x': 8 }, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } },
+        ],
+      })),
+      (err) => {
+        assert.ok(err instanceof TransactionCanceledException, `got ${err.name}: ${err.message}`);
+        assert.equal(err.name, 'TransactionCanceledException');
+        assert.equal(err.$metadata.httpStatusCode, 400);
+        assert.equal(err.message, 'Transaction cancelled, please refer cancellation reasons for specific reasons ' +
+          '[None, None, ConditionalCheckFailed]');
+        const reasons = err.CancellationReasons;
+        assert.ok(Array.isArray(reasons), 'CancellationReasons exposed on the exception');
+        assert.deepEqual(reasons.map((r) => r.Code), ['None', 'None', 'ConditionalCheckFailed']);
+        assert.equal(reasons[0].Message, undefined);
+        assert.equal(reasons[2].Message, 'The conditional request failed');
+        // The document client leaves error payloads in AttributeValue form.
+        assert.deepEqual(reasons[2].Item, { pk: { S: c }, n: { N: '7' }, note: { S: 'keep' } });
+        return true;
+      });
+    assert.equal(await get(T1, { pk: a }), undefined);
+    assert.equal((await get(T1, { pk: b })).n, 1);
+  });
+
+  test('two actions on one item are refused', async () => {
+    const a = uniq('a');
+    await assert.rejects(
+      doc.send(new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: T1, Item: { pk: a } } },
+          { Delete: { TableName: T1, Key: { pk: a } } },
+        ],
+      })),
+      (err) => {
+        assert.equal(err.name, 'ValidationException');
+        assert.equal(err.message, 'Transaction request cannot include multiple operations on one item');
+        return true;
+      });
+  });
+
+  test('ClientRequestToken makes a retried TransactWrite idempotent', async () => {
+    const k = uniq('idem');
+    const token = `tok-${Math.random().toString(36).slice(2)}`;
+    const items = (d) => [{ Update: { TableName: T1, Key: { pk: k }, UpdateExpression: 'ADD n :d', ExpressionAttributeValues: { ':d': d } } }];
+    await doc.send(new TransactWriteCommand({ TransactItems: items(1), ClientRequestToken: token }));
+    await doc.send(new TransactWriteCommand({ TransactItems: items(1), ClientRequestToken: token }));
+    assert.equal((await get(T1, { pk: k })).n, 1);
+    await assert.rejects(
+      doc.send(new TransactWriteCommand({ TransactItems: items(5), ClientRequestToken: token })),
+      (err) => { assert.equal(err.name, 'IdempotentParameterMismatchException'); return true; });
+    assert.equal((await get(T1, { pk: k })).n, 1);
+  });
+
+  test('transactions keep the GSI in step', async () => {
+    const [a, g1, g2] = [uniq('a'), uniq('g'), uniq('g')];
+    await doc.send(new PutCommand({ TableName: TG, Item: { pk: a, g: g1 } }));
+    await doc.send(new TransactWriteCommand({
+      TransactItems: [{ Update: { TableName: TG, Key: { pk: a }, UpdateExpression: 'SET g = :g', ExpressionAttributeValues: { ':g': g2 } } }],
+    }));
+    const q = async (g) => (await doc.send(new QueryCommand({
+      TableName: TG, IndexName: 'byg', KeyConditionExpression: 'g = :g', ExpressionAttributeValues: { ':g': g },
+    }))).Items.map((i) => i.pk);
+    assert.deepEqual(await q(g1), []);
+    assert.deepEqual(await q(g2), [a]);
+  });
+});
