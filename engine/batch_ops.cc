@@ -200,7 +200,6 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       break;
     }
     CapacityCounter& cost = costs[w.table_name];
-    if (!*old && !w.new_item) cost.table += WriteUnits(0);
     status = StageItemWrite(*w.table, w.key, *old, w.new_item, &batch, &cost);
     if (!status.ok()) break;
   }

@@ -102,8 +102,17 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       {"indexes", cf_options},
   };
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s = rocksdb::DB::Open(db_options, dir, families, &impl->handles_, &raw);
-  if (!s.ok()) return InternalError("Cannot open the database at " + dir + ": " + s.ToString());
+  rocksdb::Status s =
+      options.read_only
+          ? rocksdb::DB::OpenForReadOnly(db_options, dir, families, &impl->handles_, &raw)
+          : rocksdb::DB::Open(db_options, dir, families, &impl->handles_, &raw);
+  if (!s.ok()) {
+    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+      return InternalError("The data directory " + dir +
+                           " is in use by another process (" + s.ToString() + ")");
+    }
+    return InternalError("Cannot open the database at " + dir + ": " + s.ToString());
+  }
   impl->db_ = raw;
   impl->catalog_cf_ = impl->handles_[0];
   impl->items_cf_ = impl->handles_[1];
@@ -134,12 +143,25 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     for (const auto& ix : table->indexes)
       if (ix.status == "CREATING") unfinished.emplace_back(name, ix.id);
   }
-  for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
+  if (!options.read_only) {
+    for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
+    for (const auto& [name, table] : impl->tables_) {
+      if (table->ttl_attribute) {
+        impl->StartTtlSweeper();
+        break;
+      }
+    }
+  }
   return std::unique_ptr<DB>(std::move(impl));
 }
 
 DBImpl::~DBImpl() {
   shutting_down_ = true;
+  {
+    std::lock_guard<std::mutex> lock(ttl_mu_);
+    ttl_cv_.notify_all();
+  }
+  if (ttl_thread_.joinable()) ttl_thread_.join();
   {
     std::lock_guard<std::mutex> lock(backfill_mu_);
     for (auto& t : backfills_) t.join();
@@ -175,6 +197,9 @@ Status DBImpl::PersistTable(const TableInfo& info, rocksdb::WriteBatch* batch) {
 }
 
 Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
+  if (options_.read_only) {
+    return InternalError("The database was opened read-only; writes are refused");
+  }
   rocksdb::WriteOptions wo;
   wo.sync = sync_;
   return FromRocksDB(db_->Write(wo, batch));

@@ -20,6 +20,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <set>
 #include <thread>
 #include <functional>
@@ -71,7 +72,19 @@ class DBImpl final : public DB {
   StatusOr<TransactWriteItemsResponse> TransactWriteItems(
       const TransactWriteItemsRequest& req) override;
 
+  StatusOr<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& req) override;
+  StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
+      const DescribeTimeToLiveRequest& req) override;
+  StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& req) override;
+  StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) override;
+  StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
+      const ListTagsOfResourceRequest& req) override;
+
   StatusOr<ConsistencyReport> CheckConsistency() override;
+
+  // Deletes the items whose time to live has passed, now (the background
+  // sweeper calls it every Options::ttl_sweep_seconds). Returns how many.
+  int64_t SweepExpiredItems();
 
  private:
   DBImpl() = default;
@@ -93,6 +106,12 @@ class DBImpl final : public DB {
   // lock), so nothing is missed.
   void StartBackfill(const std::string& table_name, uint32_t index_id);
   void Backfill(const std::string& table_name, uint32_t index_id);
+
+  // ---- time to live and tags (ttl_and_tags.cc)
+  void StartTtlSweeper();
+  void TtlLoop();
+  // The table a table ARN names (index and stream ARNs name their table).
+  StatusOr<std::string> TableOfArn(std::string_view arn) const;
 
   // ---- items (item_ops.cc)
   // The item's key, validated against the table's key schema. `for_put` selects
@@ -138,6 +157,8 @@ class DBImpl final : public DB {
   // ---- query and scan (query_scan.cc)
   struct ReadPlan;
   StatusOr<QueryResponse> RunRead(const TableInfo& table, const ReadPlan& plan);
+  StatusOr<std::string> StartKey(const TableInfo& table, const IndexInfo* index,
+                                 const Item& exclusive_start_key) const;
 
   Options options_;
   std::unique_ptr<rocksdb::Env> mem_env_;
@@ -159,6 +180,10 @@ class DBImpl final : public DB {
   std::mutex backfill_mu_;
   std::vector<std::thread> backfills_;  // GUARDED_BY(backfill_mu_)
   std::atomic<bool> shutting_down_{false};
+
+  std::mutex ttl_mu_;
+  std::condition_variable ttl_cv_;
+  std::thread ttl_thread_;  // GUARDED_BY(ttl_mu_); started with the first TTL table
 };
 
 // Refuses a key attribute value DynamoDB does not store: an empty S or B, a

@@ -127,6 +127,16 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
 
 Status NormalizeAndValidateItem(Item* item) {
   for (auto& [name, value] : *item) {
+    // "Attribute names must be at least one character long and less than 64 KB".
+    if (name.size() < kAttributeNameBytesMin) {
+      return ValidationError(std::string(kInvalidPrefix) +
+                             "An attribute name must be at least one character long");
+    }
+    if (name.size() >= kAttributeNameBytesMax) {
+      return ValidationError(std::string(kInvalidPrefix) + "The attribute name " +
+                             name.substr(0, 16) + "... is " + std::to_string(name.size()) +
+                             " bytes long; attribute names must be less than 64 KB");
+    }
     DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&value, 1));
   }
   return Status::Ok();

@@ -16,6 +16,9 @@
 //                            (elements in base64, no space before "of": DynamoDB's wording)
 //                        NS: "Input collection contains duplicates" (also for
 //                            elements equal only after normalisation: "1.0", "1")
+//   attribute names      top-level names must be 1 byte to less than 64 KB long
+//                        ("Attribute names must be at least one character long and
+//                        less than 64 KB", the developer guide's naming rules)
 //   nesting > 32 levels  "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 //
 // The wording was taken from DynamoDB-compatibility test suites checked against

@@ -30,6 +30,7 @@ struct DBImpl::ReadPlan {
   std::optional<expr::ProjectionSpec> projection;
   bool count_only = false;
   bool fetch_from_table = false;  // LSI read with attributes it does not project
+  bool all_attributes = false;    // Select ALL_ATTRIBUTES
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
   std::string table_name;  // as the request named it, for ConsumedCapacity
@@ -138,7 +139,58 @@ StatusOr<LegacyConditionMap> NormalizeLegacyConditions(const LegacyConditionMap&
   return out;
 }
 
+// An LSI read fetches the table's item when it needs attributes the index does
+// not project: ALL_ATTRIBUTES, or a projection or filter that names one
+// ("DynamoDB fetches each of these attributes from the parent table"). A GSI
+// never does: what it does not project is simply absent.
+bool NeedsTableFetch(const TableInfo& table, const IndexInfo* index, const SelectChoice& select,
+                     const std::optional<expr::ProjectionSpec>& projection,
+                     const expr::ConditionPtr& filter) {
+  if (!index || index->global) return false;
+  if (index->projection.projection_type.value_or(ProjectionType::kAll) == ProjectionType::kAll) {
+    return false;
+  }
+  if (select.all_attributes) return true;
+  if (projection) {
+    for (const auto& path : projection->paths) {
+      if (!path.empty() && !IndexProjects(table, *index, path[0].name)) return true;
+    }
+  }
+  if (filter) {
+    for (const auto& name : expr::ConditionAttributeNames(*filter)) {
+      if (!IndexProjects(table, *index, name)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+// The encoded position of an ExclusiveStartKey: the table's key attributes (and,
+// on an index, the index's), exactly those and of the schema's types.
+StatusOr<std::string> DBImpl::StartKey(const TableInfo& table, const IndexInfo* index,
+                                       const Item& exclusive_start_key) const {
+  Item esk = exclusive_start_key;
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
+  std::optional<std::string> start;
+  if (index) {
+    size_t expected = KeyAttributes(table.key, esk).size();
+    for (const auto& [name, v] : KeyAttributes(index->key, esk)) {
+      if (!table.key.IsKeyAttribute(name)) expected++;
+    }
+    auto table_key = ItemKey(table, KeyAttributes(table.key, esk), false);
+    if (table_key.ok() && expected == esk.size()) start = IndexEntryKey(table, *index, esk);
+  } else {
+    auto k = ItemKey(table, esk, false);
+    if (k.ok()) start = std::move(*k);
+  }
+  if (!start) {
+    return ValidationError(
+        "The provided starting key is invalid: The provided key element does not match the "
+        "schema");
+  }
+  return *std::move(start);
+}
 
 // ---------------------------------------------------------------- the page loop
 
@@ -177,6 +229,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   size_t bytes_read = 0;
   size_t table_bytes_fetched = 0;
   const KeyDef& read_key = plan.index ? plan.index->key : table.key;
+  std::optional<Item> fetched;
   for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
     Item item;
     if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item)) {
@@ -200,12 +253,17 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
                           ReadItem(EncodeItemKey(table.id, item.at(table.key.hash_name), range), snapshot));
       if (full) {
         table_bytes_fetched += ItemSize(*full);
-        item = std::move(*full);
+        if (plan.all_attributes || plan.projection) {
+          item = std::move(*full);
+        } else {
+          fetched = std::move(*full);  // for the filter only: return the index entry
+        }
       }
     }
     bool keep = true;
     if (plan.filter) {
-      DR_ASSIGN_OR_RETURN(keep, expr::EvaluateCondition(*plan.filter, item));
+      DR_ASSIGN_OR_RETURN(keep, expr::EvaluateCondition(*plan.filter, fetched ? *fetched : item));
+      fetched.reset();
     }
     if (keep) {
       resp.count++;
@@ -349,8 +407,12 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
       }
     }
   }
-  if (index) {
-    DR_RETURN_IF_ERROR(CheckKeyValue(key.hash_name, hash_term->value1, true));
+  DR_RETURN_IF_ERROR(CheckKeyValue(key.hash_name, hash_term->value1, true));
+  if (range_term) {
+    DR_RETURN_IF_ERROR(CheckKeyValue(*key.range_name, range_term->value1, false));
+    if (range_term->op == expr::KeyOp::kBetween) {
+      DR_RETURN_IF_ERROR(CheckKeyValue(*key.range_name, range_term->value2, false));
+    }
   }
 
   // The key range: the partition, narrowed by the sort-key condition. On the table
@@ -401,28 +463,12 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   plan.forward = req.scan_index_forward;
   plan.limit = req.limit.value_or(0);
   plan.count_only = select.count_only;
-  plan.fetch_from_table = index && !index->global && select.all_attributes &&
-                          index->projection.projection_type.value_or(ProjectionType::kAll) !=
-                              ProjectionType::kAll;
+  plan.all_attributes = select.all_attributes;
+  plan.fetch_from_table = NeedsTableFetch(*table, index, select, plan.projection, plan.filter);
   if (req.exclusive_start_key) {
-    Item esk = *req.exclusive_start_key;
-    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
-    std::optional<std::string> start;
-    if (index) {
-      start = IndexEntryKey(*table, *index, esk);
-      auto table_key = ItemKey(*table, KeyAttributes(table->key, esk), false);
-      if (!start || !table_key.ok()) start.reset();
-    } else {
-      auto k = ItemKey(*table, esk, false);
-      if (k.ok()) start = *k;
-    }
-    if (!start) {
-      return ValidationError(
-          "The provided starting key is invalid: The provided key element does not match the "
-          "schema");
-    }
-    if (!(plan.lower <= *start && *start < plan.upper) &&
-        !(*start == plan.upper && !plan.forward)) {
+    DR_ASSIGN_OR_RETURN(std::string start, StartKey(*table, index, *req.exclusive_start_key));
+    if (!(plan.lower <= start && start < plan.upper) &&
+        !(start == plan.upper && !plan.forward)) {
       return ValidationError(
           "The provided starting key is outside query boundaries based on provided conditions");
     }
@@ -515,24 +561,17 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
   plan.table_name = req.table_name;
   plan.limit = req.limit.value_or(0);
   plan.count_only = select.count_only;
-  plan.fetch_from_table = index && !index->global && select.all_attributes &&
-                          index->projection.projection_type.value_or(ProjectionType::kAll) !=
-                              ProjectionType::kAll;
+  plan.all_attributes = select.all_attributes;
+  plan.fetch_from_table = NeedsTableFetch(*table, index, select, plan.projection, plan.filter);
   if (req.exclusive_start_key) {
-    Item esk = *req.exclusive_start_key;
-    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
-    std::optional<std::string> start;
-    if (index) {
-      auto table_key = ItemKey(*table, KeyAttributes(table->key, esk), false);
-      if (table_key.ok()) start = IndexEntryKey(*table, *index, esk);
-    } else {
-      auto k = ItemKey(*table, esk, false);
-      if (k.ok()) start = *k;
-    }
-    if (!start) {
+    DR_ASSIGN_OR_RETURN(std::string start, StartKey(*table, index, *req.exclusive_start_key));
+    if (!(plan.lower <= start && start < plan.upper)) {
+      // A key of another segment would silently end this one early.
       return ValidationError(
-          "The provided starting key is invalid: The provided key element does not match the "
-          "schema");
+          "The provided starting key is invalid: Invalid ExclusiveStartKey. Please use "
+          "ExclusiveStartKey with correct Segment. TotalSegments: " +
+          std::to_string(req.total_segments.value_or(1)) +
+          " Segment: " + std::to_string(req.segment.value_or(0)));
     }
     plan.start_after = std::move(start);
   }

@@ -157,6 +157,7 @@ Item TableInfoToItem(const TableInfo& info) {
     tags.push_back(AttributeValue::M(std::move(tm)));
   }
   m["tags"] = AttributeValue::L(std::move(tags));
+  if (info.ttl_attribute) m["ttl"] = AttributeValue::S(*info.ttl_attribute);
   return m;
 }
 
@@ -211,6 +212,7 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (auto t = m.find("tags"); t != m.end() && t->second.is(AttrType::kL))
     for (const auto& v : t->second.list())
       info->tags.push_back(Tag{GetStr(v.map(), "k"), GetStr(v.map(), "v")});
+  if (Has(m, "ttl")) info->ttl_attribute = GetStr(m, "ttl");
   return true;
 }
 

@@ -56,7 +56,8 @@ struct TableInfo {
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   bool deletion_protection = false;
-  std::vector<Tag> tags;
+  std::vector<Tag> tags;            // sorted by key
+  std::optional<std::string> ttl_attribute;  // TimeToLive enabled on this attribute
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -216,13 +216,17 @@ std::string_view TableNameOf(std::string_view name_or_arn) {
   return rest.substr(0, rest.find('/'));
 }
 
+void ConstraintErrors::CheckTableName(std::string_view name, std::string_view field) {
+  if (name.substr(0, 4) == "arn:" && name.size() <= 1024 && TableNameOf(name) != name) {
+    CheckName(TableNameOf(name), field);
+  } else {
+    CheckName(name, field);
+  }
+}
+
 Status ValidateTableName(std::string_view name, std::string_view field) {
   ConstraintErrors errors;
-  if (name.substr(0, 4) == "arn:" && name.size() <= 1024 && TableNameOf(name) != name) {
-    errors.CheckName(TableNameOf(name), field);
-    return errors.ToStatus();
-  }
-  errors.CheckName(name, field);
+  errors.CheckTableName(name, field);
   return errors.ToStatus();
 }
 
@@ -233,8 +237,34 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
     errors.Add("Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length "
                "greater than or equal to 1");
   } else if (req.key_schema.size() > 2) {
-    errors.Add("Value at 'keySchema' failed to satisfy constraint: Member must have length less "
-               "than or equal to 2");
+    std::string value = "[";
+    for (size_t i = 0; i < req.key_schema.size(); ++i) {
+      const auto& e = req.key_schema[i];
+      if (i) value += ", ";
+      value += "KeySchemaElement(attributeName=" + e.attribute_name + ", keyType=" +
+               (e.key_type == KeyType::kHash ? "HASH" : "RANGE") + ")";
+    }
+    errors.Add("Value '" + value + "]' at 'keySchema' failed to satisfy constraint: Member must "
+               "have length less than or equal to 2");
+  }
+  // Key and definition attribute names: 1 to 255 bytes.
+  auto check_attribute_name = [&](const std::string& name, const std::string& field) {
+    if (name.empty()) {
+      errors.Add("Value '' at '" + field + "' failed to satisfy constraint: Member must have "
+                 "length greater than or equal to 1");
+    } else if (name.size() > kKeyAttributeNameBytesMax) {
+      errors.Add("Value '" + name + "' at '" + field + "' failed to satisfy constraint: Member "
+                 "must have length less than or equal to " +
+                 std::to_string(kKeyAttributeNameBytesMax));
+    }
+  };
+  for (size_t i = 0; i < req.key_schema.size(); ++i) {
+    check_attribute_name(req.key_schema[i].attribute_name,
+                         "keySchema." + std::to_string(i + 1) + ".member.attributeName");
+  }
+  for (size_t i = 0; i < req.attribute_definitions.size(); ++i) {
+    check_attribute_name(req.attribute_definitions[i].attribute_name,
+                         "attributeDefinitions." + std::to_string(i + 1) + ".member.attributeName");
   }
   if (req.provisioned_throughput) CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);
   DR_RETURN_IF_ERROR(errors.ToStatus());
@@ -389,7 +419,16 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
   info.stream_specification = req.stream_specification;
   info.table_class = req.table_class;
   info.deletion_protection = req.deletion_protection_enabled.value_or(false);
+  DR_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
   info.tags = req.tags;
+  std::sort(info.tags.begin(), info.tags.end(),
+            [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  for (size_t i = 1; i < info.tags.size(); ++i) {
+    if (info.tags[i].key == info.tags[i - 1].key) {
+      return ValidationError("One or more parameter values were invalid: Duplicate tag key: " +
+                             info.tags[i].key);
+    }
+  }
   return info;
 }
 

@@ -26,6 +26,9 @@ class ConstraintErrors {
   void Add(std::string violation) { violations_.push_back(std::move(violation)); }
   // Table and index names: length 3..255 and [a-zA-Z0-9_.-]+.
   void CheckName(std::string_view name, std::string_view field);
+  // A TableName parameter: a table name, or a table's ARN (up to 1024 characters).
+  void CheckTableName(std::string_view name_or_arn, std::string_view field);
+  const std::vector<std::string>& violations() const { return violations_; }
   bool empty() const { return violations_.empty(); }
   Status ToStatus() const;
 
@@ -39,6 +42,11 @@ std::string_view TableNameOf(std::string_view name_or_arn);
 
 // Table name rules for `field` (a table ARN is accepted too) ("tableName", "exclusiveStartTableName", ...).
 Status ValidateTableName(std::string_view name, std::string_view field);
+
+// Tag rules (key 1..128 characters, value up to 256, letters, digits, white
+// space and + - = . _ : / @, no "aws:" prefix, at most 50); `field` names the
+// list in messages. Defined in ttl_and_tags.cc.
+Status ValidateTags(const std::vector<Tag>& tags, std::string_view field);
 
 // Checks a CreateTable request and builds the TableInfo it describes (ids, uuid and
 // times are left for the caller).

@@ -282,7 +282,6 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     }
     if (!cancelled) {
       CapacityCounter& cost = costs[a.source->table_name];
-      if (!old_item && !new_item) cost.table += WriteUnits(0);
       Status s = StageItemWrite(*a.table, a.key, old_item, new_item, &batch, &cost);
       if (!s.ok()) {
         unlock();

@@ -38,8 +38,13 @@ std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo
   std::string key = EncodePartitionPrefix(index.id, hash->second);
   if (range) AppendEscapedSortKey(*range, &key);
   auto table_hash = item.find(table.key.hash_name);
+  if (table_hash == item.end()) return std::nullopt;
   const AttributeValue* table_range = nullptr;
-  if (table.key.range_name) table_range = &item.find(*table.key.range_name)->second;
+  if (table.key.range_name) {
+    auto it = item.find(*table.key.range_name);
+    if (it == item.end()) return std::nullopt;
+    table_range = &it->second;
+  }
   key += EncodeItemKey(table.id, table_hash->second, table_range);
   return key;
 }

@@ -26,9 +26,10 @@ constexpr char kCheckHelp[] =
     "Verifies, on one consistent snapshot, that every global and local secondary\n"
     "index holds exactly the entries its table's items imply (keys and projected\n"
     "attributes), and that the item counts and sizes DescribeTable reports match\n"
-    "the data. Indexes still being backfilled are skipped. Opening the directory\n"
-    "recovers it as `dynarock serve` would after a crash; nothing is changed.\n"
-    "The database must not be open in another process (e.g. a running server).\n"
+    "the data. Indexes still being backfilled are skipped. The directory is\n"
+    "opened read-only: its write-ahead log is replayed in memory, as `dynarock\n"
+    "serve` would after a crash, and nothing is written. Stop any process that\n"
+    "writes to it first, or the check may see a moving target.\n"
     "\n"
     "Flags:\n"
     "  --data DIR             Database directory to check (must exist)\n"
@@ -75,6 +76,7 @@ int RunCheck(const Args& args) {
 
   Options options;
   options.create_if_missing = false;  // checking must never create a database
+  options.read_only = true;           // nor change one
   auto db = DB::Open(options, data_dir);
   if (!db.ok()) {
     std::fprintf(stderr, "dynarock check: cannot open '%s': %s\n", data_dir.c_str(),

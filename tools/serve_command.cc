@@ -37,6 +37,8 @@ constexpr char kServeHelp[] =
     "                         Verify AWS Signature V4 and accept only these credentials\n"
     "                         (repeatable). Without it any credentials are accepted, as\n"
     "                         DynamoDB Local does.\n"
+    "  --ttl-sweep-seconds N  How often items whose TimeToLive has passed are deleted\n"
+    "                         (default 5; 0 never deletes them)\n"
     "  --sync                 fsync the write-ahead log before acknowledging each write\n"
     "                         (survives power loss; slower)\n"
     "  --metrics-port N       Also serve Prometheus metrics (text format 0.0.4) at\n"
@@ -115,6 +117,12 @@ int RunServe(const Args& args) {
     } else if (flag == "--sync") {
       if (!no_value()) return UsageError("serve", "--sync takes no value");
       db_opts.sync_writes = true;
+    } else if (flag == "--ttl-sweep-seconds") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 0, 86400, &n)) {
+        return UsageError("serve", "--ttl-sweep-seconds must be a number from 0 to 86400");
+      }
+      db_opts.ttl_sweep_seconds = static_cast<double>(n);
     } else if (flag == "--metrics-port") {
       if (!need_value()) return UsageError("serve", "--metrics-port needs a number");
       if (!ParseInt(v, 0, 65535, &metrics_port)) {
@@ -148,17 +156,26 @@ int RunServe(const Args& args) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  // Listen first: a port in use must not leave a new data directory behind.
+  auto handler = std::make_unique<api::Handler>(nullptr);
+  auto server = std::make_unique<server::HttpServer>(server_opts, handler.get());
+  uint16_t port = 0;
+  Status s = server->Bind(&port);
+  if (!s.ok()) {
+    std::fprintf(stderr, "dynarock serve: %s\n", s.message().c_str());
+    return kExitFailure;
+  }
+
   // The path is unused in memory; RocksDB's memory env still resolves it, and
   // only an absolute one avoids its unimplemented GetAbsolutePath.
   auto db = DB::Open(db_opts, db_opts.in_memory ? std::string("/dynarock-in-memory") : data_dir);
   if (!db.ok()) {
-    std::fprintf(stderr, "dynarock serve: cannot open the database%s%s: %s\n",
-                 db_opts.in_memory ? "" : " at ", db_opts.in_memory ? "" : data_dir.c_str(),
-                 db.status().ToString().c_str());
+    std::fprintf(stderr, "dynarock serve: cannot open the database: %s\n",
+                 db.status().message().c_str());
     return kExitFailure;
   }
   std::unique_ptr<DB> database = std::move(db).value();
-  auto handler = std::make_unique<api::Handler>(database.get());
+  handler->SetDatabase(database.get());
   server::MetricsRegistry metrics;
   std::unique_ptr<server::MetricsServer> metrics_server;
   if (metrics_port >= 0) {
@@ -176,16 +193,11 @@ int RunServe(const Args& args) {
     std::printf("dynarock metrics on http://%s:%u/metrics\n", UrlHost(metrics_host).c_str(),
                 static_cast<unsigned>(bound));
   }
-  auto server = std::make_unique<server::HttpServer>(server_opts, handler.get());
-  uint16_t port = 0;
-  Status s = server->Bind(&port);
-  if (s.ok()) {
-    // What DescribeEndpoints reports: a wildcard address is no place to connect to.
-    const std::string& h = server_opts.host;
-    std::string reachable = (h == "0.0.0.0" || h == "::" || h == "[::]") ? "localhost" : h;
-    handler->SetEndpointAddress(UrlHost(reachable) + ":" + std::to_string(port));
-    s = server->Start();
-  }
+  // What DescribeEndpoints reports: a wildcard address is no place to connect to.
+  const std::string& h = server_opts.host;
+  std::string reachable = (h == "0.0.0.0" || h == "::" || h == "[::]") ? "localhost" : h;
+  handler->SetEndpointAddress(UrlHost(reachable) + ":" + std::to_string(port));
+  s = server->Start();
   if (!s.ok()) {
     std::fprintf(stderr, "dynarock serve: %s\n", s.message().c_str());
     return kExitFailure;

@@ -19,10 +19,6 @@ struct HandlerState {
   DB* db = nullptr;
   std::string endpoint_address = "localhost:8000";
   Handler::Observer observer;
-
-  std::mutex mu;
-  std::map<std::string, TimeToLiveSpecification> ttl;          // by table name; GUARDED_BY(mu)
-  std::map<std::string, std::map<std::string, std::string>> tags;  // by table name; GUARDED_BY(mu)
 };
 
 }  // namespace internal
@@ -87,14 +83,7 @@ auto Plain(std::string (*encode)(const Resp&)) {
 
 ApiReply CreateTable(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeCreateTableRequest, &DB::CreateTable,
-             [&s](const CreateTableRequest& req, const CreateTableResponse& r) {
-               if (!req.tags.empty()) {
-                 std::lock_guard<std::mutex> lock(s.mu);
-                 auto& tags = s.tags[req.table_name];
-                 for (const auto& t : req.tags) tags[t.key] = t.value;
-               }
-               return EncodeCreateTableResponse(r);
-             });
+             Plain<CreateTableRequest>(EncodeCreateTableResponse));
 }
 
 ApiReply DescribeTable(HandlerState& s, std::string_view body) {
@@ -104,12 +93,7 @@ ApiReply DescribeTable(HandlerState& s, std::string_view body) {
 
 ApiReply DeleteTable(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeDeleteTableRequest, &DB::DeleteTable,
-             [&s](const DeleteTableRequest& req, const DeleteTableResponse& r) {
-               std::lock_guard<std::mutex> lock(s.mu);
-               s.tags.erase(req.table_name);
-               s.ttl.erase(req.table_name);
-               return EncodeDeleteTableResponse(r);
-             });
+             Plain<DeleteTableRequest>(EncodeDeleteTableResponse));
 }
 
 ApiReply ListTables(HandlerState& s, std::string_view body) {
@@ -178,25 +162,6 @@ ApiReply TransactWriteItems(HandlerState& s, std::string_view body) {
 
 // ---------------------------------------------------------------- served here
 
-// The table named by a table ARN ("arn:aws:dynamodb:us-east-1:000000000000:table/people").
-StatusOr<std::string> TableOfArn(HandlerState& s, std::string_view arn) {
-  constexpr std::string_view kTable = ":table/";
-  size_t pos = arn.find(kTable);
-  if (arn.substr(0, 4) != "arn:" || pos == std::string_view::npos ||
-      pos + kTable.size() == arn.size()) {
-    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
-                           std::string(arn));
-  }
-  std::string name(arn.substr(pos + kTable.size()));
-  // An index or stream ARN continues with "/index/..." or "/stream/...".
-  name = name.substr(0, name.find('/'));
-  DescribeTableRequest req;
-  req.table_name = name;
-  auto d = s.db->DescribeTable(req);
-  if (!d.ok()) return d.status();
-  return name;
-}
-
 Status CheckTableExists(HandlerState& s, const std::string& table) {
   DescribeTableRequest req;
   req.table_name = table;
@@ -230,110 +195,30 @@ ApiReply DescribeEndpoints(HandlerState& s, std::string_view) {
 }
 
 ApiReply UpdateTimeToLive(HandlerState& s, std::string_view body) {
-  auto req = DecodeUpdateTimeToLiveRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  Status exists = CheckTableExists(s, req->table_name);
-  if (!exists.ok()) return Handler::ErrorReply(exists);
-  const auto& spec = req->time_to_live_specification;
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    auto it = s.ttl.find(req->table_name);
-    bool enabled = it != s.ttl.end() && it->second.enabled;
-    if (spec.enabled && enabled) {
-      return Handler::ErrorReply(ValidationError("TimeToLive is already enabled"));
-    }
-    if (!spec.enabled && !enabled) {
-      return Handler::ErrorReply(ValidationError("TimeToLive is already disabled"));
-    }
-    if (spec.enabled) {
-      s.ttl[req->table_name] = spec;
-    } else {
-      s.ttl.erase(req->table_name);
-    }
-  }
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("TimeToLiveSpecification");
-  w.BeginObject();
-  w.MemberBool("Enabled", spec.enabled);
-  w.Member("AttributeName", spec.attribute_name);
-  w.EndObject();
-  w.EndObject();
-  return Ok(w.Release());
+  return Run(s, body, DecodeUpdateTimeToLiveRequest, &DB::UpdateTimeToLive,
+             Plain<UpdateTimeToLiveRequest>(EncodeUpdateTimeToLiveResponse));
 }
 
 ApiReply DescribeTimeToLive(HandlerState& s, std::string_view body) {
-  auto req = DecodeDescribeTableRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  Status exists = CheckTableExists(s, req->table_name);
-  if (!exists.ok()) return Handler::ErrorReply(exists);
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("TimeToLiveDescription");
-  w.BeginObject();
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    auto it = s.ttl.find(req->table_name);
-    if (it != s.ttl.end() && it->second.enabled) {
-      w.Member("TimeToLiveStatus", "ENABLED");
-      w.Member("AttributeName", it->second.attribute_name);
-    } else {
-      w.Member("TimeToLiveStatus", "DISABLED");
-    }
-  }
-  w.EndObject();
-  w.EndObject();
-  return Ok(w.Release());
+  return Run(s, body, DecodeDescribeTimeToLiveRequest, &DB::DescribeTimeToLive,
+             Plain<DescribeTimeToLiveRequest>(EncodeDescribeTimeToLiveResponse));
 }
 
 ApiReply TagResource(HandlerState& s, std::string_view body) {
-  auto req = DecodeTagResourceRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  auto table = TableOfArn(s, req->resource_arn);
-  if (!table.ok()) return Handler::ErrorReply(table.status());
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto& tags = s.tags[*table];
-  for (const auto& t : req->tags) tags[t.key] = t.value;
-  return Ok("{}");
+  return Run(s, body, DecodeTagResourceRequest, &DB::TagResource,
+             [](const TagResourceRequest&, const TagResourceResponse&) { return std::string("{}"); });
 }
 
 ApiReply UntagResource(HandlerState& s, std::string_view body) {
-  auto req = DecodeUntagResourceRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  auto table = TableOfArn(s, req->resource_arn);
-  if (!table.ok()) return Handler::ErrorReply(table.status());
-  std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.tags.find(*table);
-  if (it != s.tags.end()) {
-    for (const auto& k : req->tag_keys) it->second.erase(k);
-  }
-  return Ok("{}");
+  return Run(s, body, DecodeUntagResourceRequest, &DB::UntagResource,
+             [](const UntagResourceRequest&, const UntagResourceResponse&) {
+               return std::string("{}");
+             });
 }
 
 ApiReply ListTagsOfResource(HandlerState& s, std::string_view body) {
-  auto req = DecodeListTagsOfResourceRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  auto table = TableOfArn(s, req->resource_arn);
-  if (!table.ok()) return Handler::ErrorReply(table.status());
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("Tags");
-  w.BeginArray();
-  {
-    std::lock_guard<std::mutex> lock(s.mu);
-    auto it = s.tags.find(*table);
-    if (it != s.tags.end()) {
-      for (const auto& [k, v] : it->second) {
-        w.BeginObject();
-        w.Member("Key", k);
-        w.Member("Value", v);
-        w.EndObject();
-      }
-    }
-  }
-  w.EndArray();
-  w.EndObject();
-  return Ok(w.Release());
+  return Run(s, body, DecodeListTagsOfResourceRequest, &DB::ListTagsOfResource,
+             Plain<ListTagsOfResourceRequest>(EncodeListTagsOfResourceResponse));
 }
 
 ApiReply DescribeContinuousBackups(HandlerState& s, std::string_view body) {
@@ -400,6 +285,8 @@ OperationFn Lookup(std::string_view name) {
 Handler::Handler(DB* db) : state_(std::make_unique<internal::HandlerState>()) { state_->db = db; }
 
 Handler::~Handler() = default;
+
+void Handler::SetDatabase(DB* db) { state_->db = db; }
 
 void Handler::SetEndpointAddress(std::string address) {
   state_->endpoint_address = std::move(address);

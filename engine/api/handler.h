@@ -57,6 +57,10 @@ class Handler {
   // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.
   static ApiReply ErrorReply(const dynarock::Status& status);
 
+  // The database requests go to (the constructor's, when not null). Call before
+  // serving (not synchronised with Handle).
+  void SetDatabase(DB* db);
+
   // The "host:port" DescribeEndpoints reports; "localhost:8000" until set. Call
   // before serving (not synchronised with Handle).
   void SetEndpointAddress(std::string address);

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "engine/api/base64.h"
+#include "engine/table_validation.h"
 
 namespace dynarock::api {
 namespace {
@@ -205,6 +206,14 @@ class Decoder {
     if (Str(o, key, out)) return true;
     if (!failed_) Missing(key);
     return false;
+  }
+  // A request's TableName: required, and its name rules reported together with
+  // the request's other constraint violations, as DynamoDB does.
+  void TableName(const dom::object& o, std::string* out) {
+    if (!ReqStr(o, "TableName", out)) return;
+    ConstraintErrors errors;
+    errors.CheckTableName(*out, PathTo("TableName"));
+    for (const auto& v : errors.violations()) Violation(v);
   }
   bool Bool(const dom::object& o, std::string_view key, bool* out) {
     dom::element e;
@@ -563,9 +572,9 @@ class Decoder {
                                    body[start] == '\r' || body[start] == '\t')) {
       ++start;
     }
-    if (start == body.size()) {
-      *root = EmptyObject();
-      return true;
+    if (start == body.size()) {  // DynamoDB: a bare SerializationException
+      Serialization("");
+      return false;
     }
     dom::element doc;
     if (parser.parse(body.data(), body.size()).get(doc) != simdjson::SUCCESS) {
@@ -780,7 +789,7 @@ void TagsMember(Decoder& d, const dom::object& o, bool required, std::vector<Tag
 
 void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
   AttributeDefinitionsMember(d, o, true, &r->attribute_definitions);
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   KeySchemaMember(d, o, true, &r->key_schema);
   d.EachObject(o, "LocalSecondaryIndexes", false, [&](const dom::object& e) {
     LocalSecondaryIndex l;
@@ -804,7 +813,7 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
 
 void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
   AttributeDefinitionsMember(d, o, false, &r->attribute_definitions);
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
   OptionalThroughput(d, o, &r->provisioned_throughput);
   d.EachObject(o, "GlobalSecondaryIndexUpdates", false, [&](const dom::object& e) {
@@ -836,7 +845,7 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
 }
 
 void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.ReqItem(o, "Item", &r->item);
   d.Str(o, "ConditionExpression", &r->condition_expression);
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
@@ -850,7 +859,7 @@ void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {
 }
 
 void GetItemBody(Decoder& d, const dom::object& o, GetItemRequest* r) {
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.ReqItem(o, "Key", &r->key);
   d.Bool(o, "ConsistentRead", &r->consistent_read);
   d.Str(o, "ProjectionExpression", &r->projection_expression);
@@ -860,7 +869,7 @@ void GetItemBody(Decoder& d, const dom::object& o, GetItemRequest* r) {
 }
 
 void DeleteItemBody(Decoder& d, const dom::object& o, DeleteItemRequest* r) {
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.ReqItem(o, "Key", &r->key);
   d.Str(o, "ConditionExpression", &r->condition_expression);
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
@@ -874,7 +883,7 @@ void DeleteItemBody(Decoder& d, const dom::object& o, DeleteItemRequest* r) {
 }
 
 void UpdateItemBody(Decoder& d, const dom::object& o, UpdateItemRequest* r) {
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.ReqItem(o, "Key", &r->key);
   d.Str(o, "UpdateExpression", &r->update_expression);
   d.Str(o, "ConditionExpression", &r->condition_expression);
@@ -900,7 +909,7 @@ void UpdateItemBody(Decoder& d, const dom::object& o, UpdateItemRequest* r) {
 // Members Query and Scan share.
 template <typename R>
 void ReadBody(Decoder& d, const dom::object& o, R* r) {
-  d.ReqStr(o, "TableName", &r->table_name);
+  d.TableName(o, &r->table_name);
   d.Str(o, "IndexName", &r->index_name);
   std::string select;
   if (d.Enum(o, "Select", kSelect, &select)) r->select = ToSelect(select);
@@ -1283,14 +1292,14 @@ StatusOr<CreateTableRequest> DecodeCreateTableRequest(std::string_view body) {
 StatusOr<DescribeTableRequest> DecodeDescribeTableRequest(std::string_view body) {
   return DecodeBody<DescribeTableRequest>(
       body, [](Decoder& d, const dom::object& o, DescribeTableRequest* r) {
-        d.ReqStr(o, "TableName", &r->table_name);
+        d.TableName(o, &r->table_name);
       });
 }
 
 StatusOr<DeleteTableRequest> DecodeDeleteTableRequest(std::string_view body) {
   return DecodeBody<DeleteTableRequest>(
       body, [](Decoder& d, const dom::object& o, DeleteTableRequest* r) {
-        d.ReqStr(o, "TableName", &r->table_name);
+        d.TableName(o, &r->table_name);
       });
 }
 
@@ -1339,7 +1348,7 @@ StatusOr<TransactWriteItemsRequest> DecodeTransactWriteItemsRequest(std::string_
 StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view body) {
   return DecodeBody<UpdateTimeToLiveRequest>(
       body, [](Decoder& d, const dom::object& o, UpdateTimeToLiveRequest* r) {
-        d.ReqStr(o, "TableName", &r->table_name);
+        d.TableName(o, &r->table_name);
         dom::object s;
         if (d.ReqObj(o, "TimeToLiveSpecification", &s)) {
           Decoder::Scope scope(&d, "timeToLiveSpecification");
@@ -1347,6 +1356,13 @@ StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view
           if (!d.Bool(s, "Enabled", &spec.enabled) && !d.failed()) d.Missing("Enabled");
           d.ReqStr(s, "AttributeName", &spec.attribute_name);
         }
+      });
+}
+
+StatusOr<DescribeTimeToLiveRequest> DecodeDescribeTimeToLiveRequest(std::string_view body) {
+  return DecodeBody<DescribeTimeToLiveRequest>(
+      body, [](Decoder& d, const dom::object& o, DescribeTimeToLiveRequest* r) {
+        d.TableName(o, &r->table_name);
       });
 }
 

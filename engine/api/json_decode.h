@@ -60,28 +60,9 @@ StatusOr<BatchWriteItemRequest> DecodeBatchWriteItemRequest(std::string_view bod
 StatusOr<TransactGetItemsRequest> DecodeTransactGetItemsRequest(std::string_view body);
 StatusOr<TransactWriteItemsRequest> DecodeTransactWriteItemsRequest(std::string_view body);
 
-// Small operations the Handler serves itself (no engine struct exists for them).
-struct TimeToLiveSpecification {
-  bool enabled = false;
-  std::string attribute_name;
-};
-struct UpdateTimeToLiveRequest {
-  std::string table_name;
-  TimeToLiveSpecification time_to_live_specification;
-};
-struct TagResourceRequest {
-  std::string resource_arn;
-  std::vector<Tag> tags;
-};
-struct UntagResourceRequest {
-  std::string resource_arn;
-  std::vector<std::string> tag_keys;
-};
-struct ListTagsOfResourceRequest {
-  std::string resource_arn;
-  std::optional<std::string> next_token;
-};
+// Time to live and tags.
 StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view body);
+StatusOr<DescribeTimeToLiveRequest> DecodeDescribeTimeToLiveRequest(std::string_view body);
 StatusOr<TagResourceRequest> DecodeTagResourceRequest(std::string_view body);
 StatusOr<UntagResourceRequest> DecodeUntagResourceRequest(std::string_view body);
 StatusOr<ListTagsOfResourceRequest> DecodeListTagsOfResourceRequest(std::string_view body);

@@ -565,6 +565,47 @@ std::string EncodeListTablesResponse(const ListTablesResponse& r) {
   return w.Release();
 }
 
+std::string EncodeUpdateTimeToLiveResponse(const UpdateTimeToLiveResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TimeToLiveSpecification");
+  w.BeginObject();
+  w.Member("AttributeName", r.time_to_live_specification.attribute_name);
+  w.MemberBool("Enabled", r.time_to_live_specification.enabled);
+  w.EndObject();
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeDescribeTimeToLiveResponse(const DescribeTimeToLiveResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("TimeToLiveDescription");
+  w.BeginObject();
+  if (r.attribute_name) w.Member("AttributeName", *r.attribute_name);
+  w.Member("TimeToLiveStatus", r.time_to_live_status);
+  w.EndObject();
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.next_token) w.Member("NextToken", *r.next_token);
+  w.Key("Tags");
+  w.BeginArray();
+  for (const auto& t : r.tags) {
+    w.BeginObject();
+    w.Member("Key", t.key);
+    w.Member("Value", t.value);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Release();
+}
+
 std::string EncodePutItemResponse(const PutItemResponse& r) { return EncodeWriteResponse(r); }
 std::string EncodeDeleteItemResponse(const DeleteItemResponse& r) { return EncodeWriteResponse(r); }
 std::string EncodeUpdateItemResponse(const UpdateItemResponse& r) { return EncodeWriteResponse(r); }

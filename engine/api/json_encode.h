@@ -53,6 +53,9 @@ std::string EncodeBatchGetItemResponse(const BatchGetItemResponse& r);
 std::string EncodeBatchWriteItemResponse(const BatchWriteItemResponse& r);
 std::string EncodeTransactGetItemsResponse(const TransactGetItemsResponse& r);
 std::string EncodeTransactWriteItemsResponse(const TransactWriteItemsResponse& r);
+std::string EncodeUpdateTimeToLiveResponse(const UpdateTimeToLiveResponse& r);
+std::string EncodeDescribeTimeToLiveResponse(const DescribeTimeToLiveResponse& r);
+std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r);
 
 // The body of an error reply:
 //   {"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",

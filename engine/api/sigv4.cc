@@ -6,6 +6,8 @@
 
 #include <time.h>
 
+#include <ctime>
+
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
@@ -124,6 +126,48 @@ bool IsAmzDate(std::string_view d) {
     if (d[i] < '0' || d[i] > '9') return false;
   }
   return true;
+}
+
+// "20150830T123600Z" <-> seconds since the epoch (UTC). PRE: IsAmzDate.
+int64_t AmzDateToSeconds(std::string_view d) {
+  auto num = [&](size_t pos, size_t len) {
+    int v = 0;
+    for (size_t i = pos; i < pos + len; ++i) v = v * 10 + (d[i] - '0');
+    return v;
+  };
+  struct tm tm;
+  std::memset(&tm, 0, sizeof(tm));
+  tm.tm_year = num(0, 4) - 1900;
+  tm.tm_mon = num(4, 2) - 1;
+  tm.tm_mday = num(6, 2);
+  tm.tm_hour = num(9, 2);
+  tm.tm_min = num(11, 2);
+  tm.tm_sec = num(13, 2);
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+std::string SecondsToAmzDate(int64_t seconds) {
+  time_t t = static_cast<time_t>(seconds);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  char buf[32];
+  size_t n = strftime(buf, sizeof(buf), "%Y%m%dT%H%M%SZ", &tm);
+  return std::string(buf, n);
+}
+
+// Whether "host" is among the ';'-separated signed headers.
+bool SignsHost(std::string_view signed_headers) {
+  while (!signed_headers.empty()) {
+    size_t semi = signed_headers.find(';');
+    std::string_view h = signed_headers.substr(0, semi);
+    if (h.size() == 4 && Lower(h[0]) == 'h' && Lower(h[1]) == 'o' && Lower(h[2]) == 's' &&
+        Lower(h[3]) == 't') {
+      return true;
+    }
+    if (semi == std::string_view::npos) break;
+    signed_headers.remove_prefix(semi + 1);
+  }
+  return false;
 }
 
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
@@ -582,6 +626,35 @@ Status SigV4Verifier::Verify(const SigV4Request& req, std::string_view body) con
                   "date from HTTP: '" +
                       std::string(pa.date) + "' != '" + amz_date.substr(0, 8) + "', from '" +
                       amz_date + "'.");
+  }
+
+  if (!config_.service.empty() && pa.service != config_.service) {
+    return Status(ErrorType::kInvalidSignature,
+                  "Credential should be scoped to correct service: '" + config_.service + "'. ");
+  }
+  if (!SignsHost(pa.signed_headers)) {
+    return Status(ErrorType::kInvalidSignature,
+                  "'Host' must be a 'SignedHeader' in the AWS Authorization.");
+  }
+  if (config_.max_clock_skew_seconds > 0) {
+    const int64_t now = config_.now_seconds
+                            ? config_.now_seconds()
+                            : static_cast<int64_t>(std::time(nullptr));
+    const int64_t when = AmzDateToSeconds(amz_date);
+    const int64_t skew = config_.max_clock_skew_seconds;
+    const std::string minutes = std::to_string(skew / 60) + " min.)";
+    if (when < now - skew) {
+      return Status(ErrorType::kInvalidSignature,
+                    "Signature expired: " + amz_date + " is now earlier than " +
+                        SecondsToAmzDate(now - skew) + " (" + SecondsToAmzDate(now) + " - " +
+                        minutes);
+    }
+    if (when > now + skew) {
+      return Status(ErrorType::kInvalidSignature,
+                    "Signature not yet current: " + amz_date + " is still later than " +
+                        SecondsToAmzDate(now + skew) + " (" + SecondsToAmzDate(now) + " + " +
+                        minutes);
+    }
   }
 
   static const std::string kMismatch =

@@ -25,6 +25,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -141,6 +142,14 @@ struct AccessKey {
 // credentials, or none, are accepted, as DynamoDB Local does).
 struct AuthConfig {
   std::vector<AccessKey> keys;
+  // The service the credential scope must name ("Credential should be scoped to
+  // correct service"); empty accepts any (for SigV4's generic test vectors).
+  std::string service = "dynamodb";
+  // How far the request's date may be from now, either way, in seconds
+  // ("Signature expired" / "Signature not yet current"); 0 skips the check.
+  int64_t max_clock_skew_seconds = 300;
+  // Now, in seconds since the epoch; empty uses the system clock (tests fix it).
+  std::function<int64_t()> now_seconds;
   bool enabled() const { return !keys.empty(); }
   // Parses "KEY:SECRET" (the secret may itself contain ':').
   static bool ParseKeySecret(std::string_view spec, AccessKey* out);

@@ -83,7 +83,17 @@ def _find_binary():
     return shutil.which("dynarock")
 
 
-def _launch(data_dir=None):
+def launch(data_dir=None, extra_args=(), port=None):
+    """Start a dedicated `dynarock serve` (not the shared one): returns
+    (process, url). Stop it with stop_process(process)."""
+    return _launch(data_dir, extra_args, port)
+
+
+def stop_process(proc):
+    _kill(proc)
+
+
+def _launch(data_dir=None, extra_args=(), fixed_port=None):
     binary = _find_binary()
     if not binary:
         raise RuntimeError(
@@ -91,12 +101,13 @@ def _launch(data_dir=None):
             "executable, or set DYNAROCK_E2E_ENDPOINT to use a running endpoint")
     last_err = None
     for _attempt in range(3):  # the free port can be stolen between bind and use
-        port = free_port()
+        port = fixed_port or free_port()
         args = [binary, "serve", "--port", str(port)]
         if data_dir:
             args += ["--data", data_dir]
         else:
             args += ["--in-memory"]
+        args += list(extra_args)
         proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=None,
                                 stdin=subprocess.DEVNULL, text=True, bufsize=1,
                                 start_new_session=True)

@@ -526,9 +526,24 @@ class LocalIndexQueryTest(unittest.TestCase):
         self.assertEqual(got, exp)
 
     def test_lsi_projection_expression_fetches_unprojected(self):
+        # "If any of the requested attributes are not projected into the local
+        # secondary index, DynamoDB fetches each of these attributes from the
+        # parent table" (Query, Select): c is not projected into l_inc.
         got = self.q("l_inc", "p0", ProjectionExpression="sk, a, c")
-        exp = [proj(x, {"sk", "a", "c"}) for x in expected_index("l_inc") if x["pk"] == "p0"]
+        full = {tkey(x): x for x in DATA}
+        exp = [proj(full[tkey(x)], {"sk", "a", "c"})
+               for x in expected_index("l_inc") if x["pk"] == "p0"]
+        self.assertTrue(any("c" in x for x in exp))
         self.assertEqual(got, exp)
+
+    def test_lsi_filter_on_unprojected_attribute_reads_the_table(self):
+        # The filter sees the table's item; the result is still the index entry.
+        full = {tkey(x): x for x in DATA}
+        entries = [x for x in expected_index("l_inc") if x["pk"] == "p0"]
+        with_c = [x for x in entries if "c" in full[tkey(x)]]
+        self.assertTrue(with_c)
+        got = self.q("l_inc", "p0", FilterExpression="attribute_exists(c)")
+        self.assertEqual(got, with_c)
 
     def test_lsi_is_sparse(self):
         got = self.q("l_inc", "p0")
@@ -622,6 +637,33 @@ class LastEvaluatedKeyTest(unittest.TestCase):
             back, _ = query_all(t, IndexName=index, KeyConditionExpression=Key(hname).eq(hval),
                                 Limit=2, ScanIndexForward=False)
             self.assertEqual(back, list(reversed(whole)), index)
+
+    def test_start_key_without_table_key_rejected(self):
+        r = C.query(TableName=IDX, IndexName="g_all", Limit=1, KeyConditionExpression="g1 = :g",
+                    ExpressionAttributeValues={":g": {"S": "G1"}})
+        lek = r["LastEvaluatedKey"]
+        for drop in ("pk", "sk"):
+            bad = {k: v for k, v in lek.items() if k != drop}
+            for op in ("query", "scan"):
+                call = getattr(C, op)
+                kw = {"TableName": IDX, "IndexName": "g_all", "ExclusiveStartKey": bad}
+                if op == "query":
+                    kw.update(KeyConditionExpression="g1 = :g",
+                              ExpressionAttributeValues={":g": {"S": "G1"}})
+                with self.assertRaises(ClientError) as e:
+                    call(**kw)
+                err(self, e, "ValidationException",
+                    "The provided starting key is invalid: The provided key element does not "
+                    "match the schema")
+        lsi = C.query(TableName=IDX, IndexName="l_keys", Limit=1, KeyConditionExpression="pk = :p",
+                      ExpressionAttributeValues={":p": {"S": "p0"}})["LastEvaluatedKey"]
+        with self.assertRaises(ClientError) as e:
+            C.query(TableName=IDX, IndexName="l_keys", KeyConditionExpression="pk = :p",
+                    ExpressionAttributeValues={":p": {"S": "p0"}},
+                    ExclusiveStartKey={k: v for k, v in lsi.items() if k != "sk"})
+        err(self, e, "ValidationException",
+            "The provided starting key is invalid: The provided key element does not match "
+            "the schema")
 
     def test_scan_paging_on_index(self):
         t = R.Table(IDX)

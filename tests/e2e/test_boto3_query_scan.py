@@ -405,6 +405,16 @@ class QueryValidationTest(unittest.TestCase):
             "Either the KeyConditions or KeyConditionExpression parameter must be specified "
             "in the request.")
 
+    def test_empty_key_values_rejected(self):
+        for expr, values, key in (
+                ("pk = :p", {":p": {"S": ""}}, "pk"),
+                ("pk = :p AND sk = :s", {":p": {"S": "strs"}, ":s": {"S": ""}}, "sk"),
+                ("pk = :p AND begins_with(sk, :s)", {":p": {"S": "strs"}, ":s": {"S": ""}}, "sk")):
+            self.assertValidation(
+                lambda: q(STR, KeyConditionExpression=expr, ExpressionAttributeValues=values),
+                "One or more parameter values are not valid. The AttributeValue for a key "
+                "attribute cannot contain an empty string value. Key: " + key)
+
     def test_select_count_with_projection_rejected(self):
         self.assertValidation(
             lambda: q(NUM, KeyConditionExpression="pk = :p", Select="COUNT",
@@ -486,6 +496,20 @@ class ScanTest(unittest.TestCase):
     def test_parallel_scan_many_segments(self):
         # More segments than items: every item still appears exactly once.
         self.check_partition(self.parallel(100))
+
+    def test_start_key_of_another_segment_rejected(self):
+        # A worker handed the wrong segment's key must not silently finish early.
+        first = C.scan(TableName=SCAN, Segment=3, TotalSegments=4, Limit=1)
+        start = first["LastEvaluatedKey"]
+        with self.assertRaises(ClientError) as cm:
+            C.scan(TableName=SCAN, Segment=0, TotalSegments=4, ExclusiveStartKey=start)
+        code, msg = harness.error_of(cm.exception)
+        self.assertEqual(code, "ValidationException")
+        self.assertEqual(msg, "The provided starting key is invalid: Invalid ExclusiveStartKey. "
+                              "Please use ExclusiveStartKey with correct Segment. "
+                              "TotalSegments: 4 Segment: 0")
+        # The right segment accepts it.
+        C.scan(TableName=SCAN, Segment=3, TotalSegments=4, ExclusiveStartKey=start)
 
     def test_segment_out_of_range(self):
         with self.assertRaises(ClientError) as cm:

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include <set>
 #include <string>
 
@@ -139,6 +141,33 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return TransactWriteItemsResponse{};
   }
+  StatusOr<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& r) override {
+    last_op = "UpdateTimeToLive";
+    if (!fail.ok()) return fail;
+    return UpdateTimeToLiveResponse{r.time_to_live_specification};
+  }
+  StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
+      const DescribeTimeToLiveRequest& r) override {
+    last_op = "DescribeTimeToLive";
+    if (!fail.ok()) return fail;
+    return DescribeTimeToLiveResponse{};
+  }
+  StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& r) override {
+    last_op = "TagResource";
+    if (!fail.ok()) return fail;
+    return TagResourceResponse{};
+  }
+  StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& r) override {
+    last_op = "UntagResource";
+    if (!fail.ok()) return fail;
+    return UntagResourceResponse{};
+  }
+  StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
+      const ListTagsOfResourceRequest& r) override {
+    last_op = "ListTagsOfResource";
+    if (!fail.ok()) return fail;
+    return ListTagsOfResourceResponse{};
+  }
   StatusOr<ConsistencyReport> CheckConsistency() override { return ConsistencyReport{}; }
 };
 
@@ -153,23 +182,23 @@ class HandlerTest : public ::testing::Test {
 TEST_F(HandlerTest, EveryEngineOperationIsDispatched) {
   const std::pair<const char*, const char*> kCalls[] = {
       {"CreateTable",
-       R"({"TableName":"T","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+       R"({"TableName":"Tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
        R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"BillingMode":"PAY_PER_REQUEST"})"},
       {"DescribeTable", R"({"TableName":"Music"})"},
-      {"DeleteTable", R"({"TableName":"T"})"},
+      {"DeleteTable", R"({"TableName":"Tbl"})"},
       {"ListTables", "{}"},
-      {"UpdateTable", R"({"TableName":"T","BillingMode":"PROVISIONED"})"},
-      {"PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}}})"},
-      {"GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})"},
-      {"DeleteItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})"},
-      {"UpdateItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET a = :a"})"},
-      {"Query", R"({"TableName":"T","KeyConditionExpression":"pk = :p"})"},
-      {"Scan", R"({"TableName":"T"})"},
-      {"BatchGetItem", R"({"RequestItems":{"T":{"Keys":[{"pk":{"S":"a"}}]}}})"},
-      {"BatchWriteItem", R"({"RequestItems":{"T":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}}]}})"},
-      {"TransactGetItems", R"({"TransactItems":[{"Get":{"TableName":"T","Key":{"pk":{"S":"a"}}}}]})"},
+      {"UpdateTable", R"({"TableName":"Tbl","BillingMode":"PROVISIONED"})"},
+      {"PutItem", R"({"TableName":"Tbl","Item":{"pk":{"S":"a"}}})"},
+      {"GetItem", R"({"TableName":"Tbl","Key":{"pk":{"S":"a"}}})"},
+      {"DeleteItem", R"({"TableName":"Tbl","Key":{"pk":{"S":"a"}}})"},
+      {"UpdateItem", R"({"TableName":"Tbl","Key":{"pk":{"S":"a"}},"UpdateExpression":"SET a = :a"})"},
+      {"Query", R"({"TableName":"Tbl","KeyConditionExpression":"pk = :p"})"},
+      {"Scan", R"({"TableName":"Tbl"})"},
+      {"BatchGetItem", R"({"RequestItems":{"Tbl":{"Keys":[{"pk":{"S":"a"}}]}}})"},
+      {"BatchWriteItem", R"({"RequestItems":{"Tbl":[{"PutRequest":{"Item":{"pk":{"S":"a"}}}}]}})"},
+      {"TransactGetItems", R"({"TransactItems":[{"Get":{"TableName":"Tbl","Key":{"pk":{"S":"a"}}}}]})"},
       {"TransactWriteItems",
-       R"({"TransactItems":[{"Put":{"TableName":"T","Item":{"pk":{"S":"a"}}}}]})"},
+       R"({"TransactItems":[{"Put":{"TableName":"Tbl","Item":{"pk":{"S":"a"}}}}]})"},
   };
   for (const auto& [op, body] : kCalls) {
     db_.last_op.clear();
@@ -180,27 +209,30 @@ TEST_F(HandlerTest, EveryEngineOperationIsDispatched) {
 }
 
 TEST_F(HandlerTest, ResponsesAreDynamoDbJson) {
-  EXPECT_EQ(Call("PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}}})").body, "{}");
+  EXPECT_EQ(Call("PutItem", R"({"TableName":"Tbl","Item":{"pk":{"S":"a"}}})").body, "{}");
   EXPECT_EQ(db_.put_req.item.at("pk"), AttributeValue::S("a"));
 
-  EXPECT_EQ(Call("GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})").body, "{}");
+  EXPECT_EQ(Call("GetItem", R"({"TableName":"Tbl","Key":{"pk":{"S":"a"}}})").body, "{}");
   db_.get_resp.item = Item{{"pk", AttributeValue::S("a")}, {"b", AttributeValue::B("\x01")}};
-  EXPECT_EQ(Call("GetItem", R"({"TableName":"T","Key":{"pk":{"S":"a"}}})").body,
+  EXPECT_EQ(Call("GetItem", R"({"TableName":"Tbl","Key":{"pk":{"S":"a"}}})").body,
             R"({"Item":{"b":{"B":"AQ=="},"pk":{"S":"a"}}})");
 
-  EXPECT_EQ(Call("Query", R"({"TableName":"T"})").body,
+  EXPECT_EQ(Call("Query", R"({"TableName":"Tbl"})").body,
             R"({"Items":[{"a":{"S":"x"}}],"Count":1,"ScannedCount":1})");
-  EXPECT_EQ(Call("Query", R"({"TableName":"T","Select":"COUNT"})").body,
+  EXPECT_EQ(Call("Query", R"({"TableName":"Tbl","Select":"COUNT"})").body,
             R"({"Count":1,"ScannedCount":1})");
-  EXPECT_EQ(Call("ListTables", "").body, R"({"TableNames":["Music","Thread"]})");
+  EXPECT_EQ(Call("ListTables", "{}").body, R"({"TableNames":["Music","Thread"]})");
+  // An empty body is not JSON: DynamoDB answers a bare SerializationException.
+  EXPECT_EQ(Call("ListTables", "").body,
+            R"({"__type":"com.amazon.coral.service#SerializationException"})");
   EXPECT_EQ(Call("BatchWriteItem", R"({"RequestItems":{}})").body, R"({"UnprocessedItems":{}})");
-  EXPECT_EQ(Call("BatchGetItem", R"({"RequestItems":{"T":{"Keys":[{"k":{"N":"1"}}]}}})").body,
-            R"({"Responses":{"T":[{"k":{"N":"1"}}]},"UnprocessedKeys":{}})");
+  EXPECT_EQ(Call("BatchGetItem", R"({"RequestItems":{"Tbl":{"Keys":[{"k":{"N":"1"}}]}}})").body,
+            R"({"Responses":{"Tbl":[{"k":{"N":"1"}}]},"UnprocessedKeys":{}})");
   EXPECT_EQ(Call("TransactGetItems",
-                 R"({"TransactItems":[{"Get":{"TableName":"T","Key":{"k":{"S":"a"}}}}]})")
+                 R"({"TransactItems":[{"Get":{"TableName":"Tbl","Key":{"k":{"S":"a"}}}}]})")
                 .body,
             R"({"Responses":[{}]})");
-  EXPECT_TRUE(Call("DeleteTable", R"({"TableName":"T"})")
+  EXPECT_TRUE(Call("DeleteTable", R"({"TableName":"Tbl"})")
                   .body.starts_with(R"({"TableDescription":{"AttributeDefinitions":[])"));
   EXPECT_NE(Call("DescribeTable", R"({"TableName":"Music"})").body.find(R"("Table":{)"),
             std::string::npos);
@@ -218,7 +250,7 @@ TEST_F(HandlerTest, DecodeErrorsNeverReachTheDb) {
             R"({"__type":"com.amazon.coral.validate#ValidationException","message":"1 validation )"
             R"(error detected: Value null at 'tableName' failed to satisfy constraint: Member )"
             R"(must not be null"})");
-  r = Call("Scan", R"({"TableName":"T","Limit":"5"})");
+  r = Call("Scan", R"({"TableName":"Tbl","Limit":"5"})");
   EXPECT_EQ(r.body,
             R"({"__type":"com.amazon.coral.service#SerializationException",)"
             R"("Message":"STRING_VALUE cannot be converted to Integer"})");
@@ -235,7 +267,7 @@ TEST_F(HandlerTest, EngineErrorsKeepTypeMessageAndPayload) {
 
   db_.fail = ConditionalCheckFailed();
   db_.fail.WithItem(Item{{"pk", AttributeValue::S("a")}});
-  r = Call("PutItem", R"({"TableName":"T","Item":{"pk":{"S":"a"}},)"
+  r = Call("PutItem", R"({"TableName":"Tbl","Item":{"pk":{"S":"a"}},)"
                       R"("ReturnValuesOnConditionCheckFailure":"ALL_OLD"})");
   EXPECT_TRUE(db_.put_req.return_values_on_condition_check_failure_all_old);
   EXPECT_EQ(r.body,
@@ -246,8 +278,8 @@ TEST_F(HandlerTest, EngineErrorsKeepTypeMessageAndPayload) {
   db_.fail.WithCancellationReasons(
       {{"None", "", {}}, {"ConditionalCheckFailed", "The conditional request failed", {}}});
   r = Call("TransactWriteItems",
-           R"({"TransactItems":[{"Put":{"TableName":"T","Item":{"pk":{"S":"a"}}}},)"
-           R"({"Delete":{"TableName":"T","Key":{"pk":{"S":"b"}}}}]})");
+           R"({"TransactItems":[{"Put":{"TableName":"Tbl","Item":{"pk":{"S":"a"}}}},)"
+           R"({"Delete":{"TableName":"Tbl","Key":{"pk":{"S":"b"}}}}]})");
   EXPECT_EQ(db_.twi_req.transact_items.size(), 2u);
   EXPECT_EQ(r.http_status, 400);
   EXPECT_EQ(r.body,
@@ -258,7 +290,7 @@ TEST_F(HandlerTest, EngineErrorsKeepTypeMessageAndPayload) {
             R"(ConditionalCheckFailed]"})");
 
   db_.fail = InternalError("Internal server error");
-  r = Call("Scan", R"({"TableName":"T"})");
+  r = Call("Scan", R"({"TableName":"Tbl"})");
   EXPECT_EQ(r.http_status, 500);
   EXPECT_EQ(r.body,
             R"({"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError",)"
@@ -294,16 +326,37 @@ TEST_F(HandlerTest, DescribeLimitsAndEndpoints) {
             R"({"Endpoints":[{"Address":"127.0.0.1:9000","CachePeriodInMinutes":1440}]})");
 }
 
-TEST_F(HandlerTest, TimeToLive) {
+// TTL and tags live in the catalog: these run against a real in-memory DB.
+class HandlerOnDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Options options;
+    options.in_memory = true;
+    db_ = std::move(DB::Open(options, "").value());
+    handler_ = std::make_unique<Handler>(db_.get());
+    ASSERT_EQ(Call("CreateTable", R"({"TableName":"Music","BillingMode":"PAY_PER_REQUEST",)"
+                                  R"("AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+                                  R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],)"
+                                  R"("Tags":[{"Key":"k","Value":"v"}]})")
+                  .http_status,
+              200);
+  }
+  ApiReply Call(std::string_view op, std::string_view body) { return handler_->Handle(op, body); }
+
+  std::unique_ptr<DB> db_;
+  std::unique_ptr<Handler> handler_;
+};
+
+TEST_F(HandlerOnDbTest, TimeToLive) {
   EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
             R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})");
   ApiReply r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
                                         R"({"Enabled":true,"AttributeName":"expires"}})");
   EXPECT_EQ(r.http_status, 200);
   EXPECT_EQ(r.body,
-            R"({"TimeToLiveSpecification":{"Enabled":true,"AttributeName":"expires"}})");
+            R"({"TimeToLiveSpecification":{"AttributeName":"expires","Enabled":true}})");
   EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
-            R"({"TimeToLiveDescription":{"TimeToLiveStatus":"ENABLED","AttributeName":"expires"}})");
+            R"({"TimeToLiveDescription":{"AttributeName":"expires","TimeToLiveStatus":"ENABLED"}})");
   r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
                                R"({"Enabled":true,"AttributeName":"expires"}})");
   EXPECT_EQ(r.http_status, 400);
@@ -314,23 +367,31 @@ TEST_F(HandlerTest, TimeToLive) {
   r = Call("UpdateTimeToLive", R"({"TableName":"Music"})");
   EXPECT_NE(r.body.find("Value null at 'timeToLiveSpecification'"), std::string::npos) << r.body;
   r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
+                               R"({"Enabled":false,"AttributeName":"other"}})");
+  EXPECT_NE(r.body.find("TimeToLive is active on a different AttributeName"), std::string::npos)
+      << r.body;
+  r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
                                R"({"Enabled":false,"AttributeName":"expires"}})");
   EXPECT_EQ(r.http_status, 200);
   EXPECT_EQ(Call("DescribeTimeToLive", R"({"TableName":"Music"})").body,
             R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})");
 }
 
-TEST_F(HandlerTest, Tags) {
+TEST_F(HandlerOnDbTest, Tags) {
   const std::string arn = "arn:aws:dynamodb:us-east-1:000000000000:table/Music";
+  auto list = [&] { return Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body; };
+  // CreateTable's Tags are kept.
+  EXPECT_EQ(list(), R"({"Tags":[{"Key":"k","Value":"v"}]})");
   ApiReply r = Call("TagResource", R"({"ResourceArn":")" + arn +
                                        R"(","Tags":[{"Key":"b","Value":"2"},{"Key":"a","Value":"1"}]})");
   EXPECT_EQ(r.http_status, 200) << r.body;
   EXPECT_EQ(r.body, "{}");
-  EXPECT_EQ(Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body,
-            R"({"Tags":[{"Key":"a","Value":"1"},{"Key":"b","Value":"2"}]})");
-  Call("UntagResource", R"({"ResourceArn":")" + arn + R"(","TagKeys":["a"]})");
-  EXPECT_EQ(Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body,
-            R"({"Tags":[{"Key":"b","Value":"2"}]})");
+  EXPECT_EQ(list(), R"({"Tags":[{"Key":"a","Value":"1"},{"Key":"b","Value":"2"},{"Key":"k","Value":"v"}]})");
+  // Tagging a key again replaces its value; untagging a missing key is no error.
+  Call("TagResource", R"({"ResourceArn":")" + arn + R"(","Tags":[{"Key":"a","Value":"x"}]})");
+  Call("UntagResource", R"({"ResourceArn":")" + arn + R"(","TagKeys":["b","k","zz"]})");
+  EXPECT_EQ(list(), R"({"Tags":[{"Key":"a","Value":"x"}]})");
+
   r = Call("ListTagsOfResource", R"({"ResourceArn":"not-an-arn"})");
   EXPECT_EQ(r.http_status, 400);
   EXPECT_NE(r.body.find("ValidationException"), std::string::npos);
@@ -338,19 +399,30 @@ TEST_F(HandlerTest, Tags) {
            R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/Nope"})");
   EXPECT_NE(r.body.find("ResourceNotFoundException"), std::string::npos);
 
-  // CreateTable's Tags are kept too; DeleteTable forgets them.
-  Call("CreateTable", R"({"TableName":"T2","AttributeDefinitions":[],"KeySchema":[],)"
-                      R"("Tags":[{"Key":"k","Value":"v"}]})");
-  db_.tables.insert("T2");
-  EXPECT_EQ(Call("ListTagsOfResource",
-                 R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/T2"})")
-                .body,
-            R"({"Tags":[{"Key":"k","Value":"v"}]})");
-  Call("DeleteTable", R"({"TableName":"T2"})");
-  EXPECT_EQ(Call("ListTagsOfResource",
-                 R"({"ResourceArn":"arn:aws:dynamodb:us-east-1:000000000000:table/T2"})")
-                .body,
-            R"({"Tags":[]})");
+  // Tag rules: no empty list, key 1..128, value up to 256, no "aws:", at most 50.
+  for (const std::string tags :
+       {std::string("[]"), std::string(R"([{"Key":"","Value":"v"}])"),
+        R"([{"Key":")" + std::string(129, 'k') + R"(","Value":"v"}])",
+        R"([{"Key":"k","Value":")" + std::string(257, 'v') + R"("}])",
+        std::string(R"([{"Key":"aws:x","Value":"v"}])"),
+        std::string(R"([{"Key":"bad#key","Value":"v"}])")}) {
+    r = Call("TagResource", R"({"ResourceArn":")" + arn + R"(","Tags":)" + tags + "}");
+    EXPECT_EQ(r.http_status, 400) << tags;
+    EXPECT_NE(r.body.find("ValidationException"), std::string::npos) << r.body;
+  }
+  std::string many = "[";
+  for (int i = 0; i < 50; ++i) many += (i ? ",{\"Key\":\"t" : "{\"Key\":\"t") + std::to_string(i) + "\",\"Value\":\"\"}";
+  many += "]";
+  r = Call("TagResource", R"({"ResourceArn":")" + arn + R"(","Tags":)" + many + "}");
+  EXPECT_NE(r.body.find("maximum of 50"), std::string::npos) << r.body;  // 50 + "a"
+  EXPECT_EQ(list(), R"({"Tags":[{"Key":"a","Value":"x"}]})");  // nothing changed
+
+  // DeleteTable forgets them: a new table of the same name starts untagged.
+  Call("DeleteTable", R"({"TableName":"Music"})");
+  Call("CreateTable", R"({"TableName":"Music","BillingMode":"PAY_PER_REQUEST",)"
+                      R"("AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+                      R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}]})");
+  EXPECT_EQ(list(), R"({"Tags":[]})");
 }
 
 TEST_F(HandlerTest, DescribeContinuousBackups) {

@@ -357,14 +357,19 @@ TEST_F(HttpServerTest, BodyLimitBoundaryAndChunkedOverflow) {
   }
 }
 
-TEST_F(HttpServerTest, MalformedRequestClosesConnectionOnly) {
+TEST_F(HttpServerTest, MalformedRequestIsAnsweredThenClosed) {
   StartServer();
   for (const char* junk : {"GARBAGE\r\n\r\n", "POST / HTTP/9.9\r\n\r\n",
                            "POST / HTTP/1.1\r\nContent-Length: abc\r\n\r\n",
                            "POST / HTTP/1.1\r\nBad Header Line\r\n\r\n",
+                           "POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
                            "\x01\x02\x03\xff\xfe\r\n\r\n"}) {
     Conn c(port_);
     ASSERT_TRUE(c.Send(junk));
+    auto r = c.Read();
+    ASSERT_TRUE(r.has_value()) << junk;
+    EXPECT_EQ(r->status, 400) << junk;
+    EXPECT_NE(r->body.find("SerializationException"), std::string::npos) << r->body;
     EXPECT_TRUE(c.ClosedByPeer()) << junk;
   }
   {
@@ -559,6 +564,7 @@ std::string SignedRequest(std::string_view body = kSignedBody) {
 TEST_F(HttpServerTest, RequireAuth) {
   HttpServerOptions opts;
   opts.auth.keys.push_back({"AKIDDYNAROCKTEST", "dynarock/Secret+Key/EXAMPLE"});
+  opts.auth.now_seconds = [] { return int64_t{1715950890}; };  // 20240517T130130Z, when signed
   StartServer(opts);
   Conn c(port_);
 

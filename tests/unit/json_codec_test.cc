@@ -259,7 +259,7 @@ TEST(JsonDecode, CreateTableErrors) {
                "Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null; "
                "Value null at 'tableName' failed to satisfy constraint: Member must not be null; "
                "Value null at 'keySchema' failed to satisfy constraint: Member must not be null");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"t",
+  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl",
       "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"X"}],
       "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"KeyType":"SORT"}],
       "BillingMode":"ON_DEMAND"})"),
@@ -273,7 +273,7 @@ TEST(JsonDecode, CreateTableErrors) {
                "Member must satisfy enum value set: [HASH, RANGE]; "
                "Value 'ON_DEMAND' at 'billingMode' failed to satisfy constraint: Member must "
                "satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"t","AttributeDefinitions":[],
+  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":0}})"),
                kValidation,
                "2 validation errors detected: "
@@ -281,13 +281,13 @@ TEST(JsonDecode, CreateTableErrors) {
                "constraint: Member must have value greater than or equal to 1; "
                "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy "
                "constraint: Member must not be null");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"t","AttributeDefinitions":{},
+  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":{},
       "KeySchema":[]})"),
                kSerialization, "Start of structure or map found where not expected");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"t","AttributeDefinitions":[],
+  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":"5","WriteCapacityUnits":5}})"),
                kSerialization, "STRING_VALUE cannot be converted to Long");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"t","AttributeDefinitions":[],
+  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"GlobalSecondaryIndexes":[{"IndexName":"i","KeySchema":[]}]})"),
                kValidation,
                "1 validation error detected: Value null at "
@@ -314,8 +314,10 @@ TEST(JsonDecode, SimpleTableOperations) {
   auto l = Must(DecodeListTablesRequest(R"({"ExclusiveStartTableName":"Forum","Limit":3})"));
   EXPECT_EQ(l.exclusive_start_table_name, "Forum");
   EXPECT_EQ(l.limit, 3);
-  auto empty = Must(DecodeListTablesRequest(""));
+  auto empty = Must(DecodeListTablesRequest("{}"));
   EXPECT_FALSE(empty.limit);
+  EXPECT_ERROR(DecodeListTablesRequest(""), kSerialization, "");
+  EXPECT_ERROR(DecodeListTablesRequest(" \n"), kSerialization, "");
   EXPECT_ERROR(DecodeListTablesRequest(R"({"Limit":0})"), kValidation,
                "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
                "Member must have value greater than or equal to 1");
@@ -355,7 +357,7 @@ TEST(JsonDecode, UpdateTable) {
   ASSERT_TRUE(r.stream_specification);
   EXPECT_FALSE(r.stream_specification->stream_enabled);
   EXPECT_EQ(r.deletion_protection_enabled, true);
-  EXPECT_ERROR(DecodeUpdateTableRequest(R"({"TableName":"t","GlobalSecondaryIndexUpdates":
+  EXPECT_ERROR(DecodeUpdateTableRequest(R"({"TableName":"tbl","GlobalSecondaryIndexUpdates":
       [{"Update":{"IndexName":"i"}}]})"),
                kValidation,
                "1 validation error detected: Value null at "
@@ -399,7 +401,7 @@ TEST(JsonDecode, PutItem) {
 
 TEST(JsonDecode, PutItemLegacyExpectedAndEmptyMaps) {
   auto r = Must(DecodePutItemRequest(R"({
-    "TableName": "t", "Item": {"pk": {"S": "a"}},
+    "TableName": "tbl", "Item": {"pk": {"S": "a"}},
     "Expected": {"pk": {"Exists": false},
                  "n": {"ComparisonOperator": "BETWEEN",
                        "AttributeValueList": [{"N": "1"}, {"N": "5"}]},
@@ -418,10 +420,10 @@ TEST(JsonDecode, PutItemLegacyExpectedAndEmptyMaps) {
 }
 
 TEST(JsonDecode, PutItemErrors) {
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t"})"), kValidation,
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl"})"), kValidation,
                "1 validation error detected: Value null at 'item' failed to satisfy "
                "constraint: Member must not be null");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t","Item":{},"ReturnValues":"ALL"})"),
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},"ReturnValues":"ALL"})"),
                kValidation,
                "1 validation error detected: Value 'ALL' at 'returnValues' failed to satisfy "
                "constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, "
@@ -435,26 +437,26 @@ TEST(JsonDecode, PutItemErrors) {
                "must satisfy enum value set: [INDEXES, TOTAL, NONE]; "
                "Value 'ALL' at 'returnItemCollectionMetrics' failed to satisfy constraint: "
                "Member must satisfy enum value set: [SIZE, NONE]");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t","Item":{"a":{}},
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{"a":{}},
       "Expected":{"a":{"ComparisonOperator":"EQUALS"}}})"),
                kValidation,
                "1 validation error detected: Value 'EQUALS' at "
                "'expected.a.member.comparisonOperator' failed to satisfy constraint: Member must "
                "satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, "
                "NE, LE, BEGINS_WITH, GE, CONTAINS]");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t","Item":[]})"), kSerialization,
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":[]})"), kSerialization,
                "Start of list found where not expected");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t","Item":{},
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
       "ExpressionAttributeNames":"{\"#a\":\"a\"}"})"),
                kSerialization, "Unexpected field type");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"t","Item":{},
+  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
       "ExpressionAttributeNames":{"#a":1}})"),
                kSerialization, "NUMBER_VALUE cannot be converted to String");
 }
 
 TEST(JsonDecode, MalformedJson) {
   for (const char* body : {"{", "{\"TableName\":}", "nope", "{\"a\":1,}", "{\"a\" 1}",
-                           "{\"TableName\":\"t\"} trailing", "\"\\x\""}) {
+                           "{\"TableName\":\"tbl\"} trailing", "\"\\x\""}) {
     auto r = DecodePutItemRequest(body);
     ASSERT_FALSE(r.ok()) << body;
     EXPECT_EQ(r.status().type(), ErrorType::kSerialization) << body;
@@ -482,11 +484,11 @@ TEST(JsonDecode, GetItem) {
   EXPECT_EQ(r.expression_attribute_names.at("#t"), "Tags");
   EXPECT_TRUE(r.consistent_read);
   EXPECT_EQ(r.return_consumed_capacity, ReturnConsumedCapacity::kIndexes);
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"t","Key":{},"ConsistentRead":"yes"})"),
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":"yes"})"),
                kSerialization, "STRING_VALUE cannot be converted to Boolean");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"t","Key":{},"ConsistentRead":1})"),
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":1})"),
                kSerialization, "NUMBER_VALUE cannot be converted to Boolean");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"t","Key":{},"AttributesToGet":"a"})"),
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":"a"})"),
                kSerialization, "Unexpected field type");
 }
 
@@ -500,7 +502,7 @@ TEST(JsonDecode, DeleteItem) {
   EXPECT_EQ(r.key.size(), 2u);
   EXPECT_EQ(r.condition_expression, "attribute_not_exists(Replies)");
   EXPECT_EQ(r.return_values, ReturnValue::kAllOld);
-  EXPECT_ERROR(DecodeDeleteItemRequest(R"({"TableName":"t"})"), kValidation,
+  EXPECT_ERROR(DecodeDeleteItemRequest(R"({"TableName":"tbl"})"), kValidation,
                "1 validation error detected: Value null at 'key' failed to satisfy constraint: "
                "Member must not be null");
 }
@@ -521,7 +523,7 @@ TEST(JsonDecode, UpdateItem) {
   EXPECT_FALSE(r.has_attribute_updates);
 
   auto legacy = Must(DecodeUpdateItemRequest(R"({
-    "TableName": "t", "Key": {"pk": {"S": "a"}},
+    "TableName": "tbl", "Key": {"pk": {"S": "a"}},
     "AttributeUpdates": {"n": {"Value": {"N": "3"}, "Action": "ADD"}, "gone": {"Action": "DELETE"},
                          "p": {"Value": {"S": "x"}}}
   })"));
@@ -531,13 +533,13 @@ TEST(JsonDecode, UpdateItem) {
   EXPECT_EQ(legacy.attribute_updates["n"].value, N("3"));
   EXPECT_FALSE(legacy.attribute_updates["gone"].value);
   EXPECT_EQ(legacy.attribute_updates["p"].action, "PUT");
-  EXPECT_ERROR(DecodeUpdateItemRequest(R"({"TableName":"t","Key":{},
+  EXPECT_ERROR(DecodeUpdateItemRequest(R"({"TableName":"tbl","Key":{},
       "AttributeUpdates":{"n":{"Action":"REMOVE"}}})"),
                kValidation,
                "1 validation error detected: Value 'REMOVE' at "
                "'attributeUpdates.n.member.action' failed to satisfy constraint: Member must "
                "satisfy enum value set: [ADD, PUT, DELETE]");
-  auto empty = Must(DecodeUpdateItemRequest(R"({"TableName":"t","Key":{},"AttributeUpdates":{}})"));
+  auto empty = Must(DecodeUpdateItemRequest(R"({"TableName":"tbl","Key":{},"AttributeUpdates":{}})"));
   EXPECT_TRUE(empty.has_attribute_updates);
 }
 
@@ -589,7 +591,7 @@ TEST(JsonDecode, Query) {
   EXPECT_EQ(legacy.attributes_to_get.size(), 2u);
   EXPECT_TRUE(legacy.scan_index_forward);
 
-  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"t","Limit":0,"Select":"EVERYTHING"})"),
+  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","Limit":0,"Select":"EVERYTHING"})"),
                kValidation,
                "2 validation errors detected: "
                "Value 'EVERYTHING' at 'select' failed to satisfy constraint: Member must satisfy "
@@ -597,7 +599,7 @@ TEST(JsonDecode, Query) {
                "ALL_PROJECTED_ATTRIBUTES]; "
                "Value '0' at 'limit' failed to satisfy constraint: Member must have value "
                "greater than or equal to 1");
-  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"t","KeyConditions":{"a":{}}})"), kValidation,
+  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","KeyConditions":{"a":{}}})"), kValidation,
                "1 validation error detected: Value null at "
                "'keyConditions.a.member.comparisonOperator' failed to satisfy constraint: "
                "Member must not be null");
@@ -620,14 +622,14 @@ TEST(JsonDecode, Scan) {
   EXPECT_EQ(r.scan_filter["Votes"].comparison_operator, "NOT_NULL");
   EXPECT_EQ(r.conditional_operator, "AND");
   EXPECT_EQ(r.select, Select::kCount);
-  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"t","Segment":-1,"TotalSegments":1000001})"),
+  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"tbl","Segment":-1,"TotalSegments":1000001})"),
                kValidation,
                "2 validation errors detected: "
                "Value '-1' at 'segment' failed to satisfy constraint: Member must have value "
                "greater than or equal to 0; "
                "Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must "
                "have value less than or equal to 1000000");
-  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"t","ConditionalOperator":"XOR"})"),
+  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"tbl","ConditionalOperator":"XOR"})"),
                kValidation,
                "1 validation error detected: Value 'XOR' at 'conditionalOperator' failed to "
                "satisfy constraint: Member must satisfy enum value set: [AND, OR]");
@@ -744,8 +746,8 @@ TEST(JsonDecode, TransactWriteItems) {
   EXPECT_FALSE(r.return_item_collection_metrics);
 
   EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
-      {"Update":{"TableName":"t","Key":{}}},
-      {"ConditionCheck":{"TableName":"t","Key":{}}}]})"),
+      {"Update":{"TableName":"tbl","Key":{}}},
+      {"ConditionCheck":{"TableName":"tbl","Key":{}}}]})"),
                kValidation,
                "2 validation errors detected: "
                "Value null at 'transactItems.1.member.update.updateExpression' failed to satisfy "
@@ -755,7 +757,7 @@ TEST(JsonDecode, TransactWriteItems) {
   EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[{}]})"), kValidation,
                "TransactItems can only contain one of Check, Put, Update or Delete");
   EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
-      {"Put":{"TableName":"t","Item":{}},"Delete":{"TableName":"t","Key":{}}}]})"),
+      {"Put":{"TableName":"tbl","Item":{}},"Delete":{"TableName":"tbl","Key":{}}}]})"),
                kValidation, "TransactItems can only contain one of Check, Put, Update or Delete");
   EXPECT_ERROR(DecodeTransactWriteItemsRequest("{}"), kValidation,
                "1 validation error detected: Value null at 'transactItems' failed to satisfy "
@@ -999,7 +1001,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_ROUND_TRIP(UpdateTableRequest, ut);
 
   PutItemRequest put;
-  put.table_name = "T";
+  put.table_name = "Tbl";
   put.item = Item{{"pk", S("a")}, {"b", AttributeValue::B("\xff")}, {"l", AttributeValue::L({N("1")})}};
   put.condition_expression = "attribute_not_exists(pk)";
   put.has_expression_attribute_names = true;  // present but empty
@@ -1018,7 +1020,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_EQ(put2.item, put.item);
 
   GetItemRequest get;
-  get.table_name = "T";
+  get.table_name = "Tbl";
   get.key = Key("a");
   get.consistent_read = true;
   get.projection_expression = "#a";
@@ -1029,7 +1031,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_ROUND_TRIP(GetItemRequest, get);
 
   DeleteItemRequest del;
-  del.table_name = "T";
+  del.table_name = "Tbl";
   del.key = Key("a");
   del.condition_expression = "a = :a";
   del.expression_attribute_values = Item{{":a", AttributeValue::Bool(true)}};
@@ -1038,7 +1040,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_ROUND_TRIP(DeleteItemRequest, del);
 
   UpdateItemRequest upd;
-  upd.table_name = "T";
+  upd.table_name = "Tbl";
   upd.key = Key("a");
   upd.update_expression = "SET a = :a";
   upd.expression_attribute_values = Item{{":a", AttributeValue::Null()}};
@@ -1049,7 +1051,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_ROUND_TRIP(UpdateItemRequest, upd);
 
   QueryRequest q;
-  q.table_name = "T";
+  q.table_name = "Tbl";
   q.index_name = "gsi";
   q.select = Select::kSpecificAttributes;
   q.key_condition_expression = "pk = :p";
@@ -1074,7 +1076,7 @@ TEST(JsonClient, RequestRoundTrips) {
   EXPECT_FALSE(q2.scan_index_forward);
 
   ScanRequest sc;
-  sc.table_name = "T";
+  sc.table_name = "Tbl";
   sc.segment = 0;
   sc.total_segments = 2;
   sc.scan_filter["n"] = LegacyCondition{"BETWEEN", {N("1"), N("9")}};
@@ -1105,21 +1107,21 @@ TEST(JsonClient, RequestRoundTrips) {
   TransactWriteItemsRequest tw;
   TransactWriteItem check;
   check.kind = TransactWriteItem::Kind::kConditionCheck;
-  check.table_name = "T";
+  check.table_name = "Tbl";
   check.key = Key("a");
   check.condition_expression = "attribute_exists(pk)";
   check.return_values_on_condition_check_failure_all_old = true;
   TransactWriteItem tput;
   tput.kind = TransactWriteItem::Kind::kPut;
-  tput.table_name = "T";
+  tput.table_name = "Tbl";
   tput.item = Key("b");
   TransactWriteItem tdel;
   tdel.kind = TransactWriteItem::Kind::kDelete;
-  tdel.table_name = "T";
+  tdel.table_name = "Tbl";
   tdel.key = Key("c");
   TransactWriteItem tupd;
   tupd.kind = TransactWriteItem::Kind::kUpdate;
-  tupd.table_name = "T";
+  tupd.table_name = "Tbl";
   tupd.key = Key("d");
   tupd.update_expression = "SET #n = :v";
   tupd.expression_attribute_names = {{"#n", "n"}};

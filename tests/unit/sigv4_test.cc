@@ -8,11 +8,33 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+
 #include <string>
 #include <vector>
 
 namespace dynarock::api {
 namespace {
+
+// Seconds since the epoch of an ISO-8601 basic date ("20150830T123600Z").
+int64_t EpochOf(const char* amz_date) {
+  struct tm tm = {};
+  strptime(amz_date, "%Y%m%dT%H%M%SZ", &tm);
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+// A verifier configuration whose clock stands at `amz_date` (the published
+// examples are years old) and whose credential scope must name `service`.
+AuthConfig TestConfig(std::vector<AccessKey> keys, std::string service, const char* amz_date) {
+  AuthConfig c;
+  c.keys = std::move(keys);
+  c.service = std::move(service);
+  const int64_t now = EpochOf(amz_date);
+  c.now_seconds = [now] { return now; };
+  return c;
+}
+
+constexpr char kBotoDate[] = "20240517T130130Z";
 
 constexpr char kExampleSecret[] = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
 constexpr char kEmptyHash[] = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
@@ -114,7 +136,7 @@ TEST(SigV4Test, TestSuiteGetVanillaFamily) {
               c.signature);
 
     // The verifier accepts the same request with the published Authorization header.
-    SigV4Verifier verifier(AuthConfig{{{"AKIDEXAMPLE", kExampleSecret}}});
+    SigV4Verifier verifier(TestConfig({{"AKIDEXAMPLE", kExampleSecret}}, "", "20150830T123600Z"));
     SigV4Request req{c.method, target, headers};
     std::string auth =
         std::string("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/"
@@ -163,8 +185,9 @@ TEST(SigV4Test, IamListUsersWalkthrough) {
 
 TEST(SigV4Test, S3GetObjectExampleWithContentSha256) {
   // S3's "GET Object" example: a Range header and x-amz-content-sha256 are signed.
-  SigV4Verifier verifier(AuthConfig{{{"AKIAIOSFODNN7EXAMPLE",
-                                      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}}});
+  SigV4Verifier verifier(TestConfig({{"AKIAIOSFODNN7EXAMPLE",
+                                      "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}},
+                                    "s3", "20130524T000000Z"));
   SigV4Request req{"GET",
                    "/test.txt",
                    {{"Host", "examplebucket.s3.amazonaws.com"},
@@ -225,7 +248,8 @@ SigV4Request BotoRequest(const char* auth = kBotoAuth) {
 }
 
 SigV4Verifier BotoVerifier() {
-  return SigV4Verifier(AuthConfig{{{"OTHERKEY", "x"}, {kBotoKey, kBotoSecret}}});
+  return SigV4Verifier(
+      TestConfig({{"OTHERKEY", "x"}, {kBotoKey, kBotoSecret}}, "dynamodb", kBotoDate));
 }
 
 TEST(SigV4VerifierTest, AcceptsBotocoreSignature) {
@@ -266,12 +290,12 @@ TEST(SigV4VerifierTest, TamperedBodyOrHeaderIsInvalidSignature) {
 }
 
 TEST(SigV4VerifierTest, WrongSecretIsInvalidSignature) {
-  SigV4Verifier v(AuthConfig{{{kBotoKey, "not-the-secret"}}});
+  SigV4Verifier v(TestConfig({{kBotoKey, "not-the-secret"}}, "dynamodb", kBotoDate));
   EXPECT_EQ(v.Verify(BotoRequest(), kBotoBody).type(), ErrorType::kInvalidSignature);
 }
 
 TEST(SigV4VerifierTest, UnknownAccessKeyIsUnrecognizedClient) {
-  SigV4Verifier v(AuthConfig{{{"SOMEONEELSE", kBotoSecret}}});
+  SigV4Verifier v(TestConfig({{"SOMEONEELSE", kBotoSecret}}, "dynamodb", kBotoDate));
   Status s = v.Verify(BotoRequest(), kBotoBody);
   EXPECT_EQ(s.type(), ErrorType::kUnrecognizedClient);
   EXPECT_EQ(s.message(), "The security token included in the request is invalid.");
@@ -332,6 +356,43 @@ TEST(SigV4VerifierTest, DisabledAcceptsAnything) {
   EXPECT_FALSE(v.enabled());
   EXPECT_TRUE(v.Verify(SigV4Request{"POST", "/", {}}, "{}").ok());
   EXPECT_TRUE(v.Verify(BotoRequest("garbage"), "{}").ok());
+}
+
+TEST(SigV4VerifierTest, ExpiredOrFutureSignatureIsInvalid) {
+  // Five minutes either way, as DynamoDB allows: a captured request cannot be
+  // replayed later.
+  for (int64_t offset : {-301, 301}) {
+    AuthConfig c = TestConfig({{kBotoKey, kBotoSecret}}, "dynamodb", kBotoDate);
+    const int64_t now = EpochOf(kBotoDate) + offset;
+    c.now_seconds = [now] { return now; };
+    Status s = SigV4Verifier(c).Verify(BotoRequest(), kBotoBody);
+    EXPECT_EQ(s.type(), ErrorType::kInvalidSignature);
+    if (offset > 0) {
+      EXPECT_EQ(s.message(), "Signature expired: 20240517T130130Z is now earlier than "
+                             "20240517T130131Z (20240517T130631Z - 5 min.)");
+    } else {
+      EXPECT_EQ(s.message(), "Signature not yet current: 20240517T130130Z is still later than "
+                             "20240517T130129Z (20240517T125629Z + 5 min.)");
+    }
+  }
+  for (int64_t offset : {-300, 0, 300}) {
+    AuthConfig c = TestConfig({{kBotoKey, kBotoSecret}}, "dynamodb", kBotoDate);
+    const int64_t now = EpochOf(kBotoDate) + offset;
+    c.now_seconds = [now] { return now; };
+    EXPECT_TRUE(SigV4Verifier(c).Verify(BotoRequest(), kBotoBody).ok()) << offset;
+  }
+}
+
+TEST(SigV4VerifierTest, ScopeMustNameDynamoDbAndSignTheHost) {
+  SigV4Verifier s3(TestConfig({{kBotoKey, kBotoSecret}}, "s3", kBotoDate));
+  Status s = s3.Verify(BotoRequest(), kBotoBody);
+  EXPECT_EQ(s.type(), ErrorType::kInvalidSignature);
+  EXPECT_EQ(s.message(), "Credential should be scoped to correct service: 's3'. ");
+  std::string auth = kBotoAuth;
+  auth.replace(auth.find("content-type;host;"), 18, "content-type;");
+  s = BotoVerifier().Verify(BotoRequest(auth.c_str()), kBotoBody);
+  EXPECT_EQ(s.type(), ErrorType::kInvalidSignature);
+  EXPECT_EQ(s.message(), "'Host' must be a 'SignedHeader' in the AWS Authorization.");
 }
 
 TEST(SigV4VerifierTest, ParseKeySecret) {

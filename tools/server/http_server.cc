@@ -257,7 +257,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void OnHeader(beast::error_code ec, std::size_t) {
     idle_ = false;
     if (ec == http::error::body_limit) return RefuseTooLarge();
-    if (ec) return Close();  // end of stream, timeout, Stop(), malformed request
+    if (IsMalformed(ec)) return RefuseMalformed(ec);
+    if (ec) return Close();  // end of stream, timeout, Stop()
     if (parser_->is_done()) return HandleRequest();
     auto& req = parser_->get();
     auto expect = req.find(http::field::expect);
@@ -284,6 +285,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (pec || used == 0) break;
     }
     if (pec == http::error::body_limit) return RefuseTooLarge();
+    if (IsMalformed(pec)) return RefuseMalformed(pec);
     if (pec) return Close();
     if (parser_->is_done()) return HandleRequest();
     ReadBody();
@@ -297,6 +299,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void OnBody(beast::error_code ec, std::size_t) {
     if (ec == http::error::body_limit) return RefuseTooLarge();
+    if (IsMalformed(ec)) return RefuseMalformed(ec);
     if (ec) return Close();
     HandleRequest();
   }
@@ -318,7 +321,9 @@ class Session : public std::enable_shared_from_this<Session> {
         return Respond(404, kJson10, std::string(kNotFoundBody), !keep_alive);
     }
 
-    // Reply in the dialect asked for.
+    // Reply in the dialect asked for. DynamoDB answers a body of any other media
+    // type with a 404 UnknownOperationException (a request without a
+    // Content-Type, as curl sends it, is taken as JSON).
     std::string_view content_type = kJson10;
     auto ct = req.find(http::field::content_type);
     if (ct != req.end()) {
@@ -327,6 +332,8 @@ class Session : public std::enable_shared_from_this<Session> {
         content_type = kJson11;
       } else if (IEqualsAscii(media, kJson)) {
         content_type = kJson;
+      } else if (!IEqualsAscii(media, kJson10)) {
+        return Respond(404, kJson10, std::string(kNotFoundBody), !keep_alive);
       }
     }
 
@@ -364,6 +371,27 @@ class Session : public std::enable_shared_from_this<Session> {
       reply = api::Handler::ErrorReply(InternalError("internal error"));
     }
     Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+  }
+
+  // A request that is not HTTP/1.x as Beast parses it (a bad request line or
+  // header, conflicting lengths, headers over the limit): answer 400 and close,
+  // rather than dropping the connection without a word.
+  static bool IsMalformed(const beast::error_code& ec) {
+    if (!ec) return false;
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec == http::error::need_more || ec == http::error::body_limit) {
+      return false;
+    }
+    return ec.category() == http::make_error_code(http::error::bad_version).category();
+  }
+
+  void RefuseMalformed(const beast::error_code& ec) {
+    idle_ = false;
+    api::ApiReply reply = api::Handler::ErrorReply(
+        Status(ErrorType::kSerialization, "Malformed HTTP request: " + ec.message()));
+    http10_keep_alive_ = false;
+    head_only_ = false;
+    Respond(400, kJson10, std::move(reply.body), /*close=*/true);
   }
 
   void RefuseTooLarge() {

@@ -40,6 +40,13 @@ struct Options {
   std::string account_id = "000000000000";
   // RocksDB block cache size in bytes.
   size_t block_cache_bytes = 32u << 20;
+  // How often expired items of tables with TimeToLive enabled are looked for and
+  // deleted, in seconds; 0 turns expiry off. (DynamoDB deletes within days; a
+  // local database can afford to be prompt.)
+  double ttl_sweep_seconds = 5;
+  // Open without writing anything (no recovery writes, no background work): for
+  // `dynarock check` and other inspections. Every write operation fails.
+  bool read_only = false;
 };
 
 // What DB::CheckConsistency found.
@@ -89,6 +96,23 @@ class DB {
       const TransactGetItemsRequest& req) = 0;
   virtual StatusOr<TransactWriteItemsResponse> TransactWriteItems(
       const TransactWriteItemsRequest& req) = 0;
+
+  // Time to live. With it enabled, items whose TTL attribute (a number of
+  // seconds since the epoch) lies in the past, by at most five years, are deleted
+  // in the background, through the normal write path (their indexes follow), as
+  // DynamoDB does. Errors: ValidationException ("TimeToLive is already enabled",
+  // ...), ResourceNotFoundException.
+  virtual StatusOr<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& req) = 0;
+  virtual StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
+      const DescribeTimeToLiveRequest& req) = 0;
+
+  // Tags of a table, named by its ARN; kept in the catalog. Errors:
+  // ValidationException (a malformed ARN, tag rules, more than 50 tags),
+  // ResourceNotFoundException.
+  virtual StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& req) = 0;
+  virtual StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) = 0;
+  virtual StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
+      const ListTagsOfResourceRequest& req) = 0;
 
   // Not a DynamoDB operation: verifies, on one snapshot, that every secondary
   // index holds exactly the entries its table's items imply (keys and projected

@@ -452,6 +452,48 @@ struct TransactGetItemsResponse {
   bool has_consumed_capacity = false;
 };
 
+// ---- Time to live
+
+struct TimeToLiveSpecification {
+  bool enabled = false;
+  std::string attribute_name;
+};
+struct UpdateTimeToLiveRequest {
+  std::string table_name;
+  TimeToLiveSpecification time_to_live_specification;
+};
+struct UpdateTimeToLiveResponse {
+  TimeToLiveSpecification time_to_live_specification;
+};
+struct DescribeTimeToLiveRequest {
+  std::string table_name;
+};
+struct DescribeTimeToLiveResponse {
+  std::string time_to_live_status = "DISABLED";  // "ENABLED" | "DISABLED"
+  std::optional<std::string> attribute_name;     // when ENABLED
+};
+
+// ---- Tags (on tables, named by their ARN)
+
+struct TagResourceRequest {
+  std::string resource_arn;
+  std::vector<Tag> tags;
+};
+struct TagResourceResponse {};
+struct UntagResourceRequest {
+  std::string resource_arn;
+  std::vector<std::string> tag_keys;
+};
+struct UntagResourceResponse {};
+struct ListTagsOfResourceRequest {
+  std::string resource_arn;
+  std::optional<std::string> next_token;
+};
+struct ListTagsOfResourceResponse {
+  std::vector<Tag> tags;  // sorted by key
+  std::optional<std::string> next_token;
+};
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_REQUESTS_H_

@@ -1,0 +1,357 @@
+// Table metadata kept in the catalog beside the table's definition: time to live
+// (UpdateTimeToLive, DescribeTimeToLive, and the background expiry of items) and
+// tags (TagResource, UntagResource, ListTagsOfResource).
+//
+// Expiry: a thread wakes every Options::ttl_sweep_seconds, walks the items of
+// each table with TTL enabled, and deletes those whose TTL attribute is a number
+// of epoch seconds in the past, by at most five years (DynamoDB ignores older
+// values, and any value that is not a number). Each deletion re-checks the item
+// under its lock and goes through the normal write path, so indexes and
+// statistics follow and a concurrent update that pushed the expiry forward wins.
+
+#include <rocksdb/db.h>
+#include <rocksdb/write_batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cctype>
+#include <cstdlib>
+
+#include "engine/db_impl.h"
+#include "engine/item_codec.h"
+#include "engine/key_codec.h"
+#include "engine/rocksdb_status.h"
+#include "engine/table_validation.h"
+
+namespace dynarock {
+namespace {
+
+constexpr size_t kTagsPerResourceMax = 50;
+constexpr size_t kTagKeyCharsMax = 128;
+constexpr size_t kTagValueCharsMax = 256;
+constexpr double kTtlLookBackSeconds = 5.0 * 365 * 24 * 3600;
+
+double NowEpochSeconds() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+// Characters in UTF-8 (code points), for the tag length limits.
+size_t Utf8Chars(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Tag keys and values: Unicode letters, digits and white space, plus + - = . _ : / @
+// (DynamoDB's tagging restrictions). Non-ASCII bytes are taken as letters.
+bool TagCharsOk(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c >= 0x80 || std::isalnum(c) || std::isspace(c)) continue;
+    if (std::string_view("+-=._:/@").find(static_cast<char>(c)) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Whether `item` has expired at `now` under TTL attribute `attribute`.
+bool Expired(const Item& item, const std::string& attribute, double now) {
+  auto it = item.find(attribute);
+  if (it == item.end() || !it->second.is(AttrType::kN)) return false;
+  char* end = nullptr;
+  const std::string& text = it->second.scalar();
+  double when = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !std::isfinite(when)) return false;
+  return when < now && when >= now - kTtlLookBackSeconds;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- time to live
+
+StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLiveRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  const auto& spec = req.time_to_live_specification;
+  ConstraintErrors errors;
+  if (spec.attribute_name.empty()) {
+    errors.Add("Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy "
+               "constraint: Member must have length greater than or equal to 1");
+  } else if (spec.attribute_name.size() > 255) {
+    errors.Add("Value '" + spec.attribute_name +
+               "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: "
+               "Member must have length less than or equal to 255");
+  }
+  DR_RETURN_IF_ERROR(errors.ToStatus());
+  {
+    std::unique_lock lock(catalog_mu_);
+    auto it = tables_.find(TableNameOf(req.table_name));
+    if (it == tables_.end()) {
+      return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
+                              " not found");
+    }
+    TableInfo info = *it->second;
+    if (spec.enabled && info.ttl_attribute) {
+      return ValidationError("TimeToLive is already enabled");
+    }
+    if (!spec.enabled && !info.ttl_attribute) {
+      return ValidationError("TimeToLive is already disabled");
+    }
+    if (!spec.enabled && *info.ttl_attribute != spec.attribute_name) {
+      return ValidationError("TimeToLive is active on a different AttributeName: current "
+                             "AttributeName is " + *info.ttl_attribute);
+    }
+    if (spec.enabled) {
+      info.ttl_attribute = spec.attribute_name;
+    } else {
+      info.ttl_attribute.reset();
+    }
+    rocksdb::WriteBatch batch;
+    DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+    DR_RETURN_IF_ERROR(Commit(&batch));
+    it->second = std::make_shared<TableInfo>(std::move(info));
+  }
+  if (spec.enabled) StartTtlSweeper();
+  UpdateTimeToLiveResponse resp;
+  resp.time_to_live_specification = spec;
+  return resp;
+}
+
+StatusOr<DescribeTimeToLiveResponse> DBImpl::DescribeTimeToLive(
+    const DescribeTimeToLiveRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  auto table = FindTable(req.table_name);
+  if (!table.ok()) {
+    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
+                            " not found");
+  }
+  DescribeTimeToLiveResponse resp;
+  if ((*table)->ttl_attribute) {
+    resp.time_to_live_status = "ENABLED";
+    resp.attribute_name = (*table)->ttl_attribute;
+  }
+  return resp;
+}
+
+void DBImpl::StartTtlSweeper() {
+  if (options_.ttl_sweep_seconds <= 0) return;
+  std::lock_guard<std::mutex> lock(ttl_mu_);
+  if (ttl_thread_.joinable() || shutting_down_) return;
+  ttl_thread_ = std::thread([this] { TtlLoop(); });
+}
+
+void DBImpl::TtlLoop() {
+  const auto period = std::chrono::milliseconds(
+      static_cast<int64_t>(options_.ttl_sweep_seconds * 1000));
+  std::unique_lock<std::mutex> lock(ttl_mu_);
+  while (!shutting_down_) {
+    ttl_cv_.wait_for(lock, period, [this] { return shutting_down_.load(); });
+    if (shutting_down_) break;
+    lock.unlock();
+    SweepExpiredItems();
+    lock.lock();
+  }
+}
+
+int64_t DBImpl::SweepExpiredItems() {
+  std::vector<TableInfoPtr> tables;
+  {
+    std::shared_lock lock(catalog_mu_);
+    for (const auto& [name, t] : tables_)
+      if (t->ttl_attribute) tables.push_back(t);
+  }
+  int64_t deleted = 0;
+  const double now = NowEpochSeconds();
+  for (const auto& table : tables) {
+    const std::string attribute = *table->ttl_attribute;
+    const std::string lower = EncodeTablePrefix(table->id);
+    const std::string upper = EncodeTablePrefix(table->id + 1);
+    std::vector<std::string> expired;
+    {
+      rocksdb::ReadOptions ro;
+      rocksdb::Slice upper_slice(upper);
+      ro.iterate_upper_bound = &upper_slice;
+      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+      for (it->Seek(lower); it->Valid() && !shutting_down_; it->Next()) {
+        Item item;
+        if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) &&
+            Expired(item, attribute, now)) {
+          expired.push_back(it->key().ToString());
+        }
+      }
+    }
+    for (const auto& key : expired) {
+      if (shutting_down_) return deleted;
+      TableInfoPtr current = CurrentTable(*table);
+      if (!current || current->ttl_attribute != attribute) break;
+      bool removed = false;
+      Status s = ModifyItem(
+          *current, key,
+          [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+            if (!old || !Expired(*old, attribute, now)) {
+              return ConditionalCheckFailed("no longer expired");
+            }
+            removed = true;
+            return std::optional<Item>();
+          },
+          nullptr, nullptr);
+      if (s.ok() && removed) deleted++;
+    }
+  }
+  return deleted;
+}
+
+// ---------------------------------------------------------------- tags
+
+StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
+  constexpr std::string_view kTable = ":table/";
+  if (arn.empty() || arn.size() > 1283) {
+    return ValidationError("1 validation error detected: Value '" + std::string(arn) +
+                           "' at 'resourceArn' failed to satisfy constraint: Member must have "
+                           "length " + (arn.empty() ? "greater than or equal to 1"
+                                                    : "less than or equal to 1283"));
+  }
+  if (arn.substr(0, 4) != "arn:") {
+    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
+                           std::string(arn));
+  }
+  size_t pos = arn.find(kTable);
+  if (pos == std::string_view::npos || pos + kTable.size() == arn.size()) {
+    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
+                           std::string(arn));
+  }
+  std::string name(arn.substr(pos + kTable.size()));
+  // An index or stream ARN continues with "/index/..." or "/stream/...".
+  name = name.substr(0, name.find('/'));
+  std::shared_lock lock(catalog_mu_);
+  if (!tables_.count(name)) {
+    return ResourceNotFound("Requested resource not found: ResourcArn: " + std::string(arn) +
+                            " not found");
+  }
+  return name;
+}
+
+namespace {
+
+Status CheckTags(const std::vector<Tag>& tags, std::string_view field) {
+  ConstraintErrors errors;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    const Tag& t = tags[i];
+    const std::string at = std::string(field) + "." + std::to_string(i + 1) + ".member.";
+    size_t key_chars = Utf8Chars(t.key), value_chars = Utf8Chars(t.value);
+    if (key_chars < 1) {
+      errors.Add("Value '' at '" + at + "key' failed to satisfy constraint: Member must have "
+                 "length greater than or equal to 1");
+    } else if (key_chars > kTagKeyCharsMax) {
+      errors.Add("Value '" + t.key + "' at '" + at + "key' failed to satisfy constraint: Member "
+                 "must have length less than or equal to 128");
+    }
+    if (value_chars > kTagValueCharsMax) {
+      errors.Add("Value '" + t.value + "' at '" + at + "value' failed to satisfy constraint: "
+                 "Member must have length less than or equal to 256");
+    }
+  }
+  DR_RETURN_IF_ERROR(errors.ToStatus());
+  for (const Tag& t : tags) {
+    if (!TagCharsOk(t.key) || !TagCharsOk(t.value)) {
+      return ValidationError("One or more parameter values were invalid: Tag keys and values may "
+                             "contain only Unicode letters, digits, white space and + - = . _ : / "
+                             "@; got key '" + t.key + "'");
+    }
+    std::string prefix = t.key.substr(0, 4);
+    std::transform(prefix.begin(), prefix.end(), prefix.begin(), ::tolower);
+    if (prefix == "aws:") {
+      return ValidationError("One or more parameter values were invalid: The tag key '" + t.key +
+                             "' uses the prefix aws:, which is reserved for AWS use");
+    }
+  }
+  return Status();
+}
+
+// The tags of `info` with `tags` added or replaced, refused past 50.
+Status MergeTags(const std::vector<Tag>& tags, TableInfo* info) {
+  for (const Tag& t : tags) {
+    auto it = std::find_if(info->tags.begin(), info->tags.end(),
+                           [&](const Tag& x) { return x.key == t.key; });
+    if (it != info->tags.end()) {
+      it->value = t.value;
+    } else {
+      info->tags.push_back(t);
+    }
+  }
+  if (info->tags.size() > kTagsPerResourceMax) {
+    return ValidationError("One or more parameter values were invalid: The number of tags on "
+                           "the resource would exceed the maximum of 50 (" +
+                           std::to_string(info->tags.size()) + ")");
+  }
+  std::sort(info->tags.begin(), info->tags.end(),
+            [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  return Status();
+}
+
+}  // namespace
+
+Status ValidateTags(const std::vector<Tag>& tags, std::string_view field) {
+  DR_RETURN_IF_ERROR(CheckTags(tags, field));
+  TableInfo scratch;
+  return MergeTags(tags, &scratch);
+}
+
+StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req) {
+  if (req.tags.empty()) {
+    return ValidationError("1 validation error detected: Value '[]' at 'tags' failed to "
+                           "satisfy constraint: Member must have length greater than or equal "
+                           "to 1");
+  }
+  DR_RETURN_IF_ERROR(CheckTags(req.tags, "tags"));
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return ResourceNotFound("Requested resource not found: ResourcArn: " + req.resource_arn +
+                            " not found");
+  }
+  TableInfo info = *it->second;
+  DR_RETURN_IF_ERROR(MergeTags(req.tags, &info));
+  rocksdb::WriteBatch batch;
+  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  it->second = std::make_shared<TableInfo>(std::move(info));
+  return TagResourceResponse{};
+}
+
+StatusOr<UntagResourceResponse> DBImpl::UntagResource(const UntagResourceRequest& req) {
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    return ResourceNotFound("Requested resource not found: ResourcArn: " + req.resource_arn +
+                            " not found");
+  }
+  TableInfo info = *it->second;
+  size_t before = info.tags.size();
+  std::erase_if(info.tags, [&](const Tag& t) {
+    return std::find(req.tag_keys.begin(), req.tag_keys.end(), t.key) != req.tag_keys.end();
+  });
+  if (info.tags.size() != before) {
+    rocksdb::WriteBatch batch;
+    DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+    DR_RETURN_IF_ERROR(Commit(&batch));
+    it->second = std::make_shared<TableInfo>(std::move(info));
+  }
+  return UntagResourceResponse{};
+}
+
+StatusOr<ListTagsOfResourceResponse> DBImpl::ListTagsOfResource(
+    const ListTagsOfResourceRequest& req) {
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
+  ListTagsOfResourceResponse resp;
+  resp.tags = table->tags;
+  std::sort(resp.tags.begin(), resp.tags.end(),
+            [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  return resp;
+}
+
+}  // namespace dynarock

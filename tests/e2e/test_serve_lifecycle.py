@@ -1,0 +1,234 @@
+"""`dynarock serve` as a process: what survives a clean shutdown and a restart
+(items, indexes, tags, time to live), the expiry of items whose TTL has passed,
+startup failures that must leave nothing behind, raw-HTTP error paths the SDKs
+never produce (malformed JSON, an empty body, other media types, malformed
+HTTP), and --require-auth with boto3's real SigV4 signatures.
+
+Each test starts its own server (harness.launch) on a free loopback port.
+"""
+
+import http.client
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+import harness
+
+
+def client_for(url, key="test", secret="test"):
+    return boto3.client("dynamodb", endpoint_url=url, region_name=harness.REGION,
+                        aws_access_key_id=key, aws_secret_access_key=secret,
+                        config=Config(retries={"max_attempts": 1, "mode": "standard"}))
+
+
+def raw_post(url, body, target="DynamoDB_20120810.ListTables",
+             content_type="application/x-amz-json-1.0"):
+    host, port = url.replace("http://", "").rsplit(":", 1)
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    headers = {"X-Amz-Target": target}
+    if content_type:
+        headers["Content-Type"] = content_type
+    conn.request("POST", "/", body=body, headers=headers)
+    r = conn.getresponse()
+    data = r.read().decode()
+    conn.close()
+    return r.status, data
+
+
+class RestartTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="dynarock-e2e-")
+        self.data = os.path.join(self.dir, "data")
+        self.proc = None
+
+    def tearDown(self):
+        harness.stop_process(self.proc)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def start(self, *extra):
+        self.proc, url = harness.launch(self.data, extra)
+        return client_for(url)
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(self.proc.wait(timeout=20), 0)
+        self.proc = None
+
+    def test_metadata_and_items_survive_sigterm_and_restart(self):
+        c = self.start()
+        c.create_table(TableName="kept", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                             {"AttributeName": "g", "AttributeType": "S"}],
+                       GlobalSecondaryIndexes=[{"IndexName": "by-g",
+                                                "KeySchema": [{"AttributeName": "g",
+                                                               "KeyType": "HASH"}],
+                                                "Projection": {"ProjectionType": "ALL"}}],
+                       Tags=[{"Key": "env", "Value": "dev"}])
+        arn = c.describe_table(TableName="kept")["Table"]["TableArn"]
+        c.tag_resource(ResourceArn=arn, Tags=[{"Key": "team", "Value": "x"}])
+        c.update_time_to_live(TableName="kept", TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "expires"})
+        for i in range(300):
+            c.put_item(TableName="kept", Item={"pk": {"S": "k%d" % i}, "g": {"S": "G%d" % (i % 3)},
+                                               "expires": {"N": str(int(time.time()) + 3600)}})
+        self.stop()
+
+        c = self.start()
+        self.assertEqual(sorted((t["Key"], t["Value"])
+                                for t in c.list_tags_of_resource(ResourceArn=arn)["Tags"]),
+                         [("env", "dev"), ("team", "x")])
+        ttl = c.describe_time_to_live(TableName="kept")["TimeToLiveDescription"]
+        self.assertEqual(ttl, {"TimeToLiveStatus": "ENABLED", "AttributeName": "expires"})
+        d = c.describe_table(TableName="kept")["Table"]
+        self.assertEqual(d["ItemCount"], 300)
+        n = 0
+        for page in c.get_paginator("query").paginate(
+                TableName="kept", IndexName="by-g", KeyConditionExpression="g = :g",
+                ExpressionAttributeValues={":g": {"S": "G1"}}):
+            n += page["Count"]
+        self.assertEqual(n, 100)
+        self.stop()
+        # The data directory checks clean.
+        out = subprocess.run([harness._find_binary(), "check", "--data", self.data],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertIn("OK", out.stdout)
+
+    def test_expired_items_are_deleted_with_their_index_entries(self):
+        c = self.start("--ttl-sweep-seconds", "1")
+        c.create_table(TableName="ttl", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                             {"AttributeName": "g", "AttributeType": "S"}],
+                       GlobalSecondaryIndexes=[{"IndexName": "by-g",
+                                                "KeySchema": [{"AttributeName": "g",
+                                                               "KeyType": "HASH"}],
+                                                "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+        now = int(time.time())
+        items = {
+            "expired": {"N": str(now - 60)},
+            "future": {"N": str(now + 3600)},
+            "ancient": {"N": str(now - 6 * 365 * 24 * 3600)},  # over five years: ignored
+            "text": {"S": str(now - 60)},                      # not a number: ignored
+        }
+        for k, v in items.items():
+            c.put_item(TableName="ttl", Item={"pk": {"S": k}, "g": {"S": "G"}, "exp": v})
+        c.put_item(TableName="ttl", Item={"pk": {"S": "none"}, "g": {"S": "G"}})
+        c.update_time_to_live(TableName="ttl", TimeToLiveSpecification={
+            "Enabled": True, "AttributeName": "exp"})
+        deadline = time.monotonic() + 20
+        while "Item" in c.get_item(TableName="ttl", Key={"pk": {"S": "expired"}}):
+            self.assertLess(time.monotonic(), deadline, "expired item never deleted")
+            time.sleep(0.2)
+        keys = sorted(x["pk"]["S"] for x in c.scan(TableName="ttl")["Items"])
+        self.assertEqual(keys, ["ancient", "future", "none", "text"])
+        r = c.query(TableName="ttl", IndexName="by-g", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": {"S": "G"}})
+        self.assertEqual(sorted(x["pk"]["S"] for x in r["Items"]), keys)
+        self.assertEqual(c.describe_table(TableName="ttl")["Table"]["ItemCount"], 4)
+
+    def test_port_in_use_fails_without_creating_the_data_directory(self):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", 0))
+            s.listen(1)
+            port = s.getsockname()[1]
+            out = subprocess.run([harness._find_binary(), "serve", "--port", str(port),
+                                  "--data", self.data], capture_output=True, text=True,
+                                 timeout=30)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("Address already in use", out.stderr)
+        self.assertFalse(os.path.exists(self.data))
+
+    def test_a_directory_in_use_is_refused_clearly(self):
+        self.start()
+        out = subprocess.run([harness._find_binary(), "serve", "--port", "0",
+                              "--data", self.data], capture_output=True, text=True, timeout=30)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("in use by another process", out.stderr)
+
+
+class RawProtocolTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.proc, cls.url = harness.launch()
+
+    @classmethod
+    def tearDownClass(cls):
+        harness.stop_process(cls.proc)
+
+    def test_malformed_json_is_a_serialization_exception(self):
+        for body in ("{", "{\"TableName\":}", "nope", "[1,2]"):
+            status, data = raw_post(self.url, body, "DynamoDB_20120810.DescribeTable")
+            self.assertEqual(status, 400, body)
+            self.assertIn("SerializationException", json.loads(data)["__type"], body)
+
+    def test_empty_body_is_a_serialization_exception(self):
+        status, data = raw_post(self.url, "")
+        self.assertEqual(status, 400)
+        self.assertEqual(json.loads(data)["__type"],
+                         "com.amazon.coral.service#SerializationException")
+
+    def test_unknown_operation(self):
+        status, data = raw_post(self.url, "{}", "DynamoDB_20120810.Frobnicate")
+        self.assertEqual(status, 400)
+        self.assertIn("UnknownOperationException", json.loads(data)["__type"])
+
+    def test_other_media_types_are_not_found(self):
+        status, data = raw_post(self.url, "{}", content_type="text/plain")
+        self.assertEqual(status, 404)
+        self.assertIn("UnknownOperationException", data)
+        for ct in ("application/x-amz-json-1.0", "application/x-amz-json-1.1",
+                   "application/json", None):
+            status, _ = raw_post(self.url, "{}", content_type=ct)
+            self.assertEqual(status, 200, ct)
+
+    def test_malformed_http_gets_a_400_and_the_server_stays_up(self):
+        host, port = self.url.replace("http://", "").rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(b"POST / HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}")
+            data = s.recv(65536).decode(errors="replace")
+        self.assertTrue(data.startswith("HTTP/1.1 400"), data)
+        self.assertIn("x-amzn-RequestId", data)
+        status, _ = raw_post(self.url, "{}")
+        self.assertEqual(status, 200)
+
+
+class RequireAuthTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.proc, cls.url = harness.launch(None, ["--require-auth", "AKIDGOOD:s3cr3t/key"])
+
+    @classmethod
+    def tearDownClass(cls):
+        harness.stop_process(cls.proc)
+
+    def code_of(self, fn):
+        with self.assertRaises(ClientError) as e:
+            fn()
+        return harness.error_of(e.exception)
+
+    def test_boto3_signatures_are_verified(self):
+        good = client_for(self.url, "AKIDGOOD", "s3cr3t/key")
+        self.assertIn("TableNames", good.list_tables())
+        code, _ = self.code_of(lambda: client_for(self.url, "AKIDGOOD", "wrong").list_tables())
+        self.assertEqual(code, "InvalidSignatureException")
+        code, _ = self.code_of(lambda: client_for(self.url, "AKIDOTHER", "x").list_tables())
+        self.assertEqual(code, "UnrecognizedClientException")
+        status, data = raw_post(self.url, "{}")  # unsigned
+        self.assertEqual(status, 400)
+        self.assertIn("MissingAuthenticationTokenException", data)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
