@@ -65,7 +65,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
     if (ka.projection_expression) {
       DR_ASSIGN_OR_RETURN(read.projection, expr::ParseProjection(*ka.projection_expression, &ctx));
     } else if (!ka.attributes_to_get.empty()) {
-      read.projection = expr::ProjectionFromAttributesToGet(ka.attributes_to_get);
+      DR_ASSIGN_OR_RETURN(read.projection, expr::ProjectionFromAttributesToGet(ka.attributes_to_get));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
     std::set<std::string> seen;

@@ -30,10 +30,7 @@ StatusOr<expr::ConditionPtr> ParseWriteCondition(
     return expr::ParseCondition(*condition_expression, expr::ExpressionKind::kCondition, ctx);
   }
   if (!expected.empty()) return expr::ConditionFromExpected(expected, conditional_operator);
-  if (conditional_operator) {
-    return ValidationError(
-        "ConditionalOperator can only be used when Filter or Expected has two or more elements");
-  }
+  if (conditional_operator) return expr::ConditionalOperatorWithoutConditions();
   return expr::ConditionPtr();
 }
 
@@ -251,25 +248,21 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
 
 StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters({{"Expected", !req.expected.empty()}},
-                                            {{"ConditionExpression", req.condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"Expected", !req.expected.empty()},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"ConditionExpression", req.condition_expression.has_value()}}));
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
                                              req.has_expression_attribute_values,
                                              req.condition_expression.has_value(),
                                              req.condition_expression.has_value()));
   if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
-    return ValidationError("Return values set to invalid value");
+    return ValidationError("ReturnValues can only be ALL_OLD or NONE");
   }
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-
   Item item = req.item;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, item, /*for_put=*/true));
-  if (ItemSize(item) > kItemSizeBytesMax) {
-    return ValidationError("Item size has exceeded the maximum allowed size");
-  }
-  DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
 
+  // The request's own validity first, then the table (DynamoDB's order).
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
@@ -279,6 +272,16 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
                       ParseWriteCondition(req.condition_expression, req.expected,
                                           req.conditional_operator, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, item, /*for_put=*/true));
+  if (ItemSize(item) > kItemSizeBytesMax) {
+    return ValidationError("Item size has exceeded the maximum allowed size");
+  }
+  DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
+  if (condition) {
+    DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
+  }
 
   std::optional<Item> old_item;
   CapacityCounter cost;
@@ -307,10 +310,8 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
       {{"ProjectionExpression", req.projection_expression.has_value()}}));
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names, false,
                                              req.projection_expression.has_value(), false));
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
 
   std::optional<expr::ProjectionSpec> projection;
   expr::ExpressionContext ctx(&req.expression_attribute_names, nullptr,
@@ -319,9 +320,13 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   if (req.projection_expression) {
     DR_ASSIGN_OR_RETURN(projection, expr::ParseProjection(*req.projection_expression, &ctx));
   } else if (!req.attributes_to_get.empty()) {
-    projection = expr::ProjectionFromAttributesToGet(req.attributes_to_get);
+    DR_ASSIGN_OR_RETURN(projection, expr::ProjectionFromAttributesToGet(req.attributes_to_get));
   }
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+  if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, table->key, nullptr));
 
   DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
   GetItemResponse resp;
@@ -336,19 +341,19 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
 
 StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters({{"Expected", !req.expected.empty()}},
-                                            {{"ConditionExpression", req.condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"Expected", !req.expected.empty()},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"ConditionExpression", req.condition_expression.has_value()}}));
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
                                              req.has_expression_attribute_values,
                                              req.condition_expression.has_value(),
                                              req.condition_expression.has_value()));
   if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
-    return ValidationError("Return values set to invalid value");
+    return ValidationError("ReturnValues can only be ALL_OLD or NONE");
   }
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
 
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
@@ -359,6 +364,12 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
                       ParseWriteCondition(req.condition_expression, req.expected,
                                           req.conditional_operator, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+  if (condition) {
+    DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
+  }
 
   std::optional<Item> old_item;
   CapacityCounter cost;
@@ -382,17 +393,17 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
 StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"AttributeUpdates", req.has_attribute_updates}, {"Expected", !req.expected.empty()}},
+      {{"AttributeUpdates", req.has_attribute_updates},
+       {"Expected", !req.expected.empty()},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
       {{"UpdateExpression", req.update_expression.has_value()},
        {"ConditionExpression", req.condition_expression.has_value()}}));
   bool any_expression = req.update_expression || req.condition_expression;
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
                                              req.has_expression_attribute_values, any_expression,
                                              any_expression));
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
 
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
@@ -414,6 +425,8 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
                                           req.conditional_operator, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
   std::vector<expr::Path> updated_paths;
   if (plan) {
     updated_paths = expr::UpdatedPaths(*plan);
@@ -424,6 +437,9 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
             ". This attribute is part of the key");
       }
     }
+  }
+  if (condition) {
+    DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
   }
 
   std::optional<Item> old_item, new_item;

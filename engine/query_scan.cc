@@ -63,7 +63,7 @@ struct SelectChoice {
 };
 
 StatusOr<SelectChoice> ChooseSelect(const std::optional<Select>& select, bool has_projection,
-                                    bool legacy_projection, const IndexInfo* index) {
+                                    bool legacy_projection, const IndexInfo* index, bool scan) {
   SelectChoice choice;
   Select s = select.value_or(has_projection ? Select::kSpecificAttributes
                                             : (index ? Select::kAllProjectedAttributes
@@ -126,7 +126,9 @@ StatusOr<std::optional<expr::ProjectionSpec>> ParseReadProjection(
     return std::optional<expr::ProjectionSpec>(std::move(spec));
   }
   if (has_attributes_to_get) {
-    return std::optional<expr::ProjectionSpec>(expr::ProjectionFromAttributesToGet(attributes_to_get));
+    DR_ASSIGN_OR_RETURN(expr::ProjectionSpec spec,
+                        expr::ProjectionFromAttributesToGet(attributes_to_get));
+    return std::optional<expr::ProjectionSpec>(std::move(spec));
   }
   return std::optional<expr::ProjectionSpec>();
 }
@@ -137,6 +139,19 @@ StatusOr<LegacyConditionMap> NormalizeLegacyConditions(const LegacyConditionMap&
     for (auto& v : condition.attribute_value_list) DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&v, 1));
   }
   return out;
+}
+
+// No projection or filter path may go into a key attribute of the table or of
+// the index read.
+Status CheckReadPaths(const TableInfo& table, const IndexInfo* index,
+                      const std::optional<expr::ProjectionSpec>& projection,
+                      const expr::ConditionPtr& filter) {
+  const KeyDef* index_key = index ? &index->key : nullptr;
+  if (filter) {
+    DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*filter), table.key, index_key));
+  }
+  if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, table.key, index_key));
+  return Status();
 }
 
 // An LSI read fetches the table's item when it needs attributes the index does
@@ -295,7 +310,9 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
       {{"AttributesToGet", req.has_attributes_to_get},
        {"QueryFilter", req.has_query_filter},
        {"ConditionalOperator", req.conditional_operator.has_value()},
-       {"KeyConditions", req.has_key_conditions}},
+       // KeyConditions counts as legacy only beside KeyConditionExpression: with a
+       // FilterExpression or ProjectionExpression it is accepted.
+       {"KeyConditions", req.has_key_conditions && req.key_condition_expression.has_value()}},
       {{"ProjectionExpression", req.projection_expression.has_value()},
        {"FilterExpression", req.filter_expression.has_value()},
        {"KeyConditionExpression", req.key_condition_expression.has_value()}}));
@@ -308,9 +325,6 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
         "request.");
   }
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
-
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
@@ -331,13 +345,20 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
     DR_ASSIGN_OR_RETURN(LegacyConditionMap filter, NormalizeLegacyConditions(req.query_filter));
     DR_ASSIGN_OR_RETURN(plan.filter,
                         expr::ConditionFromFilter(filter, req.conditional_operator, "QueryFilter"));
+  } else if (req.conditional_operator) {
+    return expr::ConditionalOperatorWithoutConditions();
   }
   DR_ASSIGN_OR_RETURN(plan.projection,
                       ParseReadProjection(req.projection_expression, req.attributes_to_get,
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
+  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
-                                                        req.has_attributes_to_get, index));
+                                                        req.has_attributes_to_get, index,
+                                                        /*scan=*/false));
 
   // Match the key terms to the key schema of what is queried.
   const KeyDef& key = index ? index->key : table->key;
@@ -402,8 +423,8 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
     for (const auto& name : expr::ConditionAttributeNames(*plan.filter)) {
       if (key.IsKeyAttribute(name)) {
         return ValidationError(
-            "Filter Expression can only contain non-primary key attributes: Primary key "
-            "attribute: " + name);
+            std::string(req.filter_expression ? "Filter Expression" : "QueryFilter") +
+            " can only contain non-primary key attributes: Primary key attribute: " + name);
       }
     }
   }
@@ -518,9 +539,6 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
           " is not less than TotalSegments: " + std::to_string(*req.total_segments));
     }
   }
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
-
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
@@ -534,13 +552,20 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
     DR_ASSIGN_OR_RETURN(LegacyConditionMap filter, NormalizeLegacyConditions(req.scan_filter));
     DR_ASSIGN_OR_RETURN(plan.filter,
                         expr::ConditionFromFilter(filter, req.conditional_operator, "ScanFilter"));
+  } else if (req.conditional_operator) {
+    return expr::ConditionalOperatorWithoutConditions();
   }
   DR_ASSIGN_OR_RETURN(plan.projection,
                       ParseReadProjection(req.projection_expression, req.attributes_to_get,
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
+  DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
+  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
-                                                        req.has_attributes_to_get, index));
+                                                        req.has_attributes_to_get, index,
+                                                        /*scan=*/true));
 
   const uint32_t prefix_id = index ? index->id : table->id;
   if (req.total_segments) {

@@ -48,6 +48,20 @@ Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_express
   return Status();
 }
 
+Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& table_key,
+                           const KeyDef* index_key) {
+  for (const auto& path : paths) {
+    if (path.size() < 2 || path[0].is_index) continue;
+    const std::string& name = path[0].name;
+    const bool in_table = table_key.IsKeyAttribute(name);
+    if (!in_table && !(index_key && index_key->IsKeyAttribute(name))) continue;
+    return ValidationError(
+        "Key attributes must be scalars; list random access '[]' and map lookup '.' are not "
+        "allowed: " + std::string(in_table ? "Key: " : "IndexKey: ") + name);
+  }
+  return Status();
+}
+
 StatusOr<ValueMap> NormalizeExpressionValues(const ValueMap& values) {
   ValueMap out = values;
   for (auto& [name, value] : out) {

@@ -14,6 +14,8 @@
 
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
+#include "engine/expr/expression.h"
+#include "engine/table_info.h"
 
 namespace dynarock {
 
@@ -30,6 +32,12 @@ Status CheckNoMixedParameters(std::initializer_list<NamedParam> legacy,
 // present (ProjectionExpression takes names only).
 Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_expression,
                                bool any_value_expression);
+
+// "Key attributes must be scalars; list random access '[]' and map lookup '.'
+// are not allowed: Key: pk" (or "IndexKey: g" for `index_key`) when one of
+// `paths` goes into a key attribute.
+Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& table_key,
+                           const KeyDef* index_key);
 
 // Normalises the numbers and checks the sets of ExpressionAttributeValues.
 StatusOr<ValueMap> NormalizeExpressionValues(const ValueMap& values);

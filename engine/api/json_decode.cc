@@ -460,14 +460,21 @@ class Decoder {
     return false;
   }
 
-  bool ItemBody(const dom::object& m, Item* out) {
+  // `wrap_for` names a map whose invalid entries DynamoDB reports as
+  // "<map> contains invalid value: <problem> for key <key>".
+  bool ItemBody(const dom::object& m, Item* out, std::string_view wrap_for = {}) {
     out->clear();
     for (dom::key_value_pair kv : m) {
+      const bool had_error = !attr_error_.empty();
       AttributeValue v;
       if (kv.value.is_null()) {
         AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
       } else if (!AttrValue(kv.value, &v)) {
         return false;
+      }
+      if (!wrap_for.empty() && !had_error && !attr_error_.empty()) {
+        attr_error_ = std::string(wrap_for) + " contains invalid value: " + attr_error_ +
+                      " for key " + std::string(kv.key);
       }
       out->insert_or_assign(std::string(kv.key), std::move(v));
     }
@@ -475,9 +482,10 @@ class Decoder {
   }
 
   // A member holding an attribute map (Item, Key, ExpressionAttributeValues, ...).
-  bool ItemMember(const dom::object& o, std::string_view key, Item* out) {
+  bool ItemMember(const dom::object& o, std::string_view key, Item* out,
+                  std::string_view wrap_for = {}) {
     dom::object m;
-    return Obj(o, key, &m) && ItemBody(m, out);
+    return Obj(o, key, &m) && ItemBody(m, out, wrap_for);
   }
   bool ItemMember(const dom::object& o, std::string_view key, std::optional<Item>* out) {
     Item item;
@@ -742,7 +750,9 @@ void NamesMember(Decoder& d, const dom::object& o, NameMap* names, bool* has) {
   if (d.StrMap(o, "ExpressionAttributeNames", names)) *has = true;
 }
 void ValuesMember(Decoder& d, const dom::object& o, ValueMap* values, bool* has) {
-  if (d.ItemMember(o, "ExpressionAttributeValues", values)) *has = true;
+  if (d.ItemMember(o, "ExpressionAttributeValues", values, "ExpressionAttributeValues")) {
+    *has = true;
+  }
 }
 
 void ConditionMapMember(Decoder& d, const dom::object& o, std::string_view key,

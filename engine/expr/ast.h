@@ -31,8 +31,10 @@ inline constexpr int kMaxOperators = 300;
 inline constexpr size_t kMaxInOperands = 100;
 inline constexpr size_t kMaxPlaceholderBytes = 255;
 // Not a DynamoDB limit: the deepest nesting of parentheses and function calls
-// the parser accepts, so that no input recurses without bound.
-inline constexpr int kMaxNestingDepth = 100;
+// the parser accepts, so that no input recurses without bound. Deep enough for
+// anything the 300-operator limit lets through (each level of a nested
+// "a = :v AND (...)" costs two operators).
+inline constexpr int kMaxNestingDepth = 320;
 
 enum class FunctionId : uint8_t {
   // Condition functions.

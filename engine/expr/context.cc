@@ -107,15 +107,20 @@ Status ExpressionContext::ValidateMaps() const {
     if (names_ == nullptr || names_->empty()) {
       return ValidationError("ExpressionAttributeNames must not be empty");
     }
+    // DynamoDB checks a key's length before its syntax, and refuses an empty name.
     for (const auto& [key, name] : *names_) {
+      if (key.size() > kMaxPlaceholderBytes) {
+        return ValidationError(
+            "ExpressionAttributeNames contains invalid key: The expression attribute map "
+            "contains a key that is too long; size of key: " + std::to_string(key.size()));
+      }
       if (!IsValidPlaceholder(key, '#')) {
         return ValidationError("ExpressionAttributeNames contains invalid key: Syntax error; key: \"" +
                                key + "\"");
       }
-      if (key.size() > kMaxPlaceholderBytes) {
+      if (name.empty()) {
         return ValidationError(
-            "ExpressionAttributeNames contains invalid key: The key exceeds the maximum length "
-            "of 255 bytes; key: \"" + key + "\"");
+            "ExpressionAttributeNames contains invalid value: Empty attribute name for key " + key);
       }
     }
   }
@@ -124,14 +129,14 @@ Status ExpressionContext::ValidateMaps() const {
       return ValidationError("ExpressionAttributeValues must not be empty");
     }
     for (const auto& [key, value] : *values_) {
+      if (key.size() > kMaxPlaceholderBytes) {
+        return ValidationError(
+            "ExpressionAttributeValues contains invalid key: The expression attribute map "
+            "contains a key that is too long;");
+      }
       if (!IsValidPlaceholder(key, ':')) {
         return ValidationError(
             "ExpressionAttributeValues contains invalid key: Syntax error; key: \"" + key + "\"");
-      }
-      if (key.size() > kMaxPlaceholderBytes) {
-        return ValidationError(
-            "ExpressionAttributeValues contains invalid key: The key exceeds the maximum length "
-            "of 255 bytes; key: \"" + key + "\"");
       }
     }
     for (const auto& [key, value] : *values_) {

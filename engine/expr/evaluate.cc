@@ -296,6 +296,25 @@ StatusOr<bool> EvaluateCondition(const Condition& condition, const Item& item) {
   return Evaluate(condition, item);
 }
 
+std::vector<Path> ConditionPaths(const Condition& condition) {
+  std::vector<Path> paths;
+  std::vector<const Condition*> conditions = {&condition};
+  std::vector<const Operand*> operands;
+  while (!conditions.empty()) {
+    const Condition* c = conditions.back();
+    conditions.pop_back();
+    for (const auto& child : c->children) conditions.push_back(child.get());
+    for (const auto& op : c->operands) operands.push_back(&op);
+    while (!operands.empty()) {
+      const Operand* op = operands.back();
+      operands.pop_back();
+      if (op->kind == OperandKind::kPath) paths.push_back(op->path);
+      for (const auto& arg : op->args) operands.push_back(&arg);
+    }
+  }
+  return paths;
+}
+
 std::vector<std::string> ConditionAttributeNames(const Condition& condition) {
   std::vector<std::string> names;
   auto add = [&names](const std::string& name) {

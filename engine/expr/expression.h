@@ -112,6 +112,9 @@ StatusOr<bool> EvaluateCondition(const Condition& condition, const Item& item);
 // contain non-primary key attributes" and index projection checks).
 std::vector<std::string> ConditionAttributeNames(const Condition& condition);
 
+// Every document path a condition reads.
+std::vector<Path> ConditionPaths(const Condition& condition);
+
 // ---------------------------------------------------------------- key conditions
 
 enum class KeyOp : uint8_t { kEq, kLt, kLe, kGt, kGe, kBetween, kBeginsWith };
@@ -162,6 +165,9 @@ std::vector<Path> UpdatedPaths(const UpdatePlan& plan);
 // ---------------------------------------------------------------- legacy parameters
 
 // Expected + ConditionalOperator -> a condition.
+// "ConditionalOperator cannot be used without Filter or Expected".
+Status ConditionalOperatorWithoutConditions();
+
 StatusOr<ConditionPtr> ConditionFromExpected(
     const std::map<std::string, ExpectedAttributeValue, std::less<>>& expected,
     const std::optional<std::string>& conditional_operator);
@@ -179,8 +185,8 @@ StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMa
 StatusOr<UpdatePlanPtr> UpdateFromAttributeUpdates(
     const std::map<std::string, AttributeValueUpdate, std::less<>>& updates);
 
-// AttributesToGet -> a projection.
-ProjectionSpec ProjectionFromAttributesToGet(const std::vector<std::string>& names);
+// AttributesToGet -> a projection; a name given twice is refused.
+StatusOr<ProjectionSpec> ProjectionFromAttributesToGet(const std::vector<std::string>& names);
 
 }  // namespace dynarock::expr
 

@@ -204,12 +204,22 @@ StatusOr<ConditionKind> CombineKind(const std::optional<std::string>& conditiona
                          "satisfy enum value set: [OR, AND]");
 }
 
+Status TooFewForConditionalOperator() {
+  return ValidationError(
+      "ConditionalOperator can only be used when Filter or Expected has two or more elements");
+}
+
 }  // namespace
+
+Status ConditionalOperatorWithoutConditions() {
+  return ValidationError("ConditionalOperator cannot be used without Filter or Expected");
+}
 
 StatusOr<ConditionPtr> ConditionFromExpected(
     const std::map<std::string, ExpectedAttributeValue, std::less<>>& expected,
     const std::optional<std::string>& conditional_operator) {
   DR_ASSIGN_OR_RETURN(ConditionKind combine, CombineKind(conditional_operator));
+  if (conditional_operator && expected.size() < 2) return TooFewForConditionalOperator();
   auto root = std::make_unique<Condition>();
   root->kind = combine;
   for (const auto& [attribute, e] : expected) {
@@ -237,7 +247,7 @@ StatusOr<ConditionPtr> ConditionFromExpected(
         args.push_back(*e.value);
       }
       DR_ASSIGN_OR_RETURN(const OpInfo* info,
-                          ValidateOperator(op, args, "expected." + attribute, false));
+                          ValidateOperator(op, args, "expected." + attribute, true));
       root->children.push_back(BuildCondition(attribute, info->op, args));
       continue;
     }
@@ -269,6 +279,7 @@ StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
                                            const std::optional<std::string>& conditional_operator,
                                            std::string_view parameter) {
   DR_ASSIGN_OR_RETURN(ConditionKind combine, CombineKind(conditional_operator));
+  if (conditional_operator && filter.size() < 2) return TooFewForConditionalOperator();
   auto root = std::make_unique<Condition>();
   root->kind = combine;
   for (const auto& [attribute, condition] : filter) {
@@ -288,6 +299,9 @@ StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
 }
 
 StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMap& key_conditions) {
+  if (key_conditions.size() > 2) {
+    return ValidationError("Conditions can be of length 1 or 2 only");
+  }
   std::vector<KeyTerm> terms;
   for (const auto& [attribute, condition] : key_conditions) {
     const std::string where = "keyConditions." + attribute;

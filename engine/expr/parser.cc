@@ -177,8 +177,12 @@ Status Parser::Prefixed(std::string_view message) const {
 
 Status Parser::CheckPreconditions() const {
   if (text_.size() > kMaxExpressionBytes) {
-    return Prefixed("Expression size has exceeded the maximum allowed size; expression size: " +
-                    std::to_string(text_.size()));
+    // DynamoDB gives the size for condition and filter expressions only.
+    if (kind_ == ExpressionKind::kCondition || kind_ == ExpressionKind::kFilter) {
+      return Prefixed("Expression size has exceeded the maximum allowed size; expression size: " +
+                      std::to_string(text_.size()));
+    }
+    return Prefixed("Expression size has exceeded the maximum allowed size;");
   }
   const bool blank = std::all_of(text_.begin(), text_.end(), [](char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -231,6 +235,35 @@ bool Parser::CheckDepth(int depth) {
                 std::to_string(kMaxNestingDepth));
   }
   return true;
+}
+
+void Parser::CheckRedundantParens(size_t open, size_t close) {
+  if (close <= open + 2 || tokens_[open + 1].kind != TokenKind::kLParen ||
+      tokens_[close - 1].kind != TokenKind::kRParen) {
+    return;
+  }
+  // Does the '(' after ours close right before our ')'?
+  int depth = 0;
+  for (size_t i = open + 1; i < close; ++i) {
+    if (tokens_[i].kind == TokenKind::kLParen) ++depth;
+    if (tokens_[i].kind == TokenKind::kRParen && --depth == 0) {
+      if (i == close - 1) Note(kRedundantParens, "The expression has redundant parentheses;");
+      return;
+    }
+  }
+}
+
+void Parser::CheckOrderable(std::string_view op, const std::vector<Operand>& operands) {
+  // < <= > >= and BETWEEN order S, N and B only: a literal of another type can
+  // never compare, and DynamoDB refuses it outright.
+  for (const auto& operand : operands) {
+    if (operand.kind == OperandKind::kValue && !IsOrderable(operand.value)) {
+      Note(kOperandType, "Incorrect operand type for operator or function; operator or "
+                         "function: " + std::string(op) + ", operand type: " +
+                         std::string(AttrTypeName(operand.value.type())));
+      return;
+    }
+  }
 }
 
 void Parser::Note(ErrorCategory category, std::string message) {
@@ -315,8 +348,10 @@ bool Parser::ParsePath(Path* out) {
 bool Parser::ParseOperand(int depth, Operand* out) {
   if (!CheckDepth(depth)) return false;
   if (At(TokenKind::kLParen)) {
+    const size_t open = pos_;
     Advance();
     if (!ParseOperand(depth + 1, out)) return false;
+    CheckRedundantParens(open, pos_);
     return Expect(TokenKind::kRParen);
   }
   if (At(TokenKind::kValue)) {
@@ -549,9 +584,11 @@ bool Parser::ParsePrimary(int depth, Node* out) {
   if (!CheckDepth(depth)) return false;
   Operand lhs;
   if (At(TokenKind::kLParen)) {
+    const size_t open = pos_;
     Advance();
     Node inner;
     if (!ParseOr(depth + 1, &inner)) return false;
+    CheckRedundantParens(open, pos_);
     if (!Expect(TokenKind::kRParen)) return false;
     if (inner.condition) {
       *out = std::move(inner);
@@ -583,6 +620,9 @@ bool Parser::ParseTail(int depth, Operand lhs, Node* out) {
     cond->operands.push_back(std::move(rhs));
     CheckMisused(cond->operands);
     CheckDistinct(CompareOpName(op), cond->operands[0], cond->operands[1]);
+    if (op != CompareOp::kEq && op != CompareOp::kNe) {
+      CheckOrderable(CompareOpName(op), cond->operands);
+    }
     out->condition = std::move(cond);
     return true;
   }
@@ -613,6 +653,7 @@ bool Parser::ParseTail(int depth, Operand lhs, Node* out) {
     cond->operands.push_back(std::move(lower));
     cond->operands.push_back(std::move(upper));
     CheckMisused(cond->operands);
+    CheckOrderable("BETWEEN", cond->operands);
     out->condition = std::move(cond);
     return true;
   }
@@ -652,8 +693,8 @@ StatusOr<std::unique_ptr<Condition>> Parser::ParseConditionExpression() {
       (!At(TokenKind::kEof) && !Fail())) {
     return *fatal_;
   }
-  DR_RETURN_IF_ERROR(FinalError({kUnknownFunction, kMisusedFunction, kReserved, kUndefined,
-                                 kOperandCount, kDistinct, kOperandType}));
+  DR_RETURN_IF_ERROR(FinalError({kRedundantParens, kUnknownFunction, kMisusedFunction, kReserved,
+                                 kUndefined, kOperandCount, kDistinct, kOperandType}));
   return cond;
 }
 

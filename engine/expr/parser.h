@@ -57,6 +57,7 @@ class Parser {
  private:
   // Semantic error categories, each keeping its first message.
   enum ErrorCategory {
+    kRedundantParens,
     kUnknownFunction,
     kMisusedFunction,
     kReserved,
@@ -90,6 +91,11 @@ class Parser {
   bool Expect(TokenKind kind);
   bool CountOperator();
   bool CheckDepth(int depth);
+  // After '(' at token `open` and its ')' at `close`: notes "redundant
+  // parentheses" when what they enclose is itself wholly parenthesised, as in
+  // ((a = :v)), which DynamoDB refuses.
+  void CheckRedundantParens(size_t open, size_t close);
+  void CheckOrderable(std::string_view op, const std::vector<Operand>& operands);
   void Note(ErrorCategory category, std::string message);
   Status FinalError(const std::vector<ErrorCategory>& order) const;
   Status Prefixed(std::string_view message) const;

@@ -77,9 +77,17 @@ Item Project(const ProjectionSpec& projection, const Item& item) {
   return out;
 }
 
-ProjectionSpec ProjectionFromAttributesToGet(const std::vector<std::string>& names) {
+StatusOr<ProjectionSpec> ProjectionFromAttributesToGet(const std::vector<std::string>& names) {
   ProjectionSpec spec;
-  for (const auto& name : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
+    for (size_t j = 0; j < i; ++j) {
+      if (names[j] == name) {
+        return ValidationError(
+            "One or more parameter values were invalid: Duplicate value in attribute name: " +
+            name);
+      }
+    }
     PathElement e;
     e.name = name;
     spec.paths.push_back(Path{e});

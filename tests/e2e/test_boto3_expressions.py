@@ -713,5 +713,131 @@ class LegacyParametersTest(Base):
             "{FilterExpression}")
 
 
+class ValidationRulesTest(Base):
+    """Refusals DynamoDB makes that a permissive emulator would let through."""
+
+    def test_redundant_parentheses(self):
+        pk = self.put(v=N(1))
+        for expr in ("((attribute_exists(pk)))", "((v)) = :v", "v = ((:v))"):
+            kw = {"ExpressionAttributeValues": {":v": N(1)}} if ":v" in expr else {}
+            self.assertValidation(
+                lambda: C.put_item(TableName=T, Item={"pk": S(pk)}, ConditionExpression=expr, **kw),
+                "Invalid ConditionExpression: The expression has redundant parentheses;")
+        self.assertValidation(
+            lambda: C.query(TableName=T, KeyConditionExpression="((pk = :p))",
+                            ExpressionAttributeValues={":p": S(pk)}),
+            "Invalid KeyConditionExpression: The expression has redundant parentheses;")
+        # One pair is fine.
+        C.put_item(TableName=T, Item={"pk": S(pk)}, ConditionExpression="(attribute_exists(pk))")
+
+    def test_ordering_a_literal_that_cannot_be_ordered(self):
+        pk = self.put(v=N(1))
+        self.assertValidation(
+            lambda: C.put_item(TableName=T, Item={"pk": S(pk)}, ConditionExpression="v > :b",
+                               ExpressionAttributeValues={":b": {"BOOL": True}}),
+            "Invalid ConditionExpression: Incorrect operand type for operator or function; "
+            "operator or function: >, operand type: BOOL")
+        self.assertValidation(
+            lambda: C.scan(TableName=T, FilterExpression="v BETWEEN :a AND :b",
+                           ExpressionAttributeValues={":a": {"NULL": True}, ":b": {"NULL": True}}),
+            contains="operator or function: BETWEEN, operand type: NULL")
+        self.assertEqual(self.get(pk)["v"], N(1))
+
+    def test_conditional_operator_rules(self):
+        pk = self.put(v=N(1))
+        self.assertValidation(
+            lambda: C.put_item(TableName=T, Item={"pk": S(pk)}, ConditionalOperator="AND"),
+            "ConditionalOperator cannot be used without Filter or Expected")
+        self.assertValidation(
+            lambda: C.put_item(TableName=T, Item={"pk": S(pk)}, ConditionalOperator="OR",
+                               Expected={"v": {"Value": N(1)}}),
+            "ConditionalOperator can only be used when Filter or Expected has two or more "
+            "elements")
+        self.assertValidation(
+            lambda: C.scan(TableName=T, ConditionalOperator="OR"),
+            "ConditionalOperator cannot be used without Filter or Expected")
+        self.assertValidation(
+            lambda: C.scan(TableName=T, ConditionalOperator="OR",
+                           ScanFilter={"v": {"ComparisonOperator": "NOT_NULL"}}),
+            "ConditionalOperator can only be used when Filter or Expected has two or more "
+            "elements")
+        # Beside an expression it is a legacy parameter: refused, and nothing is deleted.
+        self.assertValidation(
+            lambda: C.delete_item(TableName=T, Key={"pk": S(pk)}, ConditionalOperator="AND",
+                                  ConditionExpression="attribute_exists(pk)"),
+            "Can not use both expression and non-expression parameters in the same request: "
+            "Non-expression parameters: {ConditionalOperator} Expression parameters: "
+            "{ConditionExpression}")
+        self.assertIsNotNone(self.get(pk))
+
+    def test_key_conditions_with_filter_and_projection_expressions(self):
+        pk = _uid()
+        for i in range(4):
+            C.put_item(TableName=TR, Item={"pk": S(pk), "sk": N(i), "v": N(i)})
+        r = C.query(TableName=TR,
+                    KeyConditions={"pk": {"ComparisonOperator": "EQ",
+                                          "AttributeValueList": [S(pk)]}},
+                    FilterExpression="v >= :two", ProjectionExpression="sk",
+                    ExpressionAttributeValues={":two": N(2)})
+        self.assertEqual(r["Items"], [{"sk": N(2)}, {"sk": N(3)}])
+
+    def test_nested_access_into_a_key_attribute(self):
+        pk = self.put(v=N(1))
+        msg = ("Key attributes must be scalars; list random access '[]' and map lookup '.' are "
+               "not allowed: Key: pk")
+        self.assertValidation(lambda: C.get_item(TableName=T, Key={"pk": S(pk)},
+                                                 ProjectionExpression="pk[0]"), msg)
+        self.assertValidation(lambda: C.put_item(TableName=T, Item={"pk": S(pk)},
+                                                 ConditionExpression="pk.a = :v",
+                                                 ExpressionAttributeValues={":v": N(1)}), msg)
+        self.assertValidation(lambda: C.query(TableName=T, KeyConditionExpression="pk = :p",
+                                              FilterExpression="pk.a = :v",
+                                              ExpressionAttributeValues={":p": S(pk),
+                                                                         ":v": N(1)}), msg)
+
+    def test_duplicate_attributes_to_get(self):
+        pk = self.put(v=N(1))
+        self.assertValidation(
+            lambda: C.get_item(TableName=T, Key={"pk": S(pk)}, AttributesToGet=["v", "v"]),
+            "One or more parameter values were invalid: Duplicate value in attribute name: v")
+
+    def test_request_errors_come_before_a_missing_table(self):
+        self.assertValidation(
+            lambda: C.update_item(TableName="no-such-table", Key={"pk": S("x")},
+                                  UpdateExpression="SET"),
+            contains="Invalid UpdateExpression: Syntax error")
+        self.assertValidation(
+            lambda: C.get_item(TableName="no-such-table", Key={"pk": S("x")},
+                               ProjectionExpression="a, a.b"),
+            contains="Two document paths overlap")
+
+    def test_expected_operator_types(self):
+        pk = self.put(v=N(1))
+        self.assertValidation(
+            lambda: C.put_item(TableName=T, Item={"pk": S(pk)}, Expected={
+                "v": {"ComparisonOperator": "LT", "AttributeValueList": [{"BOOL": True}]}}),
+            "One or more parameter values were invalid: ComparisonOperator LT is not valid for "
+            "BOOL AttributeValue type")
+
+    def test_expression_map_entries(self):
+        pk = self.put(v=N(1))
+        long_name = "#" + "a" * 255
+        self.assertValidation(
+            lambda: C.get_item(TableName=T, Key={"pk": S(pk)}, ProjectionExpression=long_name,
+                               ExpressionAttributeNames={long_name: "v"}),
+            "ExpressionAttributeNames contains invalid key: The expression attribute map "
+            "contains a key that is too long; size of key: 256")
+        self.assertValidation(
+            lambda: C.get_item(TableName=T, Key={"pk": S(pk)}, ProjectionExpression="#a",
+                               ExpressionAttributeNames={"#a": ""}),
+            "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a")
+        bad = harness.client(validate=False)
+        self.assertValidation(
+            lambda: bad.put_item(TableName=T, Item={"pk": S(pk)}, ConditionExpression="v = :v",
+                                 ExpressionAttributeValues={":v": {}}),
+            "ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, "
+            "must contain exactly one of the supported datatypes for key :v")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -120,7 +120,7 @@ class RoundTripTest(ItemsTestBase):
         self.assertError(
             lambda: C.put_item(TableName=HASH, Item={"pk": {"S": _uid()}},
                                ReturnValues="ALL_NEW"),
-            "ValidationException", contains="Return values set to invalid value")
+            "ValidationException", contains="ReturnValues can only be ALL_OLD or NONE")
 
     def test_number_normalisation(self):
         pk = _uid()

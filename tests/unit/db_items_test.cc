@@ -119,7 +119,7 @@ TEST_F(ItemsTest, ConditionalPutAndReturnValues) {
   EXPECT_EQ(r->attributes->at("v"), N("1"));
 
   overwrite.return_values = ReturnValue::kAllNew;
-  EXPECT_ERROR(db_->PutItem(overwrite), ErrorType::kValidation, "Return values set to invalid value");
+  EXPECT_ERROR(db_->PutItem(overwrite), ErrorType::kValidation, "ReturnValues can only be ALL_OLD or NONE");
 
   DeleteItemRequest del;
   del.table_name = "tab";

@@ -127,7 +127,7 @@ TEST_F(QueryTest, LimitPagingAndCount) {
   EXPECT_EQ(filtered->count, 0);
   EXPECT_TRUE(filtered->last_evaluated_key.has_value());
 
-  req.filter_expression = "sk > :t";
+  req.filter_expression = "sk <> :t";
   EXPECT_ERROR(db_->Query(req), ErrorType::kValidation,
                "Filter Expression can only contain non-primary key attributes: Primary key attribute: sk");
 }

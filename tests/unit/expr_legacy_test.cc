@@ -134,7 +134,18 @@ TEST(ExprLegacy, ConditionalOperator) {
   EXPECT_EQ(ConditionFromFilter(filter, "XOR", "ScanFilter").status().message(),
             "1 validation error detected: Value 'XOR' at 'conditionalOperator' failed to satisfy "
             "constraint: Member must satisfy enum value set: [OR, AND]");
-  EXPECT_TRUE(Eval(*ConditionFromFilter({}, "OR", "ScanFilter"), item));
+  // ConditionalOperator needs two or more conditions to combine.
+  EXPECT_EQ(ConditionFromFilter({}, "OR", "ScanFilter").status().message(),
+            "ConditionalOperator can only be used when Filter or Expected has two or more "
+            "elements");
+  EXPECT_EQ(ConditionFromFilter({{"s", LegacyCondition{"EQ", {AV::S("hello")}}}}, "AND",
+                                "QueryFilter")
+                .status()
+                .message(),
+            "ConditionalOperator can only be used when Filter or Expected has two or more "
+            "elements");
+  EXPECT_EQ(ConditionalOperatorWithoutConditions().message(),
+            "ConditionalOperator cannot be used without Filter or Expected");
 }
 
 TEST(ExprLegacy, ExpectedValueExistsForm) {
@@ -276,9 +287,13 @@ TEST(ExprLegacy, AttributeUpdatesValidation) {
 }
 
 TEST(ExprLegacy, AttributesToGet) {
-  ProjectionSpec spec = ProjectionFromAttributesToGet({"s", "n", "zz"});
+  ProjectionSpec spec = *ProjectionFromAttributesToGet({"s", "n", "zz"});
   Item out = Project(spec, TestItem());
   EXPECT_EQ(DebugString(out), R"({"n":{"N":"5"},"s":{"S":"hello"}})");
+  auto dup = ProjectionFromAttributesToGet({"s", "n", "s"});
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().message(),
+            "One or more parameter values were invalid: Duplicate value in attribute name: s");
 }
 
 }  // namespace

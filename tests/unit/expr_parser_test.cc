@@ -83,7 +83,31 @@ const std::vector<Case>& Cases() {
       {C, "a.b[1].c = :s", ""},
       {C, "#a.#b[0] = :s", ""},
       {C, "(a = :s)", ""},
-      {C, "((a = :s) AND (b = :s)) OR ((c = :s))", ""},
+      {C, "((a = :s) AND (b = :s)) OR (c = :s)", ""},
+      // Parentheses directly around parentheses are refused (DynamoDB's
+      // "redundant parentheses"), before any other semantic error.
+      {C, "((a = :s) AND (b = :s)) OR ((c = :s))",
+       "Invalid ConditionExpression: The expression has redundant parentheses;"},
+      {C, "((attribute_exists(a)))",
+       "Invalid ConditionExpression: The expression has redundant parentheses;"},
+      {F, "((a)) = :s", "Invalid FilterExpression: The expression has redundant parentheses;"},
+      {C, "a = ((:s))", "Invalid ConditionExpression: The expression has redundant parentheses;"},
+      {C, "((nope(a) = :s))",
+       "Invalid ConditionExpression: The expression has redundant parentheses;"},
+      {K, "((a = :s))",
+       "Invalid KeyConditionExpression: The expression has redundant parentheses;"},
+      {C, "(a = :s) AND (b = :s)", ""},
+      // < <= > >= and BETWEEN refuse literals that cannot be ordered.
+      {C, "a > :bool",
+       "Invalid ConditionExpression: Incorrect operand type for operator or function; operator "
+       "or function: >, operand type: BOOL"},
+      {C, ":ss <= a",
+       "Invalid ConditionExpression: Incorrect operand type for operator or function; operator "
+       "or function: <=, operand type: SS"},
+      {F, "a BETWEEN :l AND :l",
+       "Invalid FilterExpression: Incorrect operand type for operator or function; operator or "
+       "function: BETWEEN, operand type: L"},
+      {C, "a = :bool OR a <> :l", ""},
       {C, "(a) = :s", ""},
       {C, "a = (:s)", ""},
       {C, "attribute_exists(a) AND attribute_not_exists(b.c)", ""},
@@ -299,6 +323,16 @@ TEST(ExprParser, SizeLimit) {
   EXPECT_EQ(ParseError(text, F),
             "Invalid FilterExpression: Expression size has exceeded the maximum allowed size; "
             "expression size: 4097");
+  // Only condition and filter expressions say how large they were.
+  std::string update = "SET a = :s";
+  update.append(4097 - update.size(), ' ');
+  EXPECT_EQ(ParseError(update, U),
+            "Invalid UpdateExpression: Expression size has exceeded the maximum allowed size;");
+  std::string projection = "a";
+  projection.append(4096, ' ');
+  EXPECT_EQ(ParseError(projection, P),
+            "Invalid ProjectionExpression: Expression size has exceeded the maximum allowed "
+            "size;");
 }
 
 TEST(ExprParser, OperatorLimit) {
@@ -321,19 +355,23 @@ TEST(ExprParser, InOperandLimit) {
 }
 
 TEST(ExprParser, DeepNestingIsRejectedNotCrashing) {
-  for (int depth : {50, 200, 2000}) {
+  // As deep as the operator limit allows is accepted: each level of
+  // "a = :s AND (...)" costs two operators.
+  std::string nested;
+  for (int i = 0; i < 149; ++i) nested += "a = :s AND (";
+  nested += "a = :s" + std::string(149, ')');
+  EXPECT_EQ(ParseError(nested, C), "");
+  for (int depth : {2, 200, 2000}) {
     std::string text = std::string(depth, '(') + "a = :s" + std::string(depth, ')');
-    const std::string err = ParseError(text, C);
-    if (depth <= kMaxNestingDepth) {
-      EXPECT_EQ(err, "");
-    } else {
-      EXPECT_NE(err.find("nested"), std::string::npos) << err;
-    }
+    EXPECT_NE(ParseError(text, C), "") << depth;
     std::string ops = "a = ";
     for (int i = 0; i < depth; ++i) ops += "(";
     ops += ":s";
     EXPECT_NE(ParseError(ops, C), "");
   }
+  std::string alternating;
+  for (int i = 0; i < 2000; ++i) alternating += "(a = :s AND ";
+  EXPECT_NE(ParseError(alternating + "a = :s" + std::string(2000, ')'), C), "");
   std::string update = "SET a = ";
   for (int i = 0; i < 2000; ++i) update += "list_append(";
   EXPECT_NE(ParseError(update, U), "");
