@@ -86,30 +86,35 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
   size_t response_bytes = 0;
   Status status;
   std::map<std::string, CapacityCounter> costs;
+  bool full = false;  // the response reached 16 MB: the rest is UnprocessedKeys
   for (auto& [name, read] : reads) {
     auto& out = resp.responses[name];
     CapacityCounter& cost = costs[name];
     for (auto& [key_item, encoded] : read.keys) {
-      if (response_bytes >= kBatchGetResponseBytesMax) {
-        KeysAndAttributes& un = resp.unprocessed_keys[name];
-        const KeysAndAttributes& original = req.request_items.at(name);
-        if (un.keys.empty()) {
-          un = original;
-          un.keys.clear();
+      if (!full) {
+        auto item = ReadItem(encoded, snapshot);
+        if (!item.ok()) {
+          status = item.status();
+          break;
         }
-        un.keys.push_back(key_item);
-        continue;
+        const size_t size = *item ? ItemSize(**item) : 0;
+        if (response_bytes + size <= kBatchGetResponseBytesMax) {
+          // Each key is billed on its own, a missing item at the minimum.
+          cost.table += ReadUnits(size, read.consistent_read);
+          if (!*item) continue;
+          response_bytes += size;
+          out.push_back(read.projection ? expr::Project(*read.projection, **item)
+                                        : std::move(**item));
+          continue;
+        }
+        full = true;
       }
-      auto item = ReadItem(encoded, snapshot);
-      if (!item.ok()) {
-        status = item.status();
-        break;
+      KeysAndAttributes& un = resp.unprocessed_keys[name];
+      if (un.keys.empty()) {
+        un = req.request_items.at(name);
+        un.keys.clear();
       }
-      // Each key is billed on its own, a missing item at the minimum.
-      cost.table += ReadUnits(*item ? ItemSize(**item) : 0, read.consistent_read);
-      if (!*item) continue;
-      response_bytes += ItemSize(**item);
-      out.push_back(read.projection ? expr::Project(*read.projection, **item) : std::move(**item));
+      un.keys.push_back(key_item);
     }
   }
   db_->ReleaseSnapshot(snapshot);
@@ -129,31 +134,33 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
         "1 validation error detected: Value null at 'requestItems' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1");
   }
+  // One table's list out of 1..25 breaks the map's constraint; lists within it
+  // that add up to more than 25 are "too many items".
   size_t total = 0;
-  for (const auto& [name, writes] : req.request_items) total += writes.size();
+  for (const auto& [name, writes] : req.request_items) {
+    total += writes.size();
+    if (writes.empty() || writes.size() > static_cast<size_t>(kBatchWriteItemsMax)) {
+      return ValidationError(
+          "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: "
+          "Map value must satisfy constraint: [Member must have length less than or equal to "
+          "25, Member must have length greater than or equal to 1]");
+    }
+  }
   if (total > static_cast<size_t>(kBatchWriteItemsMax)) {
-    return ValidationError(
-        "1 validation error detected: Value at 'requestItems' failed to satisfy constraint: Map "
-        "value must satisfy constraint: [Member must have length less than or equal to 25, "
-        "Member must have length greater than or equal to 1]");
+    return ValidationError("Too many items requested for the BatchWriteItem call");
   }
 
   struct Write {
     std::string table_name;  // as the request named it
     TableInfoPtr table;
     std::string key;
+    Item key_item;                 // the key attributes
     std::optional<Item> new_item;  // nullopt: delete
   };
   std::vector<Write> writes;
   std::set<std::string> seen;
   for (const auto& [name, requests] : req.request_items) {
     DR_RETURN_IF_ERROR(ValidateTableName(name, "requestItems.member.key"));
-    if (requests.empty()) {
-      return ValidationError(
-          "1 validation error detected: Value '[]' at 'requestItems." + name +
-          ".member' failed to satisfy constraint: Member must have length greater than or "
-          "equal to 1");
-    }
     DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
     for (const auto& wr : requests) {
       if (wr.put_item.has_value() == wr.delete_key.has_value()) {
@@ -172,11 +179,13 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
           return ValidationError("Item size has exceeded the maximum allowed size");
         }
         DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
+        w.key_item = KeyAttributes(table->key, item);
         w.new_item = std::move(item);
       } else {
         Item key = *wr.delete_key;
         DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key));
         DR_ASSIGN_OR_RETURN(w.key, ItemKey(*table, key, false));
+        w.key_item = std::move(key);
       }
       if (!seen.insert(w.key).second) {
         return ValidationError("Provided list of item keys contains duplicates");
@@ -207,6 +216,18 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   for (auto it = stripes.rbegin(); it != stripes.rend(); ++it) Stripe(*it).unlock();
   DR_RETURN_IF_ERROR(status);
   BatchWriteItemResponse resp;
+  if (req.return_item_collection_metrics) {
+    // One entry per item collection (partition) written, for tables with LSIs.
+    std::set<std::pair<std::string, std::string>> done;
+    for (const auto& w : writes) {
+      auto m = CollectionMetrics(*w.table, w.key_item, true);
+      if (!m) continue;
+      const std::string partition = DebugString(m->item_collection_key);
+      if (done.emplace(w.table_name, partition).second) {
+        resp.item_collection_metrics[w.table_name].push_back(std::move(*m));
+      }
+    }
+  }
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     resp.has_consumed_capacity = true;
     for (const auto& [name, cost] : costs) {

@@ -30,18 +30,21 @@ void CapacityCounter::Add(const CapacityCounter& other, double factor) {
 
 std::optional<ConsumedCapacity> ReportCapacity(ReturnConsumedCapacity mode,
                                                const std::string& table_name,
-                                               const CapacityCounter& counter, bool is_read) {
+                                               const CapacityCounter& counter, bool is_read,
+                                               bool transactional) {
   if (mode == ReturnConsumedCapacity::kNone) return std::nullopt;
   auto capacity = [&](double units) {
     Capacity c;
     c.capacity_units = units;
-    (is_read ? c.read_capacity_units : c.write_capacity_units) = units;
+    if (transactional) (is_read ? c.read_capacity_units : c.write_capacity_units) = units;
     return c;
   };
   ConsumedCapacity out;
   out.table_name = table_name;
   out.capacity_units = counter.Total();
-  (is_read ? out.read_capacity_units : out.write_capacity_units) = out.capacity_units;
+  if (transactional) {
+    (is_read ? out.read_capacity_units : out.write_capacity_units) = out.capacity_units;
+  }
   if (mode == ReturnConsumedCapacity::kIndexes) {
     out.table = capacity(counter.table);
     for (const auto& [name, units] : counter.global_indexes)

@@ -44,10 +44,13 @@ struct CapacityCounter {
 };
 
 // The ConsumedCapacity DynamoDB reports for `counter` with `mode` (nullopt for
-// NONE). `table_name` is as the request named it (a name or an ARN).
+// NONE). `table_name` is as the request named it (a name or an ARN). Only the
+// transactional operations split CapacityUnits into ReadCapacityUnits or
+// WriteCapacityUnits; the others report CapacityUnits alone.
 std::optional<ConsumedCapacity> ReportCapacity(ReturnConsumedCapacity mode,
                                                const std::string& table_name,
-                                               const CapacityCounter& counter, bool is_read);
+                                               const CapacityCounter& counter, bool is_read,
+                                               bool transactional = false);
 
 }  // namespace dynarock
 

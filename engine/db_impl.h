@@ -20,7 +20,9 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <set>
 #include <thread>
 #include <functional>
@@ -46,6 +48,29 @@ class WriteBatch;
 }  // namespace rocksdb
 
 namespace dynarock {
+
+// ClientRequestTokens of TransactWriteItems, per database (transact_ops.cc). A
+// token is claimed when its request starts; it is remembered for ten minutes
+// after the request succeeds, and forgotten at once when it fails.
+class IdempotencyCache {
+ public:
+  enum class Claim { kRun, kAlreadyDone, kRefuse };
+  // kRefuse sets *error: IdempotentParameterMismatch (other parameters) or
+  // TransactionInProgress (the first request is still running).
+  Claim Begin(const std::string& token, const std::string& fingerprint, Status* error);
+  void Finish(const std::string& token, bool succeeded);
+
+ private:
+  struct Entry {
+    std::string fingerprint;
+    bool done = false;
+  };
+  void Expire();  // PRE: mu_ held
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;  // GUARDED_BY(mu_)
+  // (expiry time, token) in completion order, so expiring is amortised O(1).
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> expiry_;
+};
 
 class DBImpl final : public DB {
  public:
@@ -153,6 +178,10 @@ class DBImpl final : public DB {
   // for tables with local secondary indexes; nullopt otherwise or unless asked.
   std::optional<ItemCollectionMetrics> CollectionMetrics(const TableInfo& table, const Item& item,
                                                          bool asked) const;
+
+  // ---- transactions (transact_ops.cc)
+  StatusOr<TransactWriteItemsResponse> RunTransactWriteItems(const TransactWriteItemsRequest& req);
+  IdempotencyCache tokens_;
 
   // ---- query and scan (query_scan.cc)
   struct ReadPlan;

@@ -231,7 +231,16 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
                           CapacityCounter* cost) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
-  DR_ASSIGN_OR_RETURN(std::optional<Item> new_item, compute(old_item));
+  StatusOr<std::optional<Item>> computed = compute(old_item);
+  if (!computed.ok()) {
+    Status s = computed.status();
+    if (s.type() == ErrorType::kConditionalCheckFailed) {
+      // A failed condition still costs the write, sized on the item it read.
+      s.WithBilled({{table.name, 0, WriteUnits(old_item ? ItemSize(*old_item) : 0)}});
+    }
+    return s;
+  }
+  std::optional<Item> new_item = std::move(computed).value();
   if (old_item || new_item) {
     rocksdb::WriteBatch batch;
     DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &batch, cost));
@@ -454,7 +463,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
         if (ItemSize(next) > kItemSizeBytesMax) {
           return ValidationError("Item size to update has exceeded the maximum allowed size");
         }
-        DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next));
+        DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next, /*by_update=*/true));
         return std::optional<Item>(std::move(next));
       },
       &old_item, &new_item, &cost));

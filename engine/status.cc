@@ -61,7 +61,7 @@ int ErrorHttpStatus(ErrorType type) {
 
 Status::Status(ErrorType type, std::string message)
     : rep_(type == ErrorType::kOk ? nullptr
-                                  : std::make_shared<Rep>(Rep{type, std::move(message), {}, {}})) {}
+                                  : std::make_shared<Rep>(Rep{type, std::move(message), {}, {}, {}})) {}
 
 const std::string& Status::message() const {
   static const std::string kEmpty;
@@ -76,6 +76,16 @@ const std::optional<Item>& Status::item() const {
 const std::vector<CancellationReason>& Status::cancellation_reasons() const {
   static const std::vector<CancellationReason> kNone;
   return rep_ ? rep_->reasons : kNone;
+}
+
+const std::vector<BilledCapacity>& Status::billed() const {
+  static const std::vector<BilledCapacity> kNone;
+  return rep_ ? rep_->billed : kNone;
+}
+
+Status& Status::WithBilled(std::vector<BilledCapacity> billed) {
+  if (rep_) rep_->billed = std::move(billed);
+  return *this;
 }
 
 Status& Status::WithItem(Item item) {

@@ -24,6 +24,37 @@ Status Invalid(std::string message) {
   return ValidationError("One or more parameter values were invalid: " + std::move(message));
 }
 
+// "Some index key attributes are not defined in AttributeDefinitions. Keys:
+// [<this schema's keys>], AttributeDefinitions: [<definitions, in order>]".
+Status CheckKeysDefined(const std::vector<KeySchemaElement>& ks,
+                        const std::vector<AttributeDefinition>& defs) {
+  std::vector<std::string> keys, def_names;
+  bool undefined = false;
+  for (const auto& e : ks) {
+    keys.push_back(e.attribute_name);
+    bool found = false;
+    for (const auto& d : defs) found |= d.attribute_name == e.attribute_name;
+    undefined |= !found;
+  }
+  if (!undefined) return Status();
+  for (const auto& d : defs) def_names.push_back(d.attribute_name);
+  return Invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: " +
+                 JoinNames(keys) + ", AttributeDefinitions: " + JoinNames(def_names));
+}
+
+// The NonKeyAttributes of all a table's indexes count together against the
+// limit of 100 (an attribute projected into two indexes counts twice).
+Status CheckProjectedTotal(const std::vector<IndexInfo>& indexes) {
+  size_t total = 0;
+  for (const auto& ix : indexes) total += ix.projection.non_key_attributes.size();
+  if (total > static_cast<size_t>(kProjectedAttributesMax)) {
+    return Status(ErrorType::kLimitExceeded,
+                  "One or more parameter values were invalid: Number of projected attributes in "
+                  "all indexes exceeds limit of 100");
+  }
+  return Status();
+}
+
 // Validates a key schema (table's or index's) against the attribute definitions.
 Status CheckKeySchema(const std::vector<KeySchemaElement>& ks,
                       const std::vector<AttributeDefinition>& defs) {
@@ -138,6 +169,7 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         }
         if (!known) defs.push_back(d);
       }
+      DR_RETURN_IF_ERROR(CheckKeysDefined(gsi.key_schema, defs));
       DR_RETURN_IF_ERROR(CheckKeySchema(gsi.key_schema, defs));
       DR_RETURN_IF_ERROR(CheckProjection(gsi.projection, gsi.index_name));
       IndexInfo ix;
@@ -158,6 +190,7 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
       }
       info->attribute_definitions = std::move(defs);
       info->indexes.push_back(std::move(ix));
+      DR_RETURN_IF_ERROR(CheckProjectedTotal(info->indexes));
     } else if (u.delete_index_name) {
       auto it = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& ix) {
         return ix.global && ix.name == *u.delete_index_name;
@@ -285,31 +318,13 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
       }
     }
   }
-  {
-    // DynamoDB words an undefined key attribute two ways: when the definitions
-    // are as many as the key attributes it names both lists, otherwise it says
-    // "Invalid KeySchema".
-    std::vector<std::string> keys, def_names;
-    std::set<std::string> key_set;
-    auto add_keys = [&](const std::vector<KeySchemaElement>& ks) {
-      for (const auto& e : ks)
-        if (key_set.insert(e.attribute_name).second) keys.push_back(e.attribute_name);
-    };
-    add_keys(req.key_schema);
-    for (const auto& ix : req.local_secondary_indexes) add_keys(ix.key_schema);
-    for (const auto& ix : req.global_secondary_indexes) add_keys(ix.key_schema);
-    bool undefined = false;
-    for (const auto& k : keys) {
-      bool found = false;
-      for (const auto& d : defs) found |= d.attribute_name == k;
-      undefined |= !found;
-    }
-    for (const auto& d : defs) def_names.push_back(d.attribute_name);
-    if (undefined && keys.size() == defs.size()) {
-      return Invalid("Some index key attributes are not defined in AttributeDefinitions. Keys: " +
-                     JoinNames(keys) + ", AttributeDefinitions: " + JoinNames(def_names));
-    }
+  // DynamoDB words an undefined table key attribute two ways: "Invalid
+  // KeySchema" when there are fewer definitions than key attributes, otherwise
+  // it lists both. An index's undefined key is reported with that index's keys.
+  if (req.key_schema.size() > defs.size()) {
+    return ValidationError("Invalid KeySchema: Some index key attribute have no definition");
   }
+  DR_RETURN_IF_ERROR(CheckKeysDefined(req.key_schema, defs));
   DR_RETURN_IF_ERROR(CheckKeySchema(req.key_schema, defs));
 
   TableInfo info;
@@ -363,7 +378,11 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
                               : "localSecondaryIndexes.member.indexName");
     DR_RETURN_IF_ERROR(ie.ToStatus());
     if (!index_names.insert(name).second) return Invalid("Duplicate index name: " + name);
+    DR_RETURN_IF_ERROR(CheckKeysDefined(ks, defs));
     DR_RETURN_IF_ERROR(CheckKeySchema(ks, defs));
+    if (!global && ks.size() != 2) {
+      return Invalid("Index KeySchema does not have a range key for index: " + name);
+    }
     DR_RETURN_IF_ERROR(CheckProjection(projection, name));
     IndexInfo ix;
     ix.name = name;
@@ -403,6 +422,7 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
     DR_RETURN_IF_ERROR(add_index(gsi.index_name, gsi.key_schema, gsi.projection, true,
                                  gsi.provisioned_throughput));
   }
+  DR_RETURN_IF_ERROR(CheckProjectedTotal(info.indexes));
 
   if (used_attributes.size() != defs.size()) {
     if (info.indexes.empty()) {
@@ -454,10 +474,28 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
       return Invalid("ReadCapacityUnits and WriteCapacityUnits must both be specified when "
                      "BillingMode is PROVISIONED");
     }
+    if (billing == "PROVISIONED") {
+      // Every GSI needs its own throughput, given by an Update in the same call.
+      std::vector<std::string> missing;
+      for (const auto& ix : info->indexes) {
+        if (!ix.global) continue;
+        bool given = false;
+        for (const auto& u : req.global_secondary_index_updates) {
+          given |= u.update.has_value() && u.update->first == ix.name;
+        }
+        if (!given) missing.push_back(ix.name);
+      }
+      if (!missing.empty()) {
+        std::string names;
+        for (size_t i = 0; i < missing.size(); ++i) names += (i ? "," : "") + missing[i];
+        return Invalid("ProvisionedThroughput must be specified for index: " + names);
+      }
+    }
     info->billing_mode = billing;
     if (billing == "PAY_PER_REQUEST") {
       info->pay_per_request_since = now;
       info->throughput = ProvisionedThroughput{};
+      for (auto& ix : info->indexes) ix.throughput.reset();
     }
     changed = true;
   }

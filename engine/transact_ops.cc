@@ -35,11 +35,18 @@ std::string Fingerprint(const TransactWriteItemsRequest& req) {
   for (const auto& t : req.transact_items) {
     out += std::to_string(static_cast<int>(t.kind)) + "|" + t.table_name + "|" +
            DebugString(t.item) + DebugString(t.key) + "|" + t.update_expression.value_or("") +
-           "|" + t.condition_expression.value_or("") + "|";
+           "|" + t.condition_expression.value_or("") + "|" +
+           (t.return_values_on_condition_check_failure_all_old ? "ALL_OLD|" : "NONE|");
     for (const auto& [k, v] : t.expression_attribute_names) out += k + "=" + v + ",";
     out += DebugString(t.expression_attribute_values) + ";";
   }
   return out;
+}
+
+Status TransactionTooLarge(size_t bytes) {
+  return ValidationError(
+      "The aggregate size of the items in the transaction cannot exceed 4 MB; size: " +
+      std::to_string(bytes) + " bytes");
 }
 
 std::string ReasonList(const std::vector<CancellationReason>& reasons) {
@@ -53,47 +60,52 @@ std::string ReasonList(const std::vector<CancellationReason>& reasons) {
 
 }  // namespace
 
-class IdempotencyCache {
- public:
-  // Returns true when `token` was used by an identical request in the window.
-  StatusOr<bool> Seen(const std::string& token, const std::string& fingerprint) {
-    std::lock_guard<std::mutex> lock(mu_);
-    Expire();
-    auto it = entries_.find(token);
-    if (it == entries_.end()) return false;
-    if (it->second.fingerprint != fingerprint) {
-      return Status(ErrorType::kIdempotentParameterMismatch,
+// ---------------------------------------------------------------- IdempotencyCache
+
+IdempotencyCache::Claim IdempotencyCache::Begin(const std::string& token,
+                                                const std::string& fingerprint, Status* error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Expire();
+  auto it = entries_.find(token);
+  if (it == entries_.end()) {
+    entries_.emplace(token, Entry{fingerprint, /*done=*/false});
+    return Claim::kRun;
+  }
+  if (it->second.fingerprint != fingerprint) {
+    *error = Status(ErrorType::kIdempotentParameterMismatch,
                     "Request parameters do not match the previous request with the same "
                     "ClientRequestToken");
-    }
-    return true;
+    return Claim::kRefuse;
   }
-  void Remember(const std::string& token, std::string fingerprint) {
-    std::lock_guard<std::mutex> lock(mu_);
-    entries_[token] = Entry{std::move(fingerprint), std::chrono::steady_clock::now()};
+  if (!it->second.done) {
+    *error = Status(ErrorType::kTransactionInProgress,
+                    "The transaction with the given request token is already in progress.");
+    return Claim::kRefuse;
   }
-
- private:
-  struct Entry {
-    std::string fingerprint;
-    std::chrono::steady_clock::time_point at;
-  };
-  void Expire() {
-    auto now = std::chrono::steady_clock::now();
-    for (auto it = entries_.begin(); it != entries_.end();) {
-      it = now - it->second.at > kIdempotencyWindow ? entries_.erase(it) : std::next(it);
-    }
-  }
-  std::mutex mu_;
-  std::map<std::string, Entry> entries_;
-};
-
-namespace {
-IdempotencyCache& Tokens() {
-  static IdempotencyCache cache;
-  return cache;
+  return Claim::kAlreadyDone;
 }
-}  // namespace
+
+void IdempotencyCache::Finish(const std::string& token, bool succeeded) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = entries_.find(token);
+  if (it == entries_.end()) return;
+  if (!succeeded) {  // nothing happened: a retry runs again
+    entries_.erase(it);
+    return;
+  }
+  it->second.done = true;
+  // The ten minutes run from the completion of the first request.
+  expiry_.emplace_back(std::chrono::steady_clock::now() + kIdempotencyWindow, token);
+}
+
+void IdempotencyCache::Expire() {
+  const auto now = std::chrono::steady_clock::now();
+  while (!expiry_.empty() && expiry_.front().first <= now) {
+    auto it = entries_.find(expiry_.front().second);
+    if (it != entries_.end() && it->second.done) entries_.erase(it);
+    expiry_.pop_front();
+  }
+}
 
 StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     const TransactWriteItemsRequest& req) {
@@ -107,12 +119,35 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
         "1 validation error detected: Value at 'transactItems' failed to satisfy constraint: "
         "Member must have length less than or equal to 100");
   }
-  std::string fingerprint;
   if (req.client_request_token) {
-    fingerprint = Fingerprint(req);
-    DR_ASSIGN_OR_RETURN(bool seen, Tokens().Seen(*req.client_request_token, fingerprint));
-    if (seen) return TransactWriteItemsResponse();
+    const std::string& token = *req.client_request_token;
+    if (token.empty() || token.size() > kClientRequestTokenCharsMax) {
+      return ValidationError("1 validation error detected: Value '" + token +
+                             "' at 'clientRequestToken' failed to satisfy constraint: Member must "
+                             "have length " + (token.empty() ? "greater than or equal to 1"
+                                                             : "less than or equal to 36"));
+    }
+    // One request per token at a time: a concurrent retry is refused
+    // (TransactionInProgressException), a later one is answered without
+    // running again, one with other parameters is a mismatch.
+    Status error;
+    switch (tokens_.Begin(token, Fingerprint(req), &error)) {
+      case IdempotencyCache::Claim::kRefuse:
+        return error;
+      case IdempotencyCache::Claim::kAlreadyDone:
+        return TransactWriteItemsResponse();
+      case IdempotencyCache::Claim::kRun:
+        break;
+    }
+    StatusOr<TransactWriteItemsResponse> result = RunTransactWriteItems(req);
+    tokens_.Finish(token, result.ok());
+    return result;
   }
+  return RunTransactWriteItems(req);
+}
+
+StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
+    const TransactWriteItemsRequest& req) {
 
   struct Action {
     const TransactWriteItem* source;
@@ -125,6 +160,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
   };
   std::vector<Action> actions;
   std::set<std::string> seen_keys;
+  size_t request_bytes = 0;
   for (const auto& t : req.transact_items) {
     Action a;
     a.source = &t;
@@ -181,8 +217,10 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
           "conditionExpression' failed to satisfy constraint: Member must not be null");
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+    request_bytes += ItemSize(a.put_item) + ItemSize(a.key_item);
     actions.push_back(std::move(a));
   }
+  if (request_bytes > kTransactBytesMax) return TransactionTooLarge(request_bytes);
 
   // Lock the items' stripes in ascending order (no deadlock). A stripe that is
   // busy because another transaction holds one of our items cancels this one
@@ -228,6 +266,8 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
   bool cancelled = false;
   rocksdb::WriteBatch batch;
   std::map<std::string, CapacityCounter> costs;  // by table as named in the request
+  std::map<std::string, double> billed;          // what a cancellation still costs
+  size_t touched_bytes = 0;                      // the larger of old and new, per item
   static const Item kEmpty;
   for (size_t i = 0; i < actions.size(); ++i) {
     Action& a = actions[i];
@@ -237,6 +277,8 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
       return old.status();
     }
     const std::optional<Item>& old_item = *old;
+    const size_t old_size = old_item ? ItemSize(*old_item) : 0;
+    billed[a.source->table_name] += 2 * WriteUnits(old_size);
     if (a.condition) {
       auto ok = expr::EvaluateCondition(*a.condition, old_item ? *old_item : kEmpty);
       if (!ok.ok()) {
@@ -257,7 +299,8 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     switch (a.source->kind) {
       case TransactWriteItem::Kind::kConditionCheck:
         // A condition check is billed as a write of the item it reads.
-        costs[a.source->table_name].table += WriteUnits(old_item ? ItemSize(*old_item) : 0);
+        costs[a.source->table_name].table += WriteUnits(old_size);
+        touched_bytes += old_size;
         continue;
       case TransactWriteItem::Kind::kPut:
         new_item = a.put_item;
@@ -280,6 +323,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
         break;
       }
     }
+    touched_bytes += std::max(old_size, new_item ? ItemSize(*new_item) : size_t{0});
     if (!cancelled) {
       CapacityCounter& cost = costs[a.source->table_name];
       Status s = StageItemWrite(*a.table, a.key, old_item, new_item, &batch, &cost);
@@ -288,6 +332,10 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
         return s;
       }
     }
+  }
+  if (!cancelled && touched_bytes > kTransactBytesMax) {
+    unlock();
+    return TransactionTooLarge(touched_bytes);
   }
   Status status;
   if (!cancelled) status = Commit(&batch);
@@ -298,16 +346,32 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
              "Transaction cancelled, please refer cancellation reasons for specific reasons " +
                  ReasonList(reasons));
     s.WithCancellationReasons(std::move(reasons));
+    // DynamoDB bills a cancelled transaction: each item's write, twice.
+    std::vector<BilledCapacity> bill;
+    for (const auto& [table, units] : billed) bill.push_back({table, 0, units});
+    s.WithBilled(std::move(bill));
     return s;
   }
-  if (req.client_request_token) Tokens().Remember(*req.client_request_token, std::move(fingerprint));
   TransactWriteItemsResponse resp;
+  if (req.return_item_collection_metrics) {
+    std::set<std::pair<std::string, std::string>> done;
+    for (const auto& a : actions) {
+      if (a.source->kind == TransactWriteItem::Kind::kConditionCheck) continue;
+      auto m = CollectionMetrics(*a.table, a.key_item, true);
+      if (!m) continue;
+      const std::string partition = DebugString(m->item_collection_key);
+      if (done.emplace(a.source->table_name, partition).second) {
+        resp.item_collection_metrics[a.source->table_name].push_back(std::move(*m));
+      }
+    }
+  }
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     resp.has_consumed_capacity = true;
     for (const auto& [name, cost] : costs) {
       CapacityCounter doubled;
       doubled.Add(cost, 2);  // transactions cost twice
-      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, doubled, false));
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, doubled, false,
+                                                      /*transactional=*/true));
     }
   }
   return resp;
@@ -358,6 +422,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   const rocksdb::Snapshot* snapshot = db_->GetSnapshot();
   Status status;
   std::map<std::string, CapacityCounter> costs;
+  size_t read_bytes = 0;
   for (const auto& r : reads) {
     auto item = ReadItem(r.key, snapshot);
     if (!item.ok()) {
@@ -365,7 +430,9 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
       break;
     }
     // Transactional reads are strongly consistent and cost twice.
-    costs[r.table_name].table += 2 * ReadUnits(*item ? ItemSize(**item) : 0, true);
+    const size_t size = *item ? ItemSize(**item) : 0;
+    costs[r.table_name].table += 2 * ReadUnits(size, true);
+    read_bytes += size;
     if (*item && r.projection) {
       resp.responses.push_back(expr::Project(*r.projection, **item));
     } else {
@@ -374,10 +441,12 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   }
   db_->ReleaseSnapshot(snapshot);
   DR_RETURN_IF_ERROR(status);
+  if (read_bytes > kTransactBytesMax) return TransactionTooLarge(read_bytes);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     resp.has_consumed_capacity = true;
     for (const auto& [name, cost] : costs) {
-      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost, true));
+      resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost, true,
+                                                      /*transactional=*/true));
     }
   }
   return resp;

@@ -8,6 +8,7 @@
 #include "engine/item_codec.h"
 #include "engine/item_size.h"
 #include "engine/key_codec.h"
+#include "engine/limits.h"
 #include "engine/rocksdb_status.h"
 
 namespace dynarock {
@@ -75,17 +76,34 @@ Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Ite
   return out;
 }
 
-Status CheckIndexKeyTypes(const TableInfo& table, const Item& item) {
+Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_update) {
   for (const auto& index : table.indexes) {
-    auto check = [&](const std::string& name, AttrType type) -> Status {
+    auto check = [&](const std::string& name, AttrType type, size_t max_bytes) -> Status {
       auto it = item.find(name);
       if (it == item.end()) return Status();
       if (it->second.type() != type) {
+        if (by_update) {
+          return ValidationError(
+              "The update expression attempted to update the secondary index key to "
+              "unsupported type");
+        }
         return ValidationError(
             "One or more parameter values were invalid: Type mismatch for Index Key " + name +
             " Expected: " + std::string(AttrTypeName(type)) +
             " Actual: " + std::string(AttrTypeName(it->second.type())) +
             " IndexName: " + index.name);
+      }
+      const size_t size = it->second.scalar().size();
+      if ((type == AttrType::kS || type == AttrType::kB) && size > max_bytes) {
+        if (by_update) {
+          return ValidationError(
+              "The update expression attempted to update the secondary index key beyond "
+              "allowed size limits");
+        }
+        return ValidationError(
+            "One or more parameter values were invalid: Size limit exceeded for Index Key " +
+            name + " Actual Size: " + std::to_string(size) + " bytes Max Size: " +
+            std::to_string(max_bytes) + " bytes IndexName: " + index.name);
       }
       if ((type == AttrType::kS || type == AttrType::kB) && it->second.scalar().empty()) {
         return ValidationError(
@@ -96,8 +114,10 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item) {
       }
       return Status();
     };
-    DR_RETURN_IF_ERROR(check(index.key.hash_name, index.key.hash_type));
-    if (index.key.range_name) DR_RETURN_IF_ERROR(check(*index.key.range_name, index.key.range_type));
+    DR_RETURN_IF_ERROR(check(index.key.hash_name, index.key.hash_type, kPartitionKeyBytesMax));
+    if (index.key.range_name) {
+      DR_RETURN_IF_ERROR(check(*index.key.range_name, index.key.range_type, kSortKeyBytesMax));
+    }
   }
   return Status();
 }

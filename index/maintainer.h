@@ -44,9 +44,11 @@ Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Ite
 // Whether `name` is projected into `index` (always true for key attributes).
 bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_view name);
 
-// Refuses an item whose index key attributes have the wrong type or are empty,
-// with DynamoDB's messages.
-Status CheckIndexKeyTypes(const TableInfo& table, const Item& item);
+// Refuses an item whose index key attributes have the wrong type, are empty, or
+// exceed the key size limits (2048 bytes for a partition key, 1024 for a sort
+// key), with DynamoDB's messages; `by_update` selects UpdateItem's wording
+// ("The update expression attempted to update the secondary index key ...").
+Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_update = false);
 
 // Stages the index deltas of one item write (old -> new; nullopt = no item) and
 // their statistics into `batch`. For an index still being backfilled the old

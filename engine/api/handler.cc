@@ -324,7 +324,17 @@ ApiReply Handler::HandleOperation(std::string_view operation, std::string_view b
 }
 
 ApiReply Handler::ErrorReply(const Status& status) {
-  if (t_call != nullptr) t_call->status = status;
+  if (t_call != nullptr) {
+    t_call->status = status;
+    for (const BilledCapacity& b : status.billed()) {  // billed though it failed
+      ConsumedCapacity c;
+      c.table_name = b.table_name;
+      c.capacity_units = b.read_units + b.write_units;
+      c.read_capacity_units = b.read_units;
+      c.write_capacity_units = b.write_units;
+      t_call->consumed.push_back(std::move(c));
+    }
+  }
   return ApiReply{ErrorHttpStatus(status.type()), EncodeErrorBody(status)};
 }
 

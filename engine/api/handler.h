@@ -68,7 +68,8 @@ class Handler {
   // Called once per Handle() (after the reply is built, on the calling thread)
   // with the operation name as given, the outcome (OK, or the error replied), the
   // seconds Handle() took and the capacity the request consumed, one entry per
-  // table (empty for operations that consume none and for requests that failed).
+  // table (empty for operations that consume none; for a failed request, what
+  // DynamoDB bills anyway: a failed condition, a cancelled transaction).
   // With an observer set, every operation that takes ReturnConsumedCapacity is
   // run with at least TOTAL so that its capacity is known; the reply carries
   // ConsumedCapacity only when the client asked for it. Call before serving (not

@@ -111,6 +111,25 @@ def err(test, ctx, code, message=None, contains=None):
 
 # ================================================================== BatchGetItem
 
+class BatchGetSixteenMegabytesTest(unittest.TestCase):
+    def test_response_stops_before_16_mb(self):
+        p = uid("big")
+        pad = "x" * (390 * 1024)
+        keys = [{"pk": S("%s-%02d" % (p, i))} for i in range(45)]
+        for k in keys:
+            C.put_item(TableName=T1, Item=dict(k, pad=S(pad)))
+        r = C.batch_get_item(RequestItems={T1: {"Keys": keys}})
+        got = r["Responses"][T1]
+        left = r["UnprocessedKeys"][T1]["Keys"]
+        size = sum(len("pk") + len(x["pk"]["S"]) + len("pad") + len(x["pad"]["S"]) for x in got)
+        self.assertLessEqual(size, 16 * 1024 * 1024)
+        self.assertEqual(len(got) + len(left), 45)
+        self.assertGreater(len(left), 0)
+        # Asking again for what is left gets the rest.
+        r = C.batch_get_item(RequestItems={T1: {"Keys": left}})
+        self.assertEqual(len(r["Responses"][T1]), len(left))
+
+
 class BatchGetItemTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -252,8 +271,15 @@ class BatchWriteItemTest(unittest.TestCase):
             CN.batch_write_item(RequestItems={
                 T1: [{"PutRequest": {"Item": {"pk": S("%s-%d" % (p, i))}}} for i in range(13)],
                 T2: [{"PutRequest": {"Item": {"pk": S(p), "sk": N(i)}}} for i in range(13)]})
-        err(self, e, "ValidationException")
+        err(self, e, "ValidationException", "Too many items requested for the BatchWriteItem call")
         self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
+
+    def test_empty_list_for_a_table_refused(self):
+        with self.assertRaises(ClientError) as e:
+            CN.batch_write_item(RequestItems={T1: []})
+        err(self, e, "ValidationException",
+            contains="Map value must satisfy constraint: [Member must have length less than or "
+                     "equal to 25, Member must have length greater than or equal to 1]")
 
     def test_duplicate_keys_refused(self):
         p = uid("dup")
@@ -503,6 +529,30 @@ class TransactWriteItemsTest(unittest.TestCase):
                 {"ConditionCheck": {"TableName": TG, "Key": {"pk": S(b)},
                                     "ConditionExpression": "attribute_not_exists(pk)"}}])
         self.assertEqual(idx(g1), [a])
+
+
+class TransactionLimitsTest(unittest.TestCase):
+    def test_four_megabytes_in_all(self):
+        p = uid("t4m")
+        pad = "x" * (390 * 1024)
+        items = [{"Put": {"TableName": T1, "Item": {"pk": S("%s-%d" % (p, i)), "pad": S(pad)}}}
+                 for i in range(11)]
+        with self.assertRaises(ClientError) as e:
+            C.transact_write_items(TransactItems=items)
+        err(self, e, "ValidationException",
+            contains="The aggregate size of the items in the transaction cannot exceed 4 MB")
+        self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
+        C.transact_write_items(TransactItems=items[:10])
+        self.assertIsNotNone(get(T1, {"pk": S(p + "-0")}))
+
+    def test_client_request_token_length(self):
+        with self.assertRaises(ClientError) as e:
+            CN.transact_write_items(
+                TransactItems=[{"Put": {"TableName": T1, "Item": {"pk": S(uid())}}}],
+                ClientRequestToken="t" * 37)
+        err(self, e, "ValidationException",
+            contains="at 'clientRequestToken' failed to satisfy constraint: Member must have "
+                     "length less than or equal to 36")
 
 
 class IdempotencyTest(unittest.TestCase):

@@ -1,6 +1,7 @@
 """ReturnConsumedCapacity through boto3: DynamoDB's billing rules on the wire.
 
-Pins the JSON shape (TableName, CapacityUnits, Read/WriteCapacityUnits, and with
+Pins the JSON shape (TableName, CapacityUnits, Read/WriteCapacityUnits on the
+transactional operations only, and with
 INDEXES the Table and GlobalSecondaryIndexes breakdown) and the Developer
 Guide's worked figures: 4 KB read units (halved when eventually consistent),
 1 KB write units, per-request rounding for Query, transactions doubled.
@@ -56,7 +57,9 @@ class CapacityTest(unittest.TestCase):
         cc = r["ConsumedCapacity"]
         self.assertEqual(cc["TableName"], T)
         self.assertEqual(cc["CapacityUnits"], 3.0)   # 2 on the table (1.5 KB) + 1 on the index
-        self.assertEqual(cc["WriteCapacityUnits"], 3.0)
+        # Only transactional operations split CapacityUnits into reads and writes.
+        self.assertNotIn("WriteCapacityUnits", cc)
+        self.assertNotIn("ReadCapacityUnits", cc)
         self.assertNotIn("Table", cc)
         r = C.put_item(TableName=T, Item=item("a", 1, 500, g={"S": "y"}),
                        ReturnConsumedCapacity="INDEXES")
@@ -72,7 +75,7 @@ class CapacityTest(unittest.TestCase):
         r = C.get_item(TableName=T, Key={"pk": {"S": "r"}, "sk": {"N": "1"}},
                        ReturnConsumedCapacity="TOTAL")
         self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 0.5)
-        self.assertEqual(r["ConsumedCapacity"]["ReadCapacityUnits"], 0.5)
+        self.assertNotIn("ReadCapacityUnits", r["ConsumedCapacity"])
         r = C.get_item(TableName=T, Key={"pk": {"S": "r"}, "sk": {"N": "1"}},
                        ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
         self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 1.0)
@@ -89,10 +92,70 @@ class CapacityTest(unittest.TestCase):
             TransactItems=[{"Put": {"TableName": T, "Item": item("t", 1, 500)}}],
             ReturnConsumedCapacity="TOTAL")
         self.assertEqual(r["ConsumedCapacity"][0]["CapacityUnits"], 2.0)
+        self.assertEqual(r["ConsumedCapacity"][0]["WriteCapacityUnits"], 2.0)
         r = C.transact_get_items(
             TransactItems=[{"Get": {"TableName": T, "Key": {"pk": {"S": "t"}, "sk": {"N": "1"}}}}],
             ReturnConsumedCapacity="TOTAL")
         self.assertEqual(r["ConsumedCapacity"][0]["CapacityUnits"], 2.0)
+        self.assertEqual(r["ConsumedCapacity"][0]["ReadCapacityUnits"], 2.0)
+
+    def test_deleting_a_missing_item_costs_one_unit_everywhere(self):
+        key = {"pk": {"S": "ghost"}, "sk": {"N": "1"}}
+        r = C.delete_item(TableName=T, Key=key, ReturnConsumedCapacity="TOTAL")
+        self.assertEqual(r["ConsumedCapacity"]["CapacityUnits"], 1.0)
+        r = C.batch_write_item(RequestItems={T: [{"DeleteRequest": {"Key": key}}]},
+                               ReturnConsumedCapacity="TOTAL")
+        self.assertEqual(r["ConsumedCapacity"][0]["CapacityUnits"], 1.0)
+        r = C.transact_write_items(TransactItems=[{"Delete": {"TableName": T, "Key": key}}],
+                                   ReturnConsumedCapacity="TOTAL")
+        self.assertEqual(r["ConsumedCapacity"][0]["CapacityUnits"], 2.0)
+
+
+class ItemCollectionMetricsTest(unittest.TestCase):
+    """ReturnItemCollectionMetrics=SIZE on a table with a local secondary index:
+    every write operation reports the item collection (partition) it wrote."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.t = harness.table_name("icm")
+        C.create_table(
+            TableName=cls.t,
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "sk", "AttributeType": "N"},
+                                  {"AttributeName": "l", "AttributeType": "S"}],
+            LocalSecondaryIndexes=[{"IndexName": "by_l",
+                                    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                  {"AttributeName": "l", "KeyType": "RANGE"}],
+                                    "Projection": {"ProjectionType": "KEYS_ONLY"}}],
+            BillingMode="PAY_PER_REQUEST")
+        harness.wait_active(C, cls.t)
+
+    def check(self, metrics, pk):
+        self.assertEqual(metrics["ItemCollectionKey"], {"pk": {"S": pk}})
+        self.assertEqual(metrics["SizeEstimateRangeGB"], [0.0, 1.0])
+
+    def test_every_write_operation(self):
+        t = self.t
+        r = C.put_item(TableName=t, Item={"pk": {"S": "p"}, "sk": {"N": "1"}, "l": {"S": "x"}},
+                       ReturnItemCollectionMetrics="SIZE")
+        self.check(r["ItemCollectionMetrics"], "p")
+        r = C.batch_write_item(RequestItems={t: [
+            {"PutRequest": {"Item": {"pk": {"S": "p"}, "sk": {"N": "2"}}}},
+            {"PutRequest": {"Item": {"pk": {"S": "q"}, "sk": {"N": "1"}}}}]},
+            ReturnItemCollectionMetrics="SIZE")
+        got = sorted(m["ItemCollectionKey"]["pk"]["S"] for m in r["ItemCollectionMetrics"][t])
+        self.assertEqual(got, ["p", "q"])  # one per item collection written
+        r = C.transact_write_items(TransactItems=[
+            {"Update": {"TableName": t, "Key": {"pk": {"S": "q"}, "sk": {"N": "1"}},
+                        "UpdateExpression": "SET v = :v",
+                        "ExpressionAttributeValues": {":v": {"N": "1"}}}}],
+            ReturnItemCollectionMetrics="SIZE")
+        self.check(r["ItemCollectionMetrics"][t][0], "q")
+        r = C.batch_write_item(RequestItems={t: [
+            {"DeleteRequest": {"Key": {"pk": {"S": "q"}, "sk": {"N": "1"}}}}]})
+        self.assertNotIn("ItemCollectionMetrics", r)  # only when asked
 
 
 if __name__ == "__main__":

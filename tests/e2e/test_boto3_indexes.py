@@ -336,6 +336,32 @@ class CreateTableIndexValidationTest(unittest.TestCase):
             INVALID + "Index KeySchema does not have the same leading hash key as table KeySchema "
             "for index: lsi1. index hash key: o, table hash key: pk")
 
+    def test_lsi_needs_a_range_key(self):
+        e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
+                        LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("pk"),
+                                                "Projection": {"ProjectionType": "ALL"}}])
+        err(self, e, "ValidationException",
+            INVALID + "Index KeySchema does not have a range key for index: lsi1")
+
+    def test_undefined_key_is_reported_with_its_index_keys(self):
+        e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", x="S"),
+                        GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("g1"),
+                                                 "Projection": {"ProjectionType": "ALL"}}])
+        err(self, e, "ValidationException",
+            INVALID + "Some index key attributes are not defined in AttributeDefinitions. "
+            "Keys: [g1], AttributeDefinitions: [pk, x]")
+
+    def test_projected_attributes_count_over_all_indexes(self):
+        names = ["a%d" % i for i in range(60)]
+        e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S", h="S"),
+                        GlobalSecondaryIndexes=[
+                            {"IndexName": "gg1", "KeySchema": ks("g"),
+                             "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": names}},
+                            {"IndexName": "gg2", "KeySchema": ks("h"),
+                             "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": names}}])
+        err(self, e, "LimitExceededException",
+            INVALID + "Number of projected attributes in all indexes exceeds limit of 100")
+
     def test_gsi_key_attribute_not_defined(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S"),
                         GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("gkeep"),
@@ -746,8 +772,22 @@ class IndexWriteTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.update_item(TableName=MUT, Key={"pk": {"S": k}}, UpdateExpression="SET r = :r",
                           ExpressionAttributeValues={":r": {"BOOL": True}})
+        # UpdateItem words it differently from PutItem (DynamoDB's
+        # UPDATING_INDEX_KEY_TYPE_MISMATCH).
         err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key r Expected: N Actual: BOOL IndexName: gmi")
+            "The update expression attempted to update the secondary index key to unsupported type")
+        # Index keys have the key size limits too.
+        with self.assertRaises(ClientError) as e:
+            C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x" * 2049}})
+        err(self, e, "ValidationException",
+            INVALID + "Size limit exceeded for Index Key g Actual Size: 2049 bytes Max Size: 2048 "
+            "bytes IndexName: gmi")
+        with self.assertRaises(ClientError) as e:
+            C.update_item(TableName=MUT, Key={"pk": {"S": k}}, UpdateExpression="SET g = :g",
+                          ExpressionAttributeValues={":g": {"S": "x" * 2049}})
+        err(self, e, "ValidationException",
+            "The update expression attempted to update the secondary index key beyond allowed "
+            "size limits")
         # Nothing changed.
         self.assertEqual(C.get_item(TableName=MUT, Key={"pk": {"S": k}}, ConsistentRead=True)["Item"],
                          {"pk": {"S": k}, "g": {"S": "x"}})
@@ -1019,6 +1059,28 @@ class UpdateTableThroughputTest(unittest.TestCase):
         self.assertEqual(d["BillingModeSummary"]["BillingMode"], "PAY_PER_REQUEST")
         self.assertEqual(d["ProvisionedThroughput"]["ReadCapacityUnits"], 0)
         self.assertEqual(d["ProvisionedThroughput"]["WriteCapacityUnits"], 0)
+
+    def test_switch_to_provisioned_needs_gsi_throughput(self):
+        name = harness.table_name("swp")
+        C.create_table(TableName=name, KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
+                       GlobalSecondaryIndexes=[{"IndexName": "swg", "KeySchema": ks("g"),
+                                                "Projection": {"ProjectionType": "ALL"}}],
+                       BillingMode="PAY_PER_REQUEST")
+        self.addCleanup(lambda: C.delete_table(TableName=name))
+        harness.wait_active(C, name)
+        tp = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
+        with self.assertRaises(ClientError) as e:
+            C.update_table(TableName=name, BillingMode="PROVISIONED", ProvisionedThroughput=tp)
+        err(self, e, "ValidationException",
+            INVALID + "ProvisionedThroughput must be specified for index: swg")
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["BillingModeSummary"]
+                         ["BillingMode"], "PAY_PER_REQUEST")
+        C.update_table(TableName=name, BillingMode="PROVISIONED", ProvisionedThroughput=tp,
+                       GlobalSecondaryIndexUpdates=[{"Update": {"IndexName": "swg",
+                                                                "ProvisionedThroughput": tp}}])
+        harness.wait_active(C, name)
+        g = gsi_of(C.describe_table(TableName=name)["Table"], "swg")
+        self.assertEqual(g["ProvisionedThroughput"]["ReadCapacityUnits"], 2)
 
     def test_gsi_throughput_update(self):
         name = harness.table_name("gtp")

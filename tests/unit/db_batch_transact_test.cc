@@ -117,6 +117,119 @@ TEST_F(BatchTest, TransactionIsAllOrNothing) {
   EXPECT_FALSE(got->responses[1].has_value());
 }
 
+TEST_F(BatchTest, ConcurrentRetriesWithOneTokenApplyOnce) {
+  Put("acct", MakeItem({{"id", S("c")}, {"n", N("0")}}));
+  // Rounds of identical requests sent at once with the same token: each round
+  // adds one, whatever the interleaving; the losers are told the first is in
+  // progress or are answered as its retry.
+  constexpr int kRounds = 60, kThreads = 4;
+  std::atomic<int> unexpected{0};
+  for (int round = 0; round < kRounds; ++round) {
+    TransactWriteItemsRequest req;
+    req.transact_items = {Update("c", "ADD n :one", MakeItem({{":one", N("1")}}))};
+    req.client_request_token = "round-" + std::to_string(round);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&] {
+        auto r = db_->TransactWriteItems(req);
+        if (!r.ok() && r.status().type() != ErrorType::kTransactionInProgress) unexpected++;
+      });
+    }
+    for (auto& t : threads) t.join();
+  }
+  EXPECT_EQ(unexpected.load(), 0);
+  EXPECT_EQ(Get("acct", MakeItem({{"id", S("c")}}))->at("n"), N(std::to_string(kRounds)));
+}
+
+TEST_F(BatchTest, TokensBelongToTheirDatabase) {
+  Options options;
+  options.in_memory = true;
+  auto other = DB::Open(options, "");
+  ASSERT_OK(other);
+  for (DB* db : {db_.get(), other->get()}) {
+    if (db != db_.get()) {
+      CreateTableRequest ct;
+      ct.table_name = "acct";
+      ct.key_schema = {{"id", KeyType::kHash}};
+      ct.attribute_definitions = {{"id", AttrType::kS}};
+      ct.billing_mode = "PAY_PER_REQUEST";
+      ASSERT_OK(db->CreateTable(ct));
+    }
+    TransactWriteItemsRequest req;
+    req.transact_items = {Update("d", "ADD n :one", MakeItem({{":one", N("1")}}))};
+    req.client_request_token = "shared-token";
+    ASSERT_OK(db->TransactWriteItems(req));
+    GetItemRequest get;
+    get.table_name = "acct";
+    get.key = MakeItem({{"id", S("d")}});
+    auto got = db->GetItem(get);
+    ASSERT_OK(got);
+    ASSERT_TRUE(got->item.has_value());  // applied on each database
+    EXPECT_EQ(got->item->at("n"), N("1"));
+  }
+}
+
+TEST_F(BatchTest, TransactionLimits) {
+  TransactWriteItemsRequest req;
+  req.transact_items = {Update("e", "ADD n :one", MakeItem({{":one", N("1")}}))};
+  req.client_request_token = std::string(37, 't');
+  EXPECT_ERROR(db_->TransactWriteItems(req), ErrorType::kValidation,
+               "at 'clientRequestToken' failed to satisfy constraint: Member must have length "
+               "less than or equal to 36");
+  req.client_request_token = "";
+  EXPECT_ERROR(db_->TransactWriteItems(req), ErrorType::kValidation,
+               "Member must have length greater than or equal to 1");
+
+  // 4 MB in all: ten puts of 390 KB pass, eleven do not.
+  TransactWriteItemsRequest big;
+  for (int i = 0; i < 11; ++i) {
+    TransactWriteItem t;
+    t.kind = TransactWriteItem::Kind::kPut;
+    t.table_name = "acct";
+    t.item = MakeItem({{"id", S("big" + std::to_string(i))}, {"pad", S(std::string(390 * 1024, 'x'))}});
+    big.transact_items.push_back(std::move(t));
+  }
+  EXPECT_ERROR(db_->TransactWriteItems(big), ErrorType::kValidation,
+               "The aggregate size of the items in the transaction cannot exceed 4 MB");
+  EXPECT_FALSE(Get("acct", MakeItem({{"id", S("big0")}})).has_value());
+  big.transact_items.pop_back();
+  ASSERT_OK(db_->TransactWriteItems(big));
+  // Reading them back in one transaction is under 4 MB too; one more is not.
+  Put("acct", MakeItem({{"id", S("big10")}, {"pad", S(std::string(390 * 1024, 'x'))}}));
+  TransactGetItemsRequest get;
+  for (int i = 0; i < 11; ++i) {
+    TransactGetItem g;
+    g.table_name = "acct";
+    g.key = MakeItem({{"id", S("big" + std::to_string(i))}});
+    get.transact_items.push_back(std::move(g));
+  }
+  EXPECT_ERROR(db_->TransactGetItems(get), ErrorType::kValidation,
+               "The aggregate size of the items in the transaction cannot exceed 4 MB");
+  get.transact_items.pop_back();
+  ASSERT_OK(db_->TransactGetItems(get));
+}
+
+TEST_F(BatchTest, FailedWritesCarryWhatTheyAreBilled) {
+  Put("acct", MakeItem({{"id", S("f")}, {"pad", S(std::string(1500, 'x'))}}));
+  PutItemRequest put;
+  put.table_name = "acct";
+  put.item = MakeItem({{"id", S("f")}});
+  put.condition_expression = "attribute_not_exists(id)";
+  auto r = db_->PutItem(put);
+  ASSERT_EQ(r.status().type(), ErrorType::kConditionalCheckFailed);
+  ASSERT_EQ(r.status().billed().size(), 1u);
+  EXPECT_EQ(r.status().billed()[0].table_name, "acct");
+  EXPECT_EQ(r.status().billed()[0].write_units, 2);  // the ~1.5 KB item it read
+
+  TransactWriteItemsRequest txn;
+  txn.transact_items = {Update("f", "SET v = :x", MakeItem({{":x", N("1")}}), "attribute_not_exists(id)"),
+                        Update("g", "SET v = :x", MakeItem({{":x", N("1")}}))};
+  auto t = db_->TransactWriteItems(txn);
+  ASSERT_EQ(t.status().type(), ErrorType::kTransactionCanceled);
+  ASSERT_EQ(t.status().billed().size(), 1u);
+  EXPECT_EQ(t.status().billed()[0].write_units, 2 * 2 + 2 * 1);  // both items, twice
+}
+
 TEST_F(BatchTest, ConflictsAreReportedAsDynamoDBDoes) {
   // Many threads hammer the same two items with transactions and single writes:
   // every outcome is success, a TransactionConflict cancellation or a

@@ -377,6 +377,23 @@ TEST_F(HandlerOnDbTest, TimeToLive) {
             R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})");
 }
 
+TEST_F(HandlerOnDbTest, TheObserverSeesWhatFailedWritesCost) {
+  std::vector<ConsumedCapacity> seen;
+  handler_->SetObserver([&](std::string_view, const Status&, double,
+                            const std::vector<ConsumedCapacity>& consumed) { seen = consumed; });
+  const std::string pad(1500, 'x');
+  ASSERT_EQ(Call("PutItem", R"({"TableName":"Music","Item":{"pk":{"S":"a"},"p":{"S":")" + pad +
+                                R"("}}})").http_status,
+            200);
+  ApiReply r = Call("PutItem", R"js({"TableName":"Music","Item":{"pk":{"S":"a"}},)js"
+                               R"js("ConditionExpression":"attribute_not_exists(pk)"})js");
+  EXPECT_NE(r.body.find("ConditionalCheckFailedException"), std::string::npos);
+  EXPECT_EQ(r.body.find("ConsumedCapacity"), std::string::npos);  // not on the wire
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].table_name, "Music");
+  EXPECT_EQ(seen[0].write_capacity_units.value_or(0), 2);
+}
+
 TEST_F(HandlerOnDbTest, Tags) {
   const std::string arn = "arn:aws:dynamodb:us-east-1:000000000000:table/Music";
   auto list = [&] { return Call("ListTagsOfResource", R"({"ResourceArn":")" + arn + R"("})").body; };

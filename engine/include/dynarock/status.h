@@ -66,6 +66,15 @@ struct CancellationReason {
   std::optional<Item> item;  // with ReturnValuesOnConditionCheckFailure=ALL_OLD
 };
 
+// Capacity a request consumed although it failed: DynamoDB bills a write whose
+// condition failed, and a cancelled transaction, but does not report it in the
+// error. Dynarock carries it here for metrics and `dynarock patterns`.
+struct BilledCapacity {
+  std::string table_name;
+  double read_units = 0;
+  double write_units = 0;
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
@@ -80,8 +89,10 @@ class [[nodiscard]] Status {
   // Payloads.
   const std::optional<Item>& item() const;  // ConditionalCheckFailed with ALL_OLD
   const std::vector<CancellationReason>& cancellation_reasons() const;
+  const std::vector<BilledCapacity>& billed() const;  // not sent on the wire
   Status& WithItem(Item item);
   Status& WithCancellationReasons(std::vector<CancellationReason> reasons);
+  Status& WithBilled(std::vector<BilledCapacity> billed);
 
   // "ValidationException: <message>", for logs and test failures.
   std::string ToString() const;
@@ -92,6 +103,7 @@ class [[nodiscard]] Status {
     std::string message;
     std::optional<Item> item;
     std::vector<CancellationReason> reasons;
+    std::vector<BilledCapacity> billed;
   };
   std::shared_ptr<Rep> rep_;
 };
