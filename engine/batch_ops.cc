@@ -13,7 +13,7 @@
 #include <set>
 
 #include "engine/db_impl.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/limits.h"
@@ -101,6 +101,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
         if (response_bytes + size <= kBatchGetResponseBytesMax) {
           // Each key is billed on its own, a missing item at the minimum.
           cost.table += ReadUnits(size, read.consistent_read);
+          resp.bytes_read += static_cast<int64_t>(size);
           if (!*item) continue;
           response_bytes += size;
           out.push_back(read.projection ? expr::Project(*read.projection, **item)

@@ -16,7 +16,7 @@
 
 #include "engine/db_impl.h"
 #include "engine/item_codec.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/key_codec.h"
 #include "engine/rocksdb_status.h"
 #include "index/maintainer.h"

@@ -11,7 +11,7 @@
 #include "engine/db_impl.h"
 #include "index/maintainer.h"
 #include "engine/item_codec.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/limits.h"
@@ -342,6 +342,7 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   CapacityCounter cost;
   cost.table = ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, true);
+  resp.bytes_read = item ? static_cast<int64_t>(ItemSize(*item)) : 0;
   if (item) resp.item = projection ? expr::Project(*projection, *item) : std::move(*item);
   return resp;
 }

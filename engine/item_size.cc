@@ -2,7 +2,7 @@
 //
 // See item_size.h for the rules and their source.
 
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 
 namespace dynarock {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "engine/db_impl.h"
 #include "engine/item_codec.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/key_codec.h"
@@ -297,6 +297,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   } else {
     cost.table = ReadUnits(bytes_read, plan.consistent_read);
   }
+  resp.bytes_read = static_cast<int64_t>(bytes_read + table_bytes_fetched);
   resp.consumed_capacity = ReportCapacity(plan.return_consumed_capacity, plan.table_name, cost, true);
   return resp;
 }

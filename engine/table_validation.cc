@@ -1,6 +1,7 @@
 #include "engine/table_validation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace dynarock {
@@ -261,6 +262,95 @@ Status ValidateTableName(std::string_view name, std::string_view field) {
   ConstraintErrors errors;
   errors.CheckTableName(name, field);
   return errors.ToStatus();
+}
+
+// ---------------------------------------------------------------- tags
+
+namespace {
+
+constexpr size_t kTagKeyCharsMax = 128;
+constexpr size_t kTagValueCharsMax = 256;
+
+// Characters in UTF-8 (code points), for the tag length limits.
+size_t Utf8Chars(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Tag keys and values: Unicode letters, digits and white space, plus + - = . _ : / @
+// (DynamoDB's tagging restrictions). Non-ASCII bytes are taken as letters.
+bool TagCharsOk(std::string_view s) {
+  for (unsigned char c : s) {
+    if (c >= 0x80 || std::isalnum(c) || std::isspace(c)) continue;
+    if (std::string_view("+-=._:/@").find(static_cast<char>(c)) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status CheckTags(const std::vector<Tag>& tags, std::string_view field) {
+  ConstraintErrors errors;
+  for (size_t i = 0; i < tags.size(); ++i) {
+    const Tag& t = tags[i];
+    const std::string at = std::string(field) + "." + std::to_string(i + 1) + ".member.";
+    size_t key_chars = Utf8Chars(t.key), value_chars = Utf8Chars(t.value);
+    if (key_chars < 1) {
+      errors.Add("Value '' at '" + at + "key' failed to satisfy constraint: Member must have "
+                 "length greater than or equal to 1");
+    } else if (key_chars > kTagKeyCharsMax) {
+      errors.Add("Value '" + t.key + "' at '" + at + "key' failed to satisfy constraint: Member "
+                 "must have length less than or equal to 128");
+    }
+    if (value_chars > kTagValueCharsMax) {
+      errors.Add("Value '" + t.value + "' at '" + at + "value' failed to satisfy constraint: "
+                 "Member must have length less than or equal to 256");
+    }
+  }
+  DR_RETURN_IF_ERROR(errors.ToStatus());
+  for (const Tag& t : tags) {
+    if (!TagCharsOk(t.key) || !TagCharsOk(t.value)) {
+      return ValidationError("One or more parameter values were invalid: Tag keys and values may "
+                             "contain only Unicode letters, digits, white space and + - = . _ : / "
+                             "@; got key '" + t.key + "'");
+    }
+    std::string prefix = t.key.substr(0, 4);
+    std::transform(prefix.begin(), prefix.end(), prefix.begin(), ::tolower);
+    if (prefix == "aws:") {
+      return ValidationError("One or more parameter values were invalid: The tag key '" + t.key +
+                             "' uses the prefix aws:, which is reserved for AWS use");
+    }
+  }
+  return Status();
+}
+
+Status MergeTags(const std::vector<Tag>& tags, TableInfo* info) {
+  for (const Tag& t : tags) {
+    auto it = std::find_if(info->tags.begin(), info->tags.end(),
+                           [&](const Tag& x) { return x.key == t.key; });
+    if (it != info->tags.end()) {
+      it->value = t.value;
+    } else {
+      info->tags.push_back(t);
+    }
+  }
+  if (info->tags.size() > static_cast<size_t>(kTagsPerResourceMax)) {
+    return ValidationError("One or more parameter values were invalid: The number of tags on "
+                           "the resource would exceed the maximum of 50 (" +
+                           std::to_string(info->tags.size()) + ")");
+  }
+  std::sort(info->tags.begin(), info->tags.end(),
+            [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  return Status();
+}
+
+Status ValidateTags(const std::vector<Tag>& tags, std::string_view field) {
+  DR_RETURN_IF_ERROR(CheckTags(tags, field));
+  TableInfo scratch;
+  return MergeTags(tags, &scratch);
 }
 
 StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {

@@ -45,8 +45,13 @@ Status ValidateTableName(std::string_view name, std::string_view field);
 
 // Tag rules (key 1..128 characters, value up to 256, letters, digits, white
 // space and + - = . _ : / @, no "aws:" prefix, at most 50); `field` names the
-// list in messages. Defined in ttl_and_tags.cc.
+// list in messages.
 Status ValidateTags(const std::vector<Tag>& tags, std::string_view field);
+// The same rules for each tag, without the count.
+Status CheckTags(const std::vector<Tag>& tags, std::string_view field);
+// Adds `tags` to `info` (a key given again gets the new value), refusing more
+// than 50; keeps the tags sorted by key.
+Status MergeTags(const std::vector<Tag>& tags, TableInfo* info);
 
 // Checks a CreateTable request and builds the TableInfo it describes (ids, uuid and
 // times are left for the caller).

@@ -15,7 +15,7 @@
 #include <set>
 
 #include "engine/db_impl.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/capacity.h"
 #include "engine/item_validation.h"
 #include "engine/limits.h"
@@ -442,6 +442,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   db_->ReleaseSnapshot(snapshot);
   DR_RETURN_IF_ERROR(status);
   if (read_bytes > kTransactBytesMax) return TransactionTooLarge(read_bytes);
+  resp.bytes_read = static_cast<int64_t>(read_bytes);
   if (req.return_consumed_capacity != ReturnConsumedCapacity::kNone) {
     resp.has_consumed_capacity = true;
     for (const auto& [name, cost] : costs) {

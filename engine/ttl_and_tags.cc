@@ -27,33 +27,11 @@
 namespace dynarock {
 namespace {
 
-constexpr size_t kTagsPerResourceMax = 50;
-constexpr size_t kTagKeyCharsMax = 128;
-constexpr size_t kTagValueCharsMax = 256;
 constexpr double kTtlLookBackSeconds = 5.0 * 365 * 24 * 3600;
 
 double NowEpochSeconds() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
-
-// Characters in UTF-8 (code points), for the tag length limits.
-size_t Utf8Chars(std::string_view s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// Tag keys and values: Unicode letters, digits and white space, plus + - = . _ : / @
-// (DynamoDB's tagging restrictions). Non-ASCII bytes are taken as letters.
-bool TagCharsOk(std::string_view s) {
-  for (unsigned char c : s) {
-    if (c >= 0x80 || std::isalnum(c) || std::isspace(c)) continue;
-    if (std::string_view("+-=._:/@").find(static_cast<char>(c)) == std::string_view::npos) {
-      return false;
-    }
-  }
-  return true;
 }
 
 // Whether `item` has expired at `now` under TTL attribute `attribute`.
@@ -230,72 +208,6 @@ StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
                             " not found");
   }
   return name;
-}
-
-namespace {
-
-Status CheckTags(const std::vector<Tag>& tags, std::string_view field) {
-  ConstraintErrors errors;
-  for (size_t i = 0; i < tags.size(); ++i) {
-    const Tag& t = tags[i];
-    const std::string at = std::string(field) + "." + std::to_string(i + 1) + ".member.";
-    size_t key_chars = Utf8Chars(t.key), value_chars = Utf8Chars(t.value);
-    if (key_chars < 1) {
-      errors.Add("Value '' at '" + at + "key' failed to satisfy constraint: Member must have "
-                 "length greater than or equal to 1");
-    } else if (key_chars > kTagKeyCharsMax) {
-      errors.Add("Value '" + t.key + "' at '" + at + "key' failed to satisfy constraint: Member "
-                 "must have length less than or equal to 128");
-    }
-    if (value_chars > kTagValueCharsMax) {
-      errors.Add("Value '" + t.value + "' at '" + at + "value' failed to satisfy constraint: "
-                 "Member must have length less than or equal to 256");
-    }
-  }
-  DR_RETURN_IF_ERROR(errors.ToStatus());
-  for (const Tag& t : tags) {
-    if (!TagCharsOk(t.key) || !TagCharsOk(t.value)) {
-      return ValidationError("One or more parameter values were invalid: Tag keys and values may "
-                             "contain only Unicode letters, digits, white space and + - = . _ : / "
-                             "@; got key '" + t.key + "'");
-    }
-    std::string prefix = t.key.substr(0, 4);
-    std::transform(prefix.begin(), prefix.end(), prefix.begin(), ::tolower);
-    if (prefix == "aws:") {
-      return ValidationError("One or more parameter values were invalid: The tag key '" + t.key +
-                             "' uses the prefix aws:, which is reserved for AWS use");
-    }
-  }
-  return Status();
-}
-
-// The tags of `info` with `tags` added or replaced, refused past 50.
-Status MergeTags(const std::vector<Tag>& tags, TableInfo* info) {
-  for (const Tag& t : tags) {
-    auto it = std::find_if(info->tags.begin(), info->tags.end(),
-                           [&](const Tag& x) { return x.key == t.key; });
-    if (it != info->tags.end()) {
-      it->value = t.value;
-    } else {
-      info->tags.push_back(t);
-    }
-  }
-  if (info->tags.size() > kTagsPerResourceMax) {
-    return ValidationError("One or more parameter values were invalid: The number of tags on "
-                           "the resource would exceed the maximum of 50 (" +
-                           std::to_string(info->tags.size()) + ")");
-  }
-  std::sort(info->tags.begin(), info->tags.end(),
-            [](const Tag& a, const Tag& b) { return a.key < b.key; });
-  return Status();
-}
-
-}  // namespace
-
-Status ValidateTags(const std::vector<Tag>& tags, std::string_view field) {
-  DR_RETURN_IF_ERROR(CheckTags(tags, field));
-  TableInfo scratch;
-  return MergeTags(tags, &scratch);
 }
 
 StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req) {

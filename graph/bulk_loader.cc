@@ -1,20 +1,19 @@
 // File: graph/bulk_loader.cc
 //
 // BulkLoader: edges are sent as soon as enough are buffered (BatchWriteItem from
-// `threads` threads, 25 items per request); edge-set entries are collected per
-// source node and written with the nodes at Finish().
+// `threads` threads, 25 items per request); edge-set entries (per source node)
+// and incoming types (per target node) are collected and written with the nodes
+// at Finish().
 
 #include <algorithm>
 #include <thread>
 
+#include "dynarock/item_size.h"
+#include "engine/limits.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
 
 namespace dynarock::graph {
-
-namespace {
-constexpr size_t kMaxItemBytes = 400 * 1024;
-}
 
 BulkLoader::BulkLoader(Graph* graph, int threads)
     : graph_(graph), threads_(std::max(1, threads)) {}
@@ -45,6 +44,7 @@ Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
     if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(type);
     if (s.InEdgeSet(type)) edge_sets_[src].push_back(s.EdgeSetEntry(type, tgt, rank));
     else edge_sets_[src];  // the node exists
+    in_types_[tgt].insert(type);
     pending_.push_back(std::move(item));
   };
   one(e.source, e.type, e.target);
@@ -91,11 +91,17 @@ Status BulkLoader::Finish() {
   DR_RETURN_IF_ERROR(Drain());
   const Schema& s = graph_->schema();
   for (auto& [id, entries] : edge_sets_) nodes_.try_emplace(id);
+  for (auto& [id, types] : in_types_) nodes_.try_emplace(id);
   for (auto& [id, attrs] : nodes_) {
     Item item = std::move(attrs);
     item[s.pk_attribute] = AttributeValue::S(id);
     item[s.sk_attribute] = AttributeValue::S(id);
     if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(s.NodeType(id));
+    auto in = in_types_.find(id);
+    if (in != in_types_.end() && !in->second.empty()) {
+      item[s.incoming_types_attribute] = AttributeValue::SS(
+          std::vector<std::string>(in->second.begin(), in->second.end()));
+    }
     auto es = edge_sets_.find(id);
     if (es != edge_sets_.end() && !es->second.empty()) {
       std::vector<std::string>& v = es->second;
@@ -108,7 +114,7 @@ Status BulkLoader::Finish() {
         EdgeRef ref;
         if (s.ParseEdgeSetEntry(e, &ref)) per_type[ref.type] += e.size();
       }
-      if (bytes + internal::ApproxItemSize(item) > kMaxItemBytes) {
+      if (bytes + ItemSize(item) > kItemSizeBytesMax) {
         std::string worst;
         size_t most = 0;
         for (const auto& [t, b] : per_type) {
@@ -128,6 +134,7 @@ Status BulkLoader::Finish() {
   }
   nodes_.clear();
   edge_sets_.clear();
+  in_types_.clear();
   return Drain();
 }
 

@@ -6,22 +6,27 @@
 //
 // Transaction splitting (docs/graph.md): a write of many edges is cut into
 // "units", one per edge: the edge item, its edge-set update on the source node,
-// the reverse edge and its edge-set update on the target node, plus condition
-// checks that the nodes exist. Units are packed, in order, into transactions of at
-// most 100 items; the edge-set updates of several units on one node merge into one
-// Update (one ADD or DELETE of several entries), since a transaction may touch an
-// item only once. A unit is never split, so every edge stays consistent with its
-// edge sets; a failure leaves the earlier transactions committed and reports how
-// many edges they held.
+// the incoming-type update on the target node, the reverse edge with its
+// updates, plus condition checks that the nodes exist. Units are packed, in
+// order, into transactions of at most 100 items and 4 MB (DynamoDB's two limits
+// of TransactWriteItems); the node updates of several units on one node merge
+// into one Update (one ADD or DELETE of several entries), since a transaction may
+// touch an item only once. A unit is never split, so every edge stays consistent
+// with its edge sets; a failure leaves the earlier transactions committed and
+// reports how many edges they held.
 
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <set>
 
 #include "engine/api/base64.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
+#include "dynarock/item_size.h"
+#include "engine/limits.h"
 #include "graph/graph_internal.h"
 
 namespace dynarock::graph {
@@ -29,41 +34,6 @@ namespace dynarock::graph {
 using internal::S;
 
 namespace internal {
-
-size_t ApproxItemSize(const Item& item);
-
-namespace {
-size_t ValueSize(const AttributeValue& v) {
-  switch (v.type()) {
-    case AttrType::kS:
-    case AttrType::kB:
-      return v.scalar().size();
-    case AttrType::kN:
-      return v.scalar().size() / 2 + 2;
-    case AttrType::kBool:
-    case AttrType::kNull:
-      return 1;
-    case AttrType::kL: {
-      size_t n = 3;
-      for (const auto& e : v.list()) n += ValueSize(e) + 1;
-      return n;
-    }
-    case AttrType::kM:
-      return 3 + ApproxItemSize(v.map());
-    default: {
-      size_t n = 0;
-      for (const auto& e : v.set()) n += e.size();
-      return n;
-    }
-  }
-}
-}  // namespace
-
-size_t ApproxItemSize(const Item& item) {
-  size_t n = 0;
-  for (const auto& [k, v] : item) n += k.size() + ValueSize(v);
-  return n;
-}
 
 Status BatchPut(Client* client, const std::string& table, std::vector<Item> items,
                 int64_t* requests) {
@@ -102,6 +72,11 @@ constexpr char kSk[] = "#g_sk";
 constexpr char kRk[] = "#g_rk";
 constexpr char kEs[] = "#g_es";
 constexpr char kTy[] = "#g_ty";
+constexpr char kIn[] = "#g_in";
+
+// Removing edges of ranked types: how many times in a row a transaction may find
+// a rank changed under it (re-read and retried) before the call gives up.
+constexpr int kMaxRankRaces = 8;
 
 std::string EncodeToken(const std::optional<Item>& key) {
   if (!key) return "";
@@ -115,6 +90,16 @@ StatusOr<std::optional<Item>> DecodeToken(const std::string& token) {
   auto item = api::DecodeItemJson(json);
   if (!item.ok()) return ValidationError("invalid page token");
   return std::optional<Item>(std::move(*item));
+}
+
+// The key attributes of `item` (a resume point for ExclusiveStartKey).
+Item KeyOf(const Item& item, const std::vector<std::string>& attributes) {
+  Item key;
+  for (const std::string& a : attributes) {
+    auto it = item.find(a);
+    if (it != item.end()) key[a] = it->second;
+  }
+  return key;
 }
 
 void MergeFilter(QueryRequest* req, const std::optional<Filter>& filter,
@@ -188,102 +173,190 @@ bool IsSizeError(std::string_view message) {
   return message.find("maximum allowed size") != std::string_view::npos;
 }
 
+// Refuses an UpdateNode expression that names one of the layer's attributes at
+// the top level of a path (directly or through an #name placeholder). Values
+// (:v), nested path elements (a.edges), keywords and function names are not
+// attribute names.
+Status CheckNodeUpdate(const Schema& schema, const NodeUpdate& update) {
+  const std::string& e = update.update_expression;
+  auto ident = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  };
+  char prev = ' ';  // the last character before the token, spaces skipped
+  size_t i = 0;
+  while (i < e.size()) {
+    const char c = e[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+      continue;
+    }
+    if (!(c == '#' || c == ':' || c == '_' || std::isalpha(static_cast<unsigned char>(c)))) {
+      prev = c;
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < e.size() && ident(e[j])) ++j;
+    const std::string token = e.substr(i, j - i);
+    const bool nested = prev == '.';
+    prev = token.back();
+    i = j;
+    if (nested || token[0] == ':') continue;
+    std::string name;
+    if (token[0] == '#') {
+      auto it = update.names.find(token);
+      if (it == update.names.end()) continue;  // DynamoDB reports the missing name
+      name = it->second;
+    } else {
+      size_t k = j;
+      while (k < e.size() && std::isspace(static_cast<unsigned char>(e[k]))) ++k;
+      if (k < e.size() && e[k] == '(') continue;  // if_not_exists(, list_append(
+      std::string upper = token;
+      std::transform(upper.begin(), upper.end(), upper.begin(),
+                     [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+      if (upper == "SET" || upper == "REMOVE" || upper == "ADD" || upper == "DELETE") continue;
+      name = token;
+    }
+    if (schema.IsReserved(name)) {
+      return ValidationError("graph: UpdateNode may not change attribute '" + name +
+                             "': it is managed by the graph layer (keys, edge set, rank, type, "
+                             "incoming types)");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // ============================================================ TxnPlanner
 
-// Packs edge units into transactions of at most 100 items (see the file comment).
+// Packs edge units into transactions of at most 100 items and 4 MB (see the file
+// comment). Sizes are counted by DynamoDB's item size rules (dynarock/item_size.h):
+// a Put counts its item, a Delete or ConditionCheck its key, an Update its key
+// plus the values it adds or removes (the set entries, the incoming types).
 class TxnPlanner {
  public:
-  struct SetOp {
+  struct SetOp {  // an edge-set entry ADDed to / DELETEd from `node`
     std::string node;
     std::string entry;
+    std::string type;
+  };
+  struct TypeOp {  // an incoming edge type ADDed to `node`
+    std::string node;
     std::string type;
   };
   struct Unit {
     std::vector<TransactWriteItem> items;  // edge puts / deletes
     std::vector<SetOp> set_ops;
+    std::vector<TypeOp> type_ops;
     bool add = true;                       // set ops are ADDs (else DELETEs)
     std::vector<std::string> must_exist;   // nodes that must exist
-    std::vector<std::string> touch_nodes;  // nodes whose update may be dropped if missing
   };
 
   struct Result {
     Status status;
-    bool edge_condition_failed = false;  // an edge Put's rank guard failed
+    bool edge_condition_failed = false;  // an edge item's condition (rank guard) failed
   };
 
-  TxnPlanner(Graph* g, bool require_nodes) : g_(g), require_nodes_(require_nodes) {}
+  explicit TxnPlanner(Graph* g) : g_(g) {}
 
-  size_t units() const { return units_; }
   size_t ItemCount() const { return edge_items_.size() + nodes_.size(); }
   bool empty() const { return edge_items_.empty() && nodes_.empty(); }
+  size_t bytes() const { return bytes_; }
 
+  // Whether `u` can join the open transaction. A unit always fits an empty one.
   bool Fits(const Unit& u) const {
-    size_t extra = u.items.size();
-    std::set<std::string> new_nodes;
+    if (empty()) return true;
+    size_t extra_bytes = 0;
     for (const auto& it : u.items) {
-      if (edge_keys_.count(KeyString(it.kind == TransactWriteItem::Kind::kPut ? it.item : it.key)))
-        return false;
+      if (edge_keys_.count(KeyString(ItemKey(it)))) return false;  // an item once per txn
+      extra_bytes += ItemBytes(it);
     }
+    std::set<std::string> new_nodes;
     auto consider = [&](const std::string& node, bool has_set_op) -> bool {
       auto n = nodes_.find(node);
       if (n == nodes_.end()) {
-        new_nodes.insert(node);
+        if (new_nodes.insert(node).second) extra_bytes += ItemSize(g_->schema().NodeKey(node));
         return true;
       }
-      if (has_set_op && !n->second.entries.empty() && n->second.add != u.add) return false;
-      return true;
+      // DynamoDB cannot ADD and DELETE entries of one set in one update.
+      return !(has_set_op && !n->second.entries.empty() && n->second.add != u.add);
     };
     for (const auto& op : u.set_ops) {
       if (!consider(op.node, true)) return false;
+      extra_bytes += op.entry.size();
     }
-    for (const auto& n : u.must_exist) {
-      if (!consider(n, false)) return false;
+    for (const auto& op : u.type_ops) {
+      consider(op.node, false);
+      extra_bytes += op.type.size();
     }
-    extra += new_nodes.size();
-    return ItemCount() + extra <= 100;
+    for (const auto& n : u.must_exist) consider(n, false);
+    const size_t items = ItemCount() + u.items.size() + new_nodes.size();
+    return items <= static_cast<size_t>(kTransactItemsMax) &&
+           bytes_ + extra_bytes <= kTransactBytesMax;
   }
 
   void Add(Unit u) {
     for (auto& it : u.items) {
-      edge_keys_.insert(KeyString(it.kind == TransactWriteItem::Kind::kPut ? it.item : it.key));
+      edge_keys_.insert(KeyString(ItemKey(it)));
+      bytes_ += ItemBytes(it);
       edge_items_.push_back(std::move(it));
     }
     for (auto& op : u.set_ops) {
-      NodeOp& n = nodes_[op.node];
+      NodeOp& n = Node(op.node);
       n.add = u.add;
-      n.entries.insert(op.entry);
+      if (n.entries.insert(op.entry).second) bytes_ += op.entry.size();
       n.types.insert(op.type);
       if (!u.add) n.tolerate_missing = true;
     }
-    for (auto& node : u.must_exist) nodes_[node].must_exist = true;
-    ++units_;
+    for (auto& op : u.type_ops) {
+      NodeOp& n = Node(op.node);
+      if (n.in_types.insert(op.type).second) bytes_ += op.type.size();
+    }
+    for (auto& node : u.must_exist) Node(node).must_exist = true;
   }
 
   Result Commit() {
     Result res;
+    const Schema& schema = g_->schema();
     for (int attempt = 0; attempt < 8; ++attempt) {
       TransactWriteItemsRequest req;
       req.transact_items = edge_items_;
       std::vector<std::string> node_of_item(req.transact_items.size());
       for (const auto& [node, op] : nodes_) {
         TransactWriteItem t;
-        t.table_name = g_->schema().table_name;
-        t.key = g_->schema().NodeKey(node);
-        t.expression_attribute_names[kPk] = g_->schema().pk_attribute;
-        if (op.entries.empty()) {
+        t.table_name = schema.table_name;
+        t.key = schema.NodeKey(node);
+        t.expression_attribute_names[kPk] = schema.pk_attribute;
+        if (op.entries.empty() && op.in_types.empty()) {
           t.kind = TransactWriteItem::Kind::kConditionCheck;
           t.condition_expression = std::string("attribute_exists(") + kPk + ")";
         } else {
           t.kind = TransactWriteItem::Kind::kUpdate;
-          t.expression_attribute_names[kEs] = g_->schema().edge_set_attribute;
-          t.expression_attribute_values[":g_es"] = AttributeValue::SS(
-              std::vector<std::string>(op.entries.begin(), op.entries.end()));
-          std::string expr = std::string(op.add ? "ADD " : "DELETE ") + kEs + " :g_es";
-          if (op.add && !g_->schema().type_attribute.empty()) {
-            t.expression_attribute_names[kTy] = g_->schema().type_attribute;
-            t.expression_attribute_values[":g_ty"] = S(g_->schema().NodeType(node));
+          std::string adds, deletes;
+          auto append = [](std::string* clause, const std::string& action) {
+            *clause += (clause->empty() ? "" : ", ") + action;
+          };
+          if (!op.entries.empty()) {
+            t.expression_attribute_names[kEs] = schema.edge_set_attribute;
+            t.expression_attribute_values[":g_es"] = AttributeValue::SS(
+                std::vector<std::string>(op.entries.begin(), op.entries.end()));
+            append(op.add ? &adds : &deletes, std::string(kEs) + " :g_es");
+          }
+          if (!op.in_types.empty()) {
+            t.expression_attribute_names[kIn] = schema.incoming_types_attribute;
+            t.expression_attribute_values[":g_in"] = AttributeValue::SS(
+                std::vector<std::string>(op.in_types.begin(), op.in_types.end()));
+            append(&adds, std::string(kIn) + " :g_in");
+          }
+          std::string expr;
+          if (!adds.empty()) expr += "ADD " + adds;
+          if (!deletes.empty()) {
+            expr += (expr.empty() ? "" : " ") + std::string("DELETE ") + deletes;
+          }
+          if (op.add && !schema.type_attribute.empty()) {
+            t.expression_attribute_names[kTy] = schema.type_attribute;
+            t.expression_attribute_values[":g_ty"] = S(schema.NodeType(node));
             expr += std::string(" SET ") + kTy + " = if_not_exists(" + kTy + ", :g_ty)";
           }
           t.update_expression = expr;
@@ -364,12 +437,26 @@ class TxnPlanner {
 
  private:
   struct NodeOp {
-    std::set<std::string> entries;
-    std::set<std::string> types;
+    std::set<std::string> entries;   // edge-set entries ADDed (add) or DELETEd
+    std::set<std::string> types;     // their edge types (for error messages)
+    std::set<std::string> in_types;  // incoming types ADDed
     bool add = true;
     bool must_exist = false;
     bool tolerate_missing = false;
   };
+
+  NodeOp& Node(const std::string& node) {
+    auto [it, inserted] = nodes_.try_emplace(node);
+    if (inserted) bytes_ += ItemSize(g_->schema().NodeKey(node));
+    return it->second;
+  }
+
+  static const Item& ItemKey(const TransactWriteItem& t) {
+    return t.kind == TransactWriteItem::Kind::kPut ? t.item : t.key;
+  }
+
+  // A Put's item; a Delete's key (its condition values are not item data).
+  static size_t ItemBytes(const TransactWriteItem& t) { return ItemSize(ItemKey(t)); }
 
   Status SizeError(const std::string& node) {
     std::string types;
@@ -396,11 +483,10 @@ class TxnPlanner {
   }
 
   Graph* g_;
-  bool require_nodes_;
   std::vector<TransactWriteItem> edge_items_;
   std::set<std::string> edge_keys_;
   std::map<std::string, NodeOp> nodes_;
-  size_t units_ = 0;
+  size_t bytes_ = 0;
   int64_t transactions_ = 0;
 };
 
@@ -435,6 +521,10 @@ Node Graph::ToNode(const Item& item) const {
         EdgeRef ref;
         if (schema_.ParseEdgeSetEntry(e, &ref)) n.edge_set.push_back(std::move(ref));
       }
+      continue;
+    }
+    if (k == schema_.incoming_types_attribute && v.is(AttrType::kSS)) {
+      n.incoming_types.assign(v.set().begin(), v.set().end());
       continue;
     }
     if (schema_.IsReserved(k)) continue;
@@ -519,6 +609,7 @@ StatusOr<std::optional<Node>> Graph::GetNode(const std::string& id, bool consist
 }
 
 Status Graph::UpdateNode(const std::string& id, const NodeUpdate& update) {
+  DR_RETURN_IF_ERROR(CheckNodeUpdate(schema_, update));
   UpdateItemRequest req;
   req.table_name = schema_.table_name;
   req.key = schema_.NodeKey(id);
@@ -605,64 +696,79 @@ StatusOr<NodePage> Graph::NodesByType(const std::string& type, const EdgeQuery& 
   }
   req.key_condition_expression = kc;
   MergeFilter(&req, query.filter, "");
-  req.scan_index_forward = query.forward;
-  DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
   NodePage page;
-  while (true) {
-    if (query.limit > 0) req.limit = query.limit - static_cast<int64_t>(page.nodes.size());
-    counters_.requests++;
-    DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
-    counters_.items_read += r.scanned_count;
-    for (const Item& item : r.items) {
-      auto pk = item.find(schema_.pk_attribute);
-      auto sk = item.find(schema_.sk_attribute);
-      if (pk == item.end() || sk == item.end() || pk->second != sk->second) continue;
-      page.nodes.push_back(ToNode(item));
-    }
-    if (!r.last_evaluated_key) break;
-    if (query.limit > 0 && static_cast<int64_t>(page.nodes.size()) >= query.limit) {
-      page.next_page_token = EncodeToken(r.last_evaluated_key);
-      break;
-    }
-    req.exclusive_start_key = std::move(r.last_evaluated_key);
-  }
+  auto take = [&](const Item& item) -> bool {
+    auto pk = item.find(schema_.pk_attribute);
+    auto sk = item.find(schema_.sk_attribute);
+    if (pk == item.end() || sk == item.end() || pk->second != sk->second) return false;  // an edge
+    page.nodes.push_back(ToNode(item));
+    return true;
+  };
+  DR_ASSIGN_OR_RETURN(
+      page.next_page_token,
+      PagedQuery(std::move(req), query,
+                 {schema_.type_attribute, schema_.pk_attribute, schema_.sk_attribute}, 0, take));
   return page;
 }
 
 // ------------------------------------------------------------ edge queries
 
-StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes,
-                                     const std::string& exclude_attr,
-                                     const std::optional<std::string>& exclude) {
+StatusOr<std::string> Graph::PagedQuery(QueryRequest req, const EdgeQuery& query,
+                                        const std::vector<std::string>& key_attributes,
+                                        int64_t dropped_per_page,
+                                        const std::function<bool(const Item&)>& take) {
   req.scan_index_forward = query.forward;
   DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
-  EdgePage page;
+  // DynamoDB's Limit counts items evaluated, before the filter. Without a filter
+  // (nearly) every item is a result: ask for what is missing plus the few the
+  // layer may drop itself. With one, matches may be sparse: read full pages (up
+  // to 1 MB each) rather than one request per item.
+  const bool filtered = req.filter_expression.has_value() && !req.filter_expression->empty();
+  int64_t kept = 0;
   while (true) {
-    if (query.limit > 0) req.limit = query.limit - static_cast<int64_t>(page.edges.size());
+    req.limit.reset();
+    if (query.limit > 0 && !filtered) req.limit = query.limit - kept + dropped_per_page;
     counters_.requests++;
     DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
     counters_.items_read += r.scanned_count;
-    for (const Item& item : r.items) {
-      if (exclude) {  // kLt / kGt: the bound itself (key attributes cannot be filtered)
-        auto x = item.find(exclude_attr);
-        if (x != item.end() && x->second.is(AttrType::kS) && x->second.scalar() == *exclude) {
-          continue;
-        }
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      if (!take(r.items[i])) continue;
+      ++kept;
+      if (query.limit > 0 && kept >= query.limit) {
+        // Resume right after the last result returned: the rest of this page
+        // (if any) is read again by the next page, so nothing is skipped.
+        if (i + 1 == r.items.size()) return EncodeToken(r.last_evaluated_key);
+        return EncodeToken(KeyOf(r.items[i], key_attributes));
       }
-      if (skip_nodes) {
-        auto pk = item.find(schema_.pk_attribute);
-        auto sk = item.find(schema_.sk_attribute);
-        if (pk != item.end() && sk != item.end() && pk->second == sk->second) continue;
-      }
-      page.edges.push_back(ToEdge(item));
     }
-    if (!r.last_evaluated_key) break;
-    if (query.limit > 0 && static_cast<int64_t>(page.edges.size()) >= query.limit) {
-      page.next_page_token = EncodeToken(r.last_evaluated_key);
-      break;
-    }
+    if (!r.last_evaluated_key) return std::string();
     req.exclusive_start_key = std::move(r.last_evaluated_key);
   }
+}
+
+StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes,
+                                     const std::vector<std::string>& key_attributes,
+                                     const std::string& exclude_attr,
+                                     const std::optional<std::string>& exclude) {
+  EdgePage page;
+  auto take = [&](const Item& item) -> bool {
+    if (exclude) {  // kLt / kGt: the bound itself (key attributes cannot be filtered)
+      auto x = item.find(exclude_attr);
+      if (x != item.end() && x->second.is(AttrType::kS) && x->second.scalar() == *exclude) {
+        return false;
+      }
+    }
+    if (skip_nodes) {
+      auto pk = item.find(schema_.pk_attribute);
+      auto sk = item.find(schema_.sk_attribute);
+      if (pk != item.end() && sk != item.end() && pk->second == sk->second) return false;
+    }
+    page.edges.push_back(ToEdge(item));
+    return true;
+  };
+  const int64_t dropped = (skip_nodes ? 1 : 0) + (exclude ? 1 : 0);
+  DR_ASSIGN_OR_RETURN(page.next_page_token,
+                      PagedQuery(std::move(req), query, key_attributes, dropped, take));
   return page;
 }
 
@@ -684,7 +790,8 @@ StatusOr<EdgePage> Graph::OutEdges(const std::string& node, const std::string& t
   }
   req.key_condition_expression = kc;
   MergeFilter(&req, query.filter, "");
-  return QueryEdges(std::move(req), query, /*skip_nodes=*/true, schema_.sk_attribute, exclude);
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/true,
+                    {schema_.pk_attribute, schema_.sk_attribute}, schema_.sk_attribute, exclude);
 }
 
 StatusOr<EdgePage> Graph::InEdges(const std::string& node, const std::string& type,
@@ -703,7 +810,9 @@ StatusOr<EdgePage> Graph::InEdges(const std::string& node, const std::string& ty
   }
   req.key_condition_expression = kc;
   MergeFilter(&req, query.filter, "");
-  return QueryEdges(std::move(req), query, /*skip_nodes=*/false, schema_.rank_attribute, exclude);
+  return QueryEdges(std::move(req), query, /*skip_nodes=*/false,
+                    {schema_.sk_attribute, schema_.rank_attribute, schema_.pk_attribute},
+                    schema_.rank_attribute, exclude);
 }
 
 StatusOr<std::vector<Edge>> Graph::AllOutEdges(const std::string& node, const std::string& type,
@@ -760,9 +869,12 @@ StatusOr<std::vector<Edge>> Graph::CurrentEdges(const std::string& node, const s
   EdgeQuery q;
   Filter f;
   if (filter) f = *filter;
-  std::string current = "attribute_not_exists(#g_vt)";
+  // Seed 004's "currently": started (StartTimestampUTC <= now) and not ended.
+  std::string current = "#g_vf <= :g_now AND attribute_not_exists(#g_vt)";
   f.expression = f.expression.empty() ? current : "(" + f.expression + ") AND " + current;
+  f.names["#g_vf"] = schema_.valid_from_attribute;
   f.names["#g_vt"] = schema_.valid_to_attribute;
+  f.values[":g_now"] = AttributeValue::N(std::to_string(static_cast<int64_t>(std::time(nullptr))));
   q.filter = std::move(f);
   return AllOutEdges(node, type, q);
 }
@@ -805,29 +917,38 @@ TransactWriteItem EdgeDelete(const Schema& s, const std::string& source, const s
   return t;
 }
 
+// "N of M edges were committed" context for errors of multi-edge writes.
+Status WithProgress(const Status& s, int64_t committed, size_t total) {
+  if (s.ok() || total <= 1) return s;
+  Status out(s.type(), s.message() + " (" + std::to_string(committed) + " of " +
+                           std::to_string(total) +
+                           " edges were committed before this error, in order)");
+  if (!s.cancellation_reasons().empty()) out.WithCancellationReasons(s.cancellation_reasons());
+  return out;
+}
+
 }  // namespace
 
 Status Graph::AddEdge(const EdgeSpec& edge, const AddEdgeOptions& options) {
-  return AddEdges({edge}, options).status();
+  return AddEdgesImpl({edge}, options).status();
 }
 
 StatusOr<WriteReport> Graph::AddEdges(const std::vector<EdgeSpec>& edges,
                                       const AddEdgeOptions& options) {
-  return WriteEdges(edges, /*add=*/true, options);
+  return AddEdgesImpl(edges, options);
 }
 
 Status Graph::RemoveEdge(const std::string& source, const std::string& type,
-                         const std::string& target) {
-  return RemoveEdges({EdgeSpec{source, type, target, {}}}).status();
+                         const std::string& target, const RemoveEdgeOptions& options) {
+  return RemoveEdgesImpl({EdgeSpec{source, type, target, {}}}, options.reverse, "").status();
 }
 
-StatusOr<WriteReport> Graph::RemoveEdges(const std::vector<EdgeSpec>& edges) {
-  return WriteEdges(edges, /*add=*/false, AddEdgeOptions{});
+StatusOr<WriteReport> Graph::RemoveEdges(const std::vector<EdgeSpec>& edges,
+                                         const RemoveEdgeOptions& options) {
+  return RemoveEdgesImpl(edges, options.reverse, "");
 }
 
-StatusOr<WriteReport> Graph::WriteEdges(const std::vector<EdgeSpec>& edges, bool add,
-                                        const AddEdgeOptions& options) {
-  const bool require = add && options.require_nodes;
+Status Graph::ValidateEdges(const std::vector<EdgeSpec>& edges) const {
   for (const EdgeSpec& e : edges) {
     DR_RETURN_IF_ERROR(schema_.ValidateNodeId(e.source));
     DR_RETURN_IF_ERROR(schema_.ValidateNodeId(e.target));
@@ -838,94 +959,81 @@ StatusOr<WriteReport> Graph::WriteEdges(const std::vector<EdgeSpec>& edges, bool
       }
     }
   }
+  return Status::Ok();
+}
 
-  // Removing entries of ranked types needs the ranks stored on the edges.
-  std::map<std::string, std::string> stored_rank;  // pk\0sk -> rank
-  if (!add) {
-    std::vector<Item> keys;
-    for (const EdgeSpec& e : edges) {
-      if (schema_.HasRank(e.type) && schema_.InEdgeSet(e.type)) {
-        keys.push_back(schema_.EdgeKey(e.source, e.type, e.target));
-      }
-      std::string r = schema_.ReverseType(e.type);
-      if (!r.empty() && schema_.HasRank(r) && schema_.InEdgeSet(r)) {
-        keys.push_back(schema_.EdgeKey(e.target, r, e.source));
-      }
-    }
-    for (size_t pos = 0; pos < keys.size(); pos += 100) {
-      BatchGetItemRequest req;
-      KeysAndAttributes& ka = req.request_items[schema_.table_name];
-      ka.consistent_read = true;
-      ka.keys.assign(keys.begin() + static_cast<long>(pos),
-                     keys.begin() + static_cast<long>(std::min(keys.size(), pos + 100)));
-      for (int attempt = 0;; ++attempt) {
-        counters_.requests++;
-        DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
-        for (auto& [t, items] : r.responses) {
-          counters_.items_read += static_cast<int64_t>(items.size());
-          for (const Item& item : items) {
-            Edge e = ToEdge(item);
-            stored_rank[e.source + '\0' + schema_.EdgeSortKey(e.type, e.target)] = e.rank;
-          }
+Status Graph::ReadRanks(const std::vector<Item>& keys,
+                        std::map<std::string, std::string>* ranks) {
+  for (size_t pos = 0; pos < keys.size(); pos += kBatchGetItemsMax) {
+    BatchGetItemRequest req;
+    KeysAndAttributes& ka = req.request_items[schema_.table_name];
+    ka.consistent_read = true;
+    const size_t end = std::min(keys.size(), pos + kBatchGetItemsMax);
+    ka.keys.assign(keys.begin() + static_cast<long>(pos), keys.begin() + static_cast<long>(end));
+    for (int attempt = 0;; ++attempt) {
+      counters_.requests++;
+      DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
+      for (auto& [t, items] : r.responses) {
+        counters_.items_read += static_cast<int64_t>(items.size());
+        for (const Item& item : items) {
+          Edge e = ToEdge(item);
+          (*ranks)[e.source + '\0' + schema_.EdgeSortKey(e.type, e.target)] = e.rank;
         }
-        auto un = r.unprocessed_keys.find(schema_.table_name);
-        if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
-        if (attempt >= 12) return Status(ErrorType::kProvisionedThroughputExceeded,
-                                         "graph: BatchGetItem keys still unprocessed");
-        req.request_items = std::move(r.unprocessed_keys);
-        internal::Backoff(attempt);
       }
+      auto un = r.unprocessed_keys.find(schema_.table_name);
+      if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
+      if (attempt >= 12) {
+        return Status(ErrorType::kProvisionedThroughputExceeded,
+                      "graph: BatchGetItem keys still unprocessed after 12 retries");
+      }
+      req.request_items = std::move(r.unprocessed_keys);
+      internal::Backoff(attempt);
     }
   }
+  return Status::Ok();
+}
+
+StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,
+                                          const AddEdgeOptions& options) {
+  DR_RETURN_IF_ERROR(ValidateEdges(edges));
+  const bool require = options.require_nodes;
 
   auto make_unit = [&](const EdgeSpec& e, bool* reverse_out) {
     TxnPlanner::Unit u;
-    u.add = add;
-    bool reverse = options.reverse.value_or(!schema_.ReverseType(e.type).empty());
-    if (!add) reverse = !schema_.ReverseType(e.type).empty();
+    u.add = true;
     std::string rtype = schema_.ReverseType(e.type);
+    bool reverse = options.reverse.value_or(!rtype.empty());
     if (rtype.empty()) rtype = e.type;
     if (reverse && e.source == e.target && rtype == e.type) reverse = false;  // same item
     *reverse_out = reverse;
-    auto directed = [&](const std::string& src, const std::string& type,
-                        const std::string& tgt) {
-      if (add) {
-        std::string rank = schema_.Rank(type, src, e.properties);
-        bool in_set = schema_.InEdgeSet(type);
-        u.items.push_back(EdgePut(schema_, src, type, tgt, e.properties, rank,
-                                  in_set && schema_.HasRank(type)));
-        if (in_set) u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
-        if (require) u.must_exist.push_back(src);
-      } else {
-        u.items.push_back(EdgeDelete(schema_, src, type, tgt));
-        if (schema_.InEdgeSet(type)) {
-          std::string rank;
-          if (schema_.HasRank(type)) {
-            auto it = stored_rank.find(src + '\0' + schema_.EdgeSortKey(type, tgt));
-            if (it == stored_rank.end()) return;  // no such edge: no entry to remove
-            rank = it->second;
-          }
-          u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
-        }
+    auto directed = [&](const std::string& src, const std::string& type, const std::string& tgt) {
+      std::string rank = schema_.Rank(type, src, e.properties);
+      bool in_set = schema_.InEdgeSet(type);
+      u.items.push_back(EdgePut(schema_, src, type, tgt, e.properties, rank,
+                                in_set && schema_.HasRank(type)));
+      if (in_set) u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
+      u.type_ops.push_back({tgt, type});  // DeleteNode(tgt) will know to look for it
+      if (require) {
+        u.must_exist.push_back(src);
+        u.must_exist.push_back(tgt);
       }
     };
     directed(e.source, e.type, e.target);
-    if (reverse) {
-      directed(e.target, rtype, e.source);
-    } else if (require && e.target != e.source) {
-      u.must_exist.push_back(e.target);
-    }
+    if (reverse) directed(e.target, rtype, e.source);
     return u;
   };
 
   WriteReport report;
-  TxnPlanner planner(this, require);
-  std::vector<size_t> in_txn;  // indexes of the edges in the open transaction
-  auto flush = [&]() -> Status {
-    if (planner.empty()) {
-      report.edges_committed += static_cast<int64_t>(in_txn.size());
-      in_txn.clear();
-      return Status::Ok();
+  size_t next = 0;
+  while (next < edges.size()) {
+    TxnPlanner planner(this);
+    std::vector<size_t> in_txn;  // indexes of the edges in this transaction
+    while (next < edges.size()) {
+      bool reverse = false;
+      TxnPlanner::Unit u = make_unit(edges[next], &reverse);
+      if (!planner.Fits(u)) break;
+      planner.Add(std::move(u));
+      in_txn.push_back(next++);
     }
     TxnPlanner::Result r = planner.Commit();
     if (r.edge_condition_failed) {
@@ -933,52 +1041,147 @@ StatusOr<WriteReport> Graph::WriteEdges(const std::vector<EdgeSpec>& edges, bool
       // the read-modify-write path when needed.
       for (size_t idx : in_txn) {
         bool reverse = false;
-        TxnPlanner single(this, require);
+        TxnPlanner single(this);
         single.Add(make_unit(edges[idx], &reverse));
         TxnPlanner::Result one = single.Commit();
         if (one.edge_condition_failed) {
-          DR_RETURN_IF_ERROR(AddEdgeRankChanged(edges[idx], reverse));
+          DR_RETURN_IF_ERROR(WithProgress(AddEdgeRankChanged(edges[idx], reverse, require),
+                                          report.edges_committed, edges.size()));
         } else if (!one.status.ok()) {
-          return one.status;
+          return WithProgress(one.status, report.edges_committed, edges.size());
         }
         report.transactions += single.transactions();
         report.edges_committed++;
       }
-      in_txn.clear();
-      planner = TxnPlanner(this, require);
-      return Status::Ok();
+      continue;
     }
-    if (!r.status.ok()) return r.status;
+    if (!r.status.ok()) return WithProgress(r.status, report.edges_committed, edges.size());
     report.transactions += planner.transactions();
     report.edges_committed += static_cast<int64_t>(in_txn.size());
-    in_txn.clear();
-    planner = TxnPlanner(this, require);
-    return Status::Ok();
+  }
+  return report;
+}
+
+StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
+                                             std::optional<bool> reverse_option,
+                                             const std::string& dying_node) {
+  DR_RETURN_IF_ERROR(ValidateEdges(edges));
+
+  // The directed edges to delete, per edge of the call, each item once: the same
+  // edge listed twice, both directions of a symmetric type, a self-loop and its
+  // "reverse" are one item (DynamoDB refuses a key twice in a BatchGetItem and an
+  // item twice in a transaction).
+  struct Directed {
+    std::string src, type, tgt;
+  };
+  auto key_string = [&](const Directed& d) {
+    return d.src + '\0' + schema_.EdgeSortKey(d.type, d.tgt);
+  };
+  // Entries of ranked types name the rank: it is read from the edge first.
+  auto needs_rank = [&](const Directed& d) {
+    return d.src != dying_node && schema_.InEdgeSet(d.type) && schema_.HasRank(d.type);
+  };
+  std::vector<std::vector<Directed>> per_edge(edges.size());
+  std::set<std::string> seen;
+  std::vector<Item> rank_keys;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const EdgeSpec& e = edges[i];
+    std::string rtype = schema_.ReverseType(e.type);
+    const bool reverse = reverse_option.value_or(!rtype.empty());
+    if (rtype.empty()) rtype = e.type;
+    std::vector<Directed> dirs = {{e.source, e.type, e.target}};
+    if (reverse) dirs.push_back({e.target, rtype, e.source});
+    for (Directed& d : dirs) {
+      if (!seen.insert(key_string(d)).second) continue;
+      if (needs_rank(d)) rank_keys.push_back(schema_.EdgeKey(d.src, d.type, d.tgt));
+      per_edge[i].push_back(std::move(d));
+    }
+  }
+  std::map<std::string, std::string> ranks;  // key_string -> stored rank
+  DR_RETURN_IF_ERROR(ReadRanks(rank_keys, &ranks));
+
+  // A delete whose edge-set entry depends on the rank is conditioned on that
+  // rank (or on the edge still being absent when none was read): a concurrent
+  // rank change cancels the transaction instead of leaving a stale entry.
+  auto make_unit = [&](size_t i) {
+    TxnPlanner::Unit u;
+    u.add = false;
+    for (const Directed& d : per_edge[i]) {
+      TransactWriteItem del = EdgeDelete(schema_, d.src, d.type, d.tgt);
+      if (d.src != dying_node && schema_.InEdgeSet(d.type)) {
+        std::string rank;
+        if (schema_.HasRank(d.type)) {
+          auto it = ranks.find(key_string(d));
+          if (it == ranks.end()) {
+            del.condition_expression = std::string("attribute_not_exists(") + kPk + ")";
+            del.expression_attribute_names[kPk] = schema_.pk_attribute;
+            del.has_expression_attribute_names = true;
+            u.items.push_back(std::move(del));
+            continue;  // no edge, no entry
+          }
+          rank = it->second;
+          del.condition_expression = std::string(kRk) + " = :g_rk";
+          del.expression_attribute_names[kRk] = schema_.rank_attribute;
+          del.expression_attribute_values[":g_rk"] = S(rank);
+          del.has_expression_attribute_names = true;
+          del.has_expression_attribute_values = true;
+        }
+        u.set_ops.push_back({d.src, schema_.EdgeSetEntry(d.type, d.tgt, rank), d.type});
+      }
+      u.items.push_back(std::move(del));
+    }
+    return u;
   };
 
-  auto with_progress = [&](Status s) -> Status {
-    if (s.ok() || edges.size() <= 1) return s;
-    Status out(s.type(), s.message() + " (" + std::to_string(report.edges_committed) + " of " +
-                             std::to_string(edges.size()) +
-                             " edges were committed before this error, in order)");
-    if (!s.cancellation_reasons().empty()) out.WithCancellationReasons(s.cancellation_reasons());
-    return out;
-  };
-  for (size_t i = 0; i < edges.size(); ++i) {
-    bool reverse = false;
-    TxnPlanner::Unit u = make_unit(edges[i], &reverse);
-    if (!planner.Fits(u)) DR_RETURN_IF_ERROR(with_progress(flush()));
-    planner.Add(std::move(u));
-    in_txn.push_back(i);
+  WriteReport report;
+  size_t next = 0;
+  int races = 0;
+  while (next < edges.size()) {
+    TxnPlanner planner(this);
+    std::vector<size_t> in_txn;
+    while (next < edges.size()) {
+      TxnPlanner::Unit u = make_unit(next);
+      if (!planner.Fits(u)) break;
+      planner.Add(std::move(u));
+      in_txn.push_back(next++);
+    }
+    TxnPlanner::Result r = planner.Commit();
+    if (r.edge_condition_failed) {
+      // A rank changed (or an edge appeared) since it was read: read this
+      // transaction's ranks again and retry it.
+      if (++races > kMaxRankRaces) {
+        return WithProgress(
+            Status(ErrorType::kTransactionConflict,
+                   "graph: the ranks of edges being removed kept changing (" +
+                       std::to_string(kMaxRankRaces) + " retries)"),
+            report.edges_committed, edges.size());
+      }
+      std::vector<Item> keys;
+      for (size_t idx : in_txn) {
+        for (const Directed& d : per_edge[idx]) {
+          if (!needs_rank(d)) continue;
+          ranks.erase(key_string(d));
+          keys.push_back(schema_.EdgeKey(d.src, d.type, d.tgt));
+        }
+      }
+      DR_RETURN_IF_ERROR(WithProgress(ReadRanks(keys, &ranks), report.edges_committed,
+                                      edges.size()));
+      next = in_txn.front();
+      internal::Backoff(races - 1);
+      continue;
+    }
+    if (!r.status.ok()) return WithProgress(r.status, report.edges_committed, edges.size());
+    races = 0;
+    report.transactions += planner.transactions();
+    report.edges_committed += static_cast<int64_t>(in_txn.size());
   }
-  DR_RETURN_IF_ERROR(with_progress(flush()));
   return report;
 }
 
 // An existing edge gets a new rank, so its edge-set entry changes: read the old
 // edge(s) and node set(s), then write the edge(s) and the recomputed set(s) in one
 // transaction conditioned on nothing having changed meanwhile.
-Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
+Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_nodes) {
   std::string rtype = schema_.ReverseType(e.type);
   if (rtype.empty()) rtype = e.type;
   struct Dir {
@@ -989,6 +1192,7 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::map<std::string, std::set<std::string>> new_sets, old_sets;
     std::map<std::string, bool> had_set;
+    std::map<std::string, std::set<std::string>> in_types;  // target -> incoming types
     TransactWriteItemsRequest req;
     for (const Dir& d : dirs) {
       DR_ASSIGN_OR_RETURN(std::optional<Edge> old, GetEdge(d.src, d.type, d.tgt, true));
@@ -1006,6 +1210,7 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
         put.condition_expression = std::string("attribute_not_exists(") + kPk + ")";
       }
       req.transact_items.push_back(std::move(put));
+      in_types[d.tgt].insert(d.type);
       if (!schema_.InEdgeSet(d.type)) continue;
       if (!old_sets.count(d.src)) {
         DR_ASSIGN_OR_RETURN(std::optional<Node> node, GetNode(d.src, true));
@@ -1034,28 +1239,53 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
       if (old) new_sets[d.src].erase(schema_.EdgeSetEntry(d.type, d.tgt, old->rank));
       new_sets[d.src].insert(schema_.EdgeSetEntry(d.type, d.tgt, rank));
     }
-    for (const auto& [node, set] : new_sets) {
+    // One update per node: its recomputed edge set and/or the incoming types.
+    std::set<std::string> touched;
+    for (const auto& [node, set] : new_sets) touched.insert(node);
+    for (const auto& [node, types] : in_types) touched.insert(node);
+    std::vector<std::string> types_only(req.transact_items.size());  // per item: node
+    for (const std::string& node : touched) {
       TransactWriteItem t;
       t.kind = TransactWriteItem::Kind::kUpdate;
       t.table_name = schema_.table_name;
       t.key = schema_.NodeKey(node);
-      t.expression_attribute_names[kEs] = schema_.edge_set_attribute;
       t.expression_attribute_names[kPk] = schema_.pk_attribute;
-      t.expression_attribute_values[":g_new"] =
-          AttributeValue::SS(std::vector<std::string>(set.begin(), set.end()));
-      t.update_expression = std::string("SET ") + kEs + " = :g_new";
-      if (had_set[node]) {
-        t.expression_attribute_values[":g_old"] = AttributeValue::SS(
-            std::vector<std::string>(old_sets[node].begin(), old_sets[node].end()));
-        t.condition_expression =
-            std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
+      std::string expr, cond;
+      auto ns = new_sets.find(node);
+      if (ns != new_sets.end()) {
+        const std::set<std::string>& set = ns->second;
+        t.expression_attribute_names[kEs] = schema_.edge_set_attribute;
+        t.expression_attribute_values[":g_new"] =
+            AttributeValue::SS(std::vector<std::string>(set.begin(), set.end()));
+        expr = std::string("SET ") + kEs + " = :g_new";
+        if (had_set[node]) {
+          t.expression_attribute_values[":g_old"] = AttributeValue::SS(
+              std::vector<std::string>(old_sets[node].begin(), old_sets[node].end()));
+          cond = std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
+        } else {
+          cond = std::string("attribute_exists(") + kPk + ") AND attribute_not_exists(" + kEs +
+                 ")";
+        }
+      } else if (require_nodes) {
+        cond = std::string("attribute_exists(") + kPk + ")";
+      }
+      auto it = in_types.find(node);
+      if (it != in_types.end()) {
+        t.expression_attribute_names[kIn] = schema_.incoming_types_attribute;
+        t.expression_attribute_values[":g_in"] =
+            AttributeValue::SS(std::vector<std::string>(it->second.begin(), it->second.end()));
+        expr += (expr.empty() ? "" : " ") + std::string("ADD ") + kIn + " :g_in";
+      }
+      t.update_expression = expr;
+      if (cond.empty()) {
+        t.expression_attribute_names.erase(kPk);
       } else {
-        t.condition_expression = std::string("attribute_exists(") + kPk +
-                                 ") AND attribute_not_exists(" + kEs + ")";
+        t.condition_expression = cond;
       }
       t.has_expression_attribute_names = true;
       t.has_expression_attribute_values = true;
       req.transact_items.push_back(std::move(t));
+      types_only.push_back(ns == new_sets.end() ? node : "");
     }
     counters_.requests++;
     counters_.items_written += static_cast<int64_t>(req.transact_items.size());
@@ -1063,7 +1293,15 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
     if (r.ok()) return Status::Ok();
     const Status& s = r.status();
     bool retry = s.type() == ErrorType::kTransactionConflict;
-    for (const auto& reason : s.cancellation_reasons()) {
+    const auto& reasons = s.cancellation_reasons();
+    for (size_t i = 0; i < reasons.size(); ++i) {
+      const CancellationReason& reason = reasons[i];
+      if (reason.code == "ConditionalCheckFailed" && i < types_only.size() &&
+          !types_only[i].empty()) {
+        return ConditionalCheckFailed("graph: node " + types_only[i] +
+                                      " does not exist (add it first, or pass "
+                                      "AddEdgeOptions::require_nodes = false)");
+      }
       if (reason.code == "ConditionalCheckFailed" || reason.code == "TransactionConflict") {
         retry = true;
       }
@@ -1087,105 +1325,70 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse) {
 StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
                                            const DeleteNodeOptions& options) {
   DR_RETURN_IF_ERROR(schema_.ValidateNodeId(id));
+  for (const std::string& t : options.in_edge_types) {
+    DR_RETURN_IF_ERROR(schema_.ValidateEdgeType(t));
+  }
   DeleteProgress progress;
   const int64_t budget = std::max<int64_t>(1, options.max_edges);
 
-  // The edges to delete this round, as (source, type, target, rank) plus whether to
-  // delete a reverse edge, and the nodes whose edge-set update is pointless (the
-  // node being deleted).
-  struct Victim {
-    std::string source, type, target, rank;
-  };
-  auto delete_batch = [&](const std::vector<Victim>& victims) -> Status {
-    // Reverse edges' ranks (needed for their entries).
-    std::map<std::string, std::string> rev_rank;
-    std::vector<std::string> rev_reads;
-    for (const Victim& v : victims) {
-      std::string r = schema_.ReverseType(v.type);
-      if (r.empty() || !schema_.HasRank(r) || !schema_.InEdgeSet(r)) continue;
-      DR_ASSIGN_OR_RETURN(std::optional<Edge> re, GetEdge(v.target, r, v.source, true));
-      if (re) rev_rank[v.target + '\0' + r + '\0' + v.source] = re->rank;
-    }
-    TxnPlanner planner(this, false);
-    for (const Victim& v : victims) {
-      TxnPlanner::Unit u;
-      u.add = false;
-      u.items.push_back(EdgeDelete(schema_, v.source, v.type, v.target));
-      if (v.source != id && schema_.InEdgeSet(v.type)) {
-        u.set_ops.push_back({v.source, schema_.EdgeSetEntry(v.type, v.target, v.rank), v.type});
-      }
-      std::string r = schema_.ReverseType(v.type);
-      if (!r.empty() && !(v.source == v.target && r == v.type)) {
-        u.items.push_back(EdgeDelete(schema_, v.target, r, v.source));
-        if (v.target != id && schema_.InEdgeSet(r)) {
-          std::string rank;
-          bool known = true;
-          if (schema_.HasRank(r)) {
-            auto it = rev_rank.find(v.target + '\0' + r + '\0' + v.source);
-            known = it != rev_rank.end();
-            if (known) rank = it->second;
-          }
-          if (known) u.set_ops.push_back({v.target, schema_.EdgeSetEntry(r, v.source, rank), r});
-        }
-      }
-      if (!planner.Fits(u)) {
-        TxnPlanner::Result res = planner.Commit();
-        if (!res.status.ok()) return res.status;
-        progress.transactions += planner.transactions();
-        planner = TxnPlanner(this, false);
-      }
-      planner.Add(std::move(u));
-    }
-    TxnPlanner::Result res = planner.Commit();
-    if (!res.status.ok()) return res.status;
-    progress.transactions += planner.transactions();
+  // Removes edges the way RemoveEdges does (reverse edges, edge-set entries with
+  // their ranks read from the table and guarded), without updating the edge set
+  // of the node being deleted.
+  auto remove = [&](const std::vector<EdgeSpec>& victims) -> Status {
+    DR_ASSIGN_OR_RETURN(WriteReport w, RemoveEdgesImpl(victims, std::nullopt, id));
+    progress.transactions += w.transactions;
     progress.edges_deleted += static_cast<int64_t>(victims.size());
     return Status::Ok();
   };
 
-  // 1. Outgoing edges (the node's partition).
-  {
+  // 1. Outgoing edges (the node's partition), with their reverse edges.
+  while (true) {
+    const int64_t left = budget - progress.edges_deleted;
+    if (left <= 0) return progress;
     EdgeQuery q;
-    q.limit = std::min<int64_t>(budget, 100);
-    q.consistent_read = true;
-    while (true) {
-      int64_t left = budget - progress.edges_deleted;
-      if (left <= 0) return progress;
-      q.limit = std::min<int64_t>(left, 100);
-      q.page_token.clear();  // deleted edges are gone: always restart from the top
-      DR_ASSIGN_OR_RETURN(EdgePage page, OutEdges(id, "", q));
-      if (page.edges.empty()) break;
-      std::vector<Victim> victims;
-      for (const Edge& e : page.edges) victims.push_back({e.source, e.type, e.target, e.rank});
-      DR_RETURN_IF_ERROR(delete_batch(victims));
-      if (page.next_page_token.empty()) break;
-    }
+    q.limit = std::min<int64_t>(left, 100);
+    q.consistent_read = true;  // deleted edges are gone: always restart from the top
+    DR_ASSIGN_OR_RETURN(EdgePage page, OutEdges(id, "", q));
+    if (page.edges.empty()) break;
+    std::vector<EdgeSpec> victims;
+    for (const Edge& e : page.edges) victims.push_back({e.source, e.type, e.target, {}});
+    DR_RETURN_IF_ERROR(remove(victims));
+    if (page.next_page_token.empty()) break;
   }
 
-  // 2. Incoming edges of the chosen types (the inverted index).
-  std::vector<std::string> types = options.in_edge_types;
-  if (types.empty()) {
-    for (const auto& [t, o] : schema_.edge_types) types.push_back(t);
-  }
+  // 2. Incoming edges, through the inverted index, one query per edge type: the
+  // types recorded on the node with every edge written to it, the schema's
+  // types and the caller's.
+  std::set<std::string> types(options.in_edge_types.begin(), options.in_edge_types.end());
+  for (const auto& [t, o] : schema_.edge_types) types.insert(t);
+  DR_ASSIGN_OR_RETURN(std::optional<Node> node, GetNode(id, /*consistent_read=*/true));
+  if (node) types.insert(node->incoming_types.begin(), node->incoming_types.end());
   for (const std::string& type : types) {
+    std::string token;
     while (true) {
-      int64_t left = budget - progress.edges_deleted;
+      const int64_t left = budget - progress.edges_deleted;
       if (left <= 0) return progress;
       EdgeQuery q;
       q.limit = std::min<int64_t>(left, 100);
+      q.page_token = token;
       DR_ASSIGN_OR_RETURN(EdgePage page, InEdges(id, type, q));
-      std::vector<Victim> victims;
+      std::vector<EdgeSpec> victims;
       for (const Edge& e : page.edges) {
-        if (e.source == id) continue;  // self-loop, already gone
-        victims.push_back({e.source, e.type, e.target, e.rank});
+        if (e.source == id) continue;  // a self-loop, gone with the outgoing edges
+        victims.push_back({e.source, e.type, e.target, {}});
       }
-      if (victims.empty()) break;
-      DR_RETURN_IF_ERROR(delete_batch(victims));
-      if (page.next_page_token.empty()) break;
+      if (page.next_page_token.empty() && victims.empty()) break;
+      if (!victims.empty()) {
+        DR_RETURN_IF_ERROR(remove(victims));
+        if (page.next_page_token.empty()) break;
+        token.clear();  // deleted entries are gone: restart from the top
+      } else {
+        token = page.next_page_token;
+      }
     }
   }
 
-  // 3. The node itself.
+  // 3. The node itself (with its edge set and incoming types).
   DeleteItemRequest del;
   del.table_name = schema_.table_name;
   del.key = schema_.NodeKey(id);

@@ -14,11 +14,12 @@
 //   auto friends = g.OutEdges("USER#Frodo", "FRIEND");          // Frodo's friends
 //   auto fans = g.InEdges("USER#Gandalf", "FRIEND");            // who befriends Gandalf
 //
-// Consistency: an edge, its edge-set entry and (optionally) its reverse edge with
-// its entry are written in ONE TransactWriteItems. Calls that write many edges
-// (AddEdges, RemoveEdges, DeleteNode) pack whole edges into transactions of at
-// most 100 items: each edge is atomic, the call as a whole is not (see
-// WriteReport and docs/graph.md, "Transaction splitting").
+// Consistency: an edge, its edge-set entry, the edge type in its target's set of
+// incoming types and (optionally) its reverse edge with its entry are written in
+// ONE TransactWriteItems. Calls that write many edges (AddEdges, RemoveEdges,
+// DeleteNode) pack whole edges into transactions of at most 100 items and 4 MB:
+// each edge is atomic, the call as a whole is not (see WriteReport and
+// docs/graph.md, "Transaction splitting").
 //
 // Thread-safe: a Graph holds no mutable state besides its statistics counters.
 
@@ -30,6 +31,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,8 +45,10 @@ namespace dynarock::graph {
 struct Node {
   std::string id;    // "USER#Frodo"
   std::string type;  // "USER"
-  Item attributes;   // without the keys, the edge set and the type attribute
+  Item attributes;   // without the layer's attributes (keys, edge set, type, ...)
   std::vector<EdgeRef> edge_set;
+  // Edge types that have pointed at this node (Schema::incoming_types_attribute).
+  std::vector<std::string> incoming_types;
 };
 
 struct Edge {
@@ -80,6 +84,10 @@ struct Filter {
   ValueMap values;
 };
 
+// Paging: `limit` counts results after the filter. With a filter the layer reads
+// full pages (DynamoDB's Limit would count items evaluated, not matches) and
+// keeps the first `limit` matches; the page token then resumes right after the
+// last result returned, so no match is skipped or repeated across pages.
 struct EdgeQuery {
   std::optional<KeyCondition> key;
   std::optional<Filter> filter;
@@ -107,11 +115,18 @@ struct EdgeSpec {
 };
 
 struct AddEdgeOptions {
-  // Write the reverse edge too. Default: when the schema names a reverse type.
+  // Write the reverse edge too (of the schema's reverse type, else of the same
+  // type). Default: when the schema names a reverse type.
   std::optional<bool> reverse;
   // Fail when the source (or target) node does not exist, instead of creating a
-  // stub node that holds only the edge set.
+  // stub node that holds only the layer's attributes (edge set, incoming types).
   bool require_nodes = true;
+};
+
+struct RemoveEdgeOptions {
+  // Remove the reverse edge too, as AddEdgeOptions::reverse wrote it. Default:
+  // when the schema names a reverse type.
+  std::optional<bool> reverse;
 };
 
 // What a multi-edge write did. On an error, the edges of `edges_committed` are
@@ -131,8 +146,10 @@ struct NodeUpdate {
 struct DeleteNodeOptions {
   // Edges deleted per call at most (bounded work); call again to resume.
   int64_t max_edges = 1000;
-  // Edge types whose incoming edges are deleted (found through the inverted
-  // index). Empty: every edge type configured in the schema.
+  // Incoming edges are found through the inverted index, one query per edge type:
+  // the types recorded on the node (Schema::incoming_types_attribute, written
+  // with every edge) and every type configured in the schema. List more types
+  // here for edges written without the layer (or before it recorded types).
   std::vector<std::string> in_edge_types;
 };
 
@@ -219,14 +236,17 @@ class Graph {
   // and the edge set, are kept).
   Status PutNode(const std::string& id, const Item& attributes = {});
   StatusOr<std::optional<Node>> GetNode(const std::string& id, bool consistent_read = false);
-  // An UpdateItem on an existing node (ConditionalCheckFailed when it does not exist).
+  // An UpdateItem on an existing node (ConditionalCheckFailed when it does not
+  // exist). The update expression may not name the layer's attributes (keys, edge
+  // set, rank, type, incoming types): ValidationError. Conditions may read them.
   Status UpdateNode(const std::string& id, const NodeUpdate& update);
   // Batch get, chunked to 100 keys, UnprocessedKeys retried with backoff. The
   // result is aligned with `ids` (nullopt for missing nodes).
   StatusOr<std::vector<std::optional<Node>>> GetNodes(const std::vector<std::string>& ids);
   // Deletes the node's outgoing edges (with their reverse edges), its incoming
-  // edges of the chosen types (with their edge-set entries) and finally the node,
-  // at most max_edges per call. Resumable: call again until done.
+  // edges of every type (with their entries in their sources' edge sets) and
+  // finally the node, at most max_edges edges per call. Resumable: call again
+  // until done.
   StatusOr<DeleteProgress> DeleteNode(const std::string& id, const DeleteNodeOptions& options = {});
   // Nodes of a type through the type index (schema.type_index).
   StatusOr<NodePage> NodesByType(const std::string& type, const EdgeQuery& query = {});
@@ -235,11 +255,14 @@ class Graph {
   Status AddEdge(const EdgeSpec& edge, const AddEdgeOptions& options = {});
   StatusOr<WriteReport> AddEdges(const std::vector<EdgeSpec>& edges,
                                  const AddEdgeOptions& options = {});
-  // Removes the edge, its edge-set entry and its reverse edge (when the schema
-  // names a reverse type) with its entry. Removing a missing edge is not an error.
+  // Removes the edge, its edge-set entry and its reverse edge (see
+  // RemoveEdgeOptions::reverse) with its entry. Removing a missing edge is not an
+  // error. For ranked edge types the stored rank is read first and the delete is
+  // conditioned on it, re-read and retried (bounded) when it changed meanwhile.
   Status RemoveEdge(const std::string& source, const std::string& type,
-                    const std::string& target);
-  StatusOr<WriteReport> RemoveEdges(const std::vector<EdgeSpec>& edges);
+                    const std::string& target, const RemoveEdgeOptions& options = {});
+  StatusOr<WriteReport> RemoveEdges(const std::vector<EdgeSpec>& edges,
+                                    const RemoveEdgeOptions& options = {});
   StatusOr<std::optional<Edge>> GetEdge(const std::string& source, const std::string& type,
                                         const std::string& target, bool consistent_read = false);
 
@@ -261,7 +284,8 @@ class Graph {
   // Edges valid at `at`: valid_from <= at and (no valid_to or valid_to >= at).
   StatusOr<std::vector<Edge>> EdgesValidAt(const std::string& node, const std::string& type,
                                            int64_t at, const std::optional<Filter>& filter = {});
-  // Open-ended edges (no valid_to).
+  // Edges valid now and open-ended: valid_from <= now and no valid_to (seed 004's
+  // "current address"; a future-dated edge is not current yet).
   StatusOr<std::vector<Edge>> CurrentEdges(const std::string& node, const std::string& type,
                                            const std::optional<Filter>& filter = {});
 
@@ -296,13 +320,30 @@ class Graph {
 
  private:
   friend class TxnPlanner;
+  // Runs `req` page by page, handing each item to `take` (true: kept) until
+  // query.limit items are kept; returns the next page token. `key_attributes`
+  // are the table's and the index's key attributes (a token resuming after the
+  // last item kept). `dropped_per_page`: items `take` may refuse without a filter.
+  StatusOr<std::string> PagedQuery(QueryRequest req, const EdgeQuery& query,
+                                   const std::vector<std::string>& key_attributes,
+                                   int64_t dropped_per_page,
+                                   const std::function<bool(const Item&)>& take);
   StatusOr<EdgePage> QueryEdges(QueryRequest req, const EdgeQuery& query, bool skip_nodes,
-                              const std::string& exclude_attr = "",
-                              const std::optional<std::string>& exclude = std::nullopt);
+                                const std::vector<std::string>& key_attributes,
+                                const std::string& exclude_attr = "",
+                                const std::optional<std::string>& exclude = std::nullopt);
   StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids);
-  StatusOr<WriteReport> WriteEdges(const std::vector<EdgeSpec>& edges, bool add,
-                                   const AddEdgeOptions& options);
-  Status AddEdgeRankChanged(const EdgeSpec& edge, bool reverse);
+  Status ValidateEdges(const std::vector<EdgeSpec>& edges) const;
+  StatusOr<WriteReport> AddEdgesImpl(const std::vector<EdgeSpec>& edges,
+                                     const AddEdgeOptions& options);
+  // Removes edges (and reverse edges); no edge-set update on `dying_node` (the
+  // node DeleteNode is deleting; empty for none).
+  StatusOr<WriteReport> RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
+                                        std::optional<bool> reverse,
+                                        const std::string& dying_node);
+  // The stored ranks of edges (keys "source\0sort key"), by consistent batch gets.
+  Status ReadRanks(const std::vector<Item>& keys, std::map<std::string, std::string>* ranks);
+  Status AddEdgeRankChanged(const EdgeSpec& edge, bool reverse, bool require_nodes);
   StatusOr<std::vector<std::string>> OutNeighbourIds(const std::string& node,
                                                      const std::vector<std::string>& types,
                                                      const Hop& hop,
@@ -314,11 +355,12 @@ class Graph {
 };
 
 // Fast loading for large graphs (benchmarks, imports): BatchWriteItem (25 items
-// per request, UnprocessedItems retried) from several threads, edge sets built in
-// memory and written with their nodes at Finish(). No transactions: load into a
-// graph nobody else writes meanwhile. Nodes named by edges but never added are
-// created with only their edge set. A node whose edge set would pass 400 KB fails
-// Finish() with an error naming the edge type to opt out.
+// per request, UnprocessedItems retried) from several threads, edge sets and
+// incoming types built in memory and written with their nodes at Finish(). No
+// transactions: load into a graph nobody else writes meanwhile. Nodes named by
+// edges but never added are created with only the layer's attributes. A node
+// whose edge set would pass 400 KB fails Finish() with an error naming the edge
+// type to opt out.
 class BulkLoader {
  public:
   explicit BulkLoader(Graph* graph, int threads = 4);
@@ -336,6 +378,7 @@ class BulkLoader {
   std::vector<Item> pending_;
   std::map<std::string, Item> nodes_;
   std::map<std::string, std::vector<std::string>> edge_sets_;
+  std::map<std::string, std::set<std::string>> in_types_;
   int64_t items_written_ = 0;
 };
 

@@ -28,9 +28,6 @@ inline void Backoff(int attempt) {
   std::this_thread::sleep_for(std::chrono::milliseconds(d(rng)));
 }
 
-// Approximate DynamoDB item size: names + values (sets: sum of elements).
-size_t ApproxItemSize(const Item& item);
-
 // Writes `items` (puts) with BatchWriteItem, 25 per request, retrying
 // UnprocessedItems with backoff (bounded).
 Status BatchPut(Client* client, const std::string& table, std::vector<Item> items,

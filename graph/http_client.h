@@ -1,8 +1,8 @@
 // File: graph/http_client.h
 //
 // A graph::Client for any DynamoDB-compatible endpoint: Dynarock's own
-// `dynarock serve`, AWS DynamoDB (its regional endpoints accept plain HTTP:
-// http://dynamodb.<region>.amazonaws.com), ScyllaDB Alternator, DynamoDB Local.
+// `dynarock serve`, AWS DynamoDB (https://dynamodb.<region>.amazonaws.com),
+// ScyllaDB Alternator, DynamoDB Local.
 //
 // Each call is one POST / with X-Amz-Target: DynamoDB_20120810.<Op>, Content-Type
 // application/x-amz-json-1.0 and a SigV4 signature (service "dynamodb"), over
@@ -10,17 +10,29 @@
 // caller). Bodies are written and read with the project's protocol codec
 // (engine/api), the same code the server uses.
 //
-// Retries: ProvisionedThroughputExceeded, RequestLimitExceeded, ThrottlingException,
-// InternalServerError / 5xx and connection failures are retried up to
-// max_attempts times in all, with exponential backoff and full jitter
-// (base_backoff * 2^attempt, capped by max_backoff). Every other error is returned
-// as the DynamoDB error it is.
+// TLS: https:// endpoints use OpenSSL. The peer's certificate is verified
+// against the system's default CA store (plus `ca_file` when given), the host
+// name is checked against the certificate (DNS names; IP literals against IP
+// SANs) and sent as SNI.
 //
-// TLS is not built in (no TLS library is linked): https:// endpoints are refused
-// with a message naming the http:// alternative or a local TLS-terminating proxy.
+// Timeouts: every attempt (connect, TLS handshake, sending the request, reading
+// the response) must finish within `timeout`; an attempt that does not is
+// abandoned (its connection closed) and counts as a retryable failure.
+//
+// Retries: ProvisionedThroughputExceeded, RequestLimitExceeded, ThrottlingException,
+// InternalServerError / 5xx, connection failures, timeouts and responses whose
+// body does not match their x-amz-crc32 header are retried up to max_attempts
+// times in all, with exponential backoff and full jitter (base_backoff *
+// 2^attempt, capped by max_backoff). A certificate that fails verification is
+// not retried. Every other error is returned as the DynamoDB error it is.
+//
+// Region (SigV4 credential scope): `region` when set; else the region in an AWS
+// endpoint's host name (dynamodb.<region>.amazonaws.com, dynamodb-fips.<region>.
+// amazonaws.com, dynamodb.<region>.api.aws, ...amazonaws.com.cn); else
+// AWS_REGION, else AWS_DEFAULT_REGION from the environment; else us-east-1.
 //
 //   HttpClientOptions o;
-//   o.endpoint = "http://127.0.0.1:8000";
+//   o.endpoint = "https://dynamodb.eu-west-1.amazonaws.com";   // region eu-west-1
 //   auto client = HttpClient::Create(o);
 //   if (!client.ok()) ...
 //   Graph g(client->get(), schema);
@@ -33,6 +45,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "graph/client.h"
 #include "graph/sigv4_signer.h"
@@ -40,9 +53,11 @@
 namespace dynarock::graph {
 
 struct HttpClientOptions {
-  // "http://host[:port][/]"; the port defaults to 80.
+  // "http://host[:port][/]" (port 80 by default) or "https://host[:port][/]"
+  // (port 443 by default). IPv6 literals in brackets: "http://[::1]:8000".
   std::string endpoint = "http://127.0.0.1:8000";
-  std::string region = "us-east-1";
+  // SigV4 region. Empty: derived (see the file comment).
+  std::string region;
   // When the access key is empty: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
   // AWS_SESSION_TOKEN from the environment, else the placeholder "dynarock" /
   // "dynarock" (accepted by endpoints that do not check, such as `dynarock serve`
@@ -51,17 +66,25 @@ struct HttpClientOptions {
   int max_attempts = 8;
   std::chrono::milliseconds base_backoff{25};
   std::chrono::milliseconds max_backoff{2000};
-  // Connect / read / write timeout of one attempt.
-  std::chrono::seconds timeout{60};
+  // Deadline of one attempt: connect + TLS handshake + request + response.
+  std::chrono::milliseconds timeout{60000};
+  // https only: a PEM file of CA certificates trusted in addition to the
+  // system's default ones (a private CA, or a test server's self-signed cert).
+  std::string ca_file;
 };
 
 struct HttpClientStats {
   int64_t requests = 0;  // operations called
   int64_t attempts = 0;  // HTTP requests sent (requests + retries)
   int64_t retries = 0;
+  int64_t timeouts = 0;  // attempts abandoned at the deadline
   int64_t bytes_sent = 0;
   int64_t bytes_received = 0;
 };
+
+// The region named by an AWS DynamoDB endpoint ("https://dynamodb.eu-west-1.
+// amazonaws.com" -> "eu-west-1"); empty for other endpoints.
+std::string RegionFromEndpoint(std::string_view endpoint);
 
 class HttpClient final : public Client {
  public:
@@ -83,6 +106,8 @@ class HttpClient final : public Client {
   std::string Describe() const override;
 
   HttpClientStats stats() const;
+  // The SigV4 region in use (given or derived).
+  const std::string& region() const;
 
   // One operation: the JSON body in, the JSON response body out (errors decoded
   // into a Status). Public for tools that send operations the Client lacks.

@@ -2,8 +2,11 @@
 
 #include "graph/schema.h"
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
+
+#include "engine/number.h"
 
 namespace dynarock::graph {
 
@@ -11,7 +14,8 @@ Schema& Schema::RankByAttribute(const std::string& type, const std::string& attr
   edge_types[type].rank = [attribute](const Item& props) -> std::string {
     auto it = props.find(attribute);
     if (it == props.end()) return "";
-    if (it->second.is(AttrType::kS) || it->second.is(AttrType::kN)) return it->second.scalar();
+    if (it->second.is(AttrType::kS)) return it->second.scalar();
+    if (it->second.is(AttrType::kN)) return EncodeNumberRank(it->second.scalar());
     return "";
   };
   return *this;
@@ -150,6 +154,9 @@ Status Schema::Validate() const {
   if (edge_set_attribute.empty() || edge_set_rank_separator.empty()) {
     return ValidationError("graph schema: the edge set attribute and rank separator need names");
   }
+  if (incoming_types_attribute.empty()) {
+    return ValidationError("graph schema: the incoming types attribute needs a name");
+  }
   if (!type_index.empty() && type_attribute.empty()) {
     return ValidationError("graph schema: a type index needs a type attribute");
   }
@@ -177,7 +184,26 @@ Status Schema::ValidateEdgeType(std::string_view type) const {
 
 bool Schema::IsReserved(std::string_view a) const {
   return a == pk_attribute || a == sk_attribute || a == rank_attribute ||
-         a == edge_set_attribute || (!type_attribute.empty() && a == type_attribute);
+         a == edge_set_attribute || a == incoming_types_attribute ||
+         (!type_attribute.empty() && a == type_attribute);
+}
+
+std::string EncodeNumberRank(std::string_view number) {
+  auto parsed = ParseNumber(number);
+  if (!parsed.ok()) return "";
+  const Decimal& d = *parsed;
+  if (d.is_zero()) return "1";
+  auto three = [](int v) {
+    std::string out = std::to_string(v);
+    return std::string(3 - std::min<size_t>(3, out.size()), '0') + out;
+  };
+  // DynamoDB's exponents (-129..126) keep exponent + 200 and 799 - exponent
+  // within three digits.
+  if (!d.negative) return "2" + three(d.exponent + 200) + d.digits;
+  std::string out = "0" + three(799 - d.exponent);
+  for (char c : d.digits) out.push_back(static_cast<char>('9' - (c - '0')));
+  out.push_back('~');  // a shorter negative mantissa is the larger number
+  return out;
 }
 
 CreateTableRequest MakeCreateTableRequest(const Schema& s) {

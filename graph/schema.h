@@ -4,7 +4,8 @@
 // all configurable:
 //
 //   item            PK (pk_attribute)      SK (sk_attribute)         other attributes
-//   node            TYPE#id                TYPE#id                   properties, edge set
+//   node            TYPE#id                TYPE#id                   properties, edge set,
+//                                                                    incoming types
 //   edge            source node id         EDGETYPE#target node id   properties, rank
 //
 //   inverted index  (GSI `inverted_index`)  partition key = SK, sort key = rank_attribute
@@ -23,6 +24,15 @@
 // ("GOALMEMBERSHIP-USER-U1|500-LEAD"). It is written in the same transaction as
 // the edge. Edge types opted out of it (supernode relationships such as
 // subscribers) are left out.
+//
+// The incoming types (incoming_types_attribute) are a string set on the target
+// node: every edge type that has pointed at it, ADDed in the same transaction
+// as the edge (never removed: a type without edges left costs DeleteNode one
+// empty query). DeleteNode queries the inverted index for each of them, so it
+// finds incoming edges of every type, registered in the schema or not.
+//
+// Numeric ranks: RankByAttribute on an N value ranks by EncodeNumberRank (below),
+// so that the S-typed index key sorts numerically.
 //
 //   Schema s;
 //   s.table_name = "records";
@@ -82,6 +92,8 @@ class Schema {
   // The edge set (a String Set on the source node).
   std::string edge_set_attribute = "edges";
   std::string edge_set_rank_separator = "|";
+  // The edge types pointing at a node (a String Set on the target node).
+  std::string incoming_types_attribute = "inTypes";
   // Edge types not configured below are in the edge set when this is true.
   bool edge_sets_by_default = true;
   // Optional type index (seed 004): when type_attribute is non-empty, nodes get
@@ -98,7 +110,9 @@ class Schema {
 
   // ---- Configuration helpers
   EdgeTypeOptions& Edge(const std::string& type) { return edge_types[type]; }
-  // Rank = the property's value (S or N text) — seed 000's createdDate ordering.
+  // Rank = the property's value — seed 000's createdDate ordering. S values rank
+  // as they are; N values as EncodeNumberRank(value), which sorts numerically
+  // (query rank conditions with EncodeNumberRank("1000") too).
   Schema& RankByAttribute(const std::string& type, const std::string& attribute);
   // Rank = a table lookup of an S property (seed 001: memberRole LEAD -> "500-LEAD");
   // values missing from the table rank as `fallback`.
@@ -134,9 +148,20 @@ class Schema {
   Status Validate() const;
   Status ValidateNodeId(std::string_view node_id) const;
   Status ValidateEdgeType(std::string_view type) const;
-  // True for the attributes the layer manages (keys, rank, edge set, type).
+  // True for the attributes the layer manages (keys, rank, edge set, type,
+  // incoming types).
   bool IsReserved(std::string_view attribute) const;
 };
+
+// A DynamoDB number (N text) as a string whose byte order is the numeric order,
+// for ranks (the inverted index's sort key is a string):
+//   zero      "1"
+//   positive  "2" + 3 digits (exponent + 200) + the significant digits
+//   negative  "0" + 3 digits (799 - exponent) + each digit d as 9-d + "~"
+// where value = ±0.d1d2...dn x 10^exponent (no leading or trailing zero digits).
+// 999 -> "2203999", 1000 -> "22041", 0.5 -> "22005", -3 -> "07986~". Equal
+// numbers encode equally ("1E3" = "1000"). Empty for text that is not a number.
+std::string EncodeNumberRank(std::string_view number);
 
 // The CreateTable request for `schema`: PK/SK strings, the inverted GSI (projection
 // ALL) and, when configured, the type index; on-demand billing.

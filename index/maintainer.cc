@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "engine/item_codec.h"
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 #include "engine/key_codec.h"
 #include "engine/limits.h"
 #include "engine/rocksdb_status.h"

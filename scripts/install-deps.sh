@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev
+  librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   wrk

@@ -39,9 +39,11 @@ constexpr char kGraphHelp[] =
     "the graph layer and prints each question with its answer.\n"
     "\n"
     "Flags:\n"
-    "  --endpoint URL   Use a DynamoDB-compatible endpoint over HTTP (dynarock serve,\n"
-    "                   DynamoDB Local, Alternator, http://dynamodb.REGION.amazonaws.com)\n"
-    "  --region R       SigV4 region for --endpoint (default us-east-1)\n"
+    "  --endpoint URL   Use a DynamoDB-compatible endpoint over HTTP or HTTPS (dynarock\n"
+    "                   serve, DynamoDB Local, Alternator, https://dynamodb.REGION.amazonaws.com)\n"
+    "  --region R       SigV4 region for --endpoint (default: the endpoint's AWS region,\n"
+    "                   else $AWS_REGION, else $AWS_DEFAULT_REGION, else us-east-1)\n"
+    "  --ca-file FILE   Also trust the CA certificates in FILE (PEM) for https endpoints\n"
     "  --data DIR       Use an embedded database in DIR (default: in memory)\n"
     "  --prefix P       Table name prefix (default demo_)\n"
     "  -h, --help       Show this help\n";
@@ -336,7 +338,7 @@ bool Seed004(graph::Client* client, const std::string& prefix) {
 }  // namespace
 
 int RunGraph(const Args& args) {
-  std::string endpoint, data, region = "us-east-1", prefix = "demo_";
+  std::string endpoint, data, region, ca_file, prefix = "demo_";
   bool demo = false;
   ArgReader r(args);
   std::string v;
@@ -353,6 +355,10 @@ int RunGraph(const Args& args) {
       if (!r.Value(&data) || data.empty()) return UsageError("graph", "--data needs a directory");
     } else if (flag == "--region") {
       if (!r.Value(&region) || region.empty()) return UsageError("graph", "--region needs a name");
+    } else if (flag == "--ca-file") {
+      if (!r.Value(&ca_file) || ca_file.empty()) {
+        return UsageError("graph", "--ca-file needs a file");
+      }
     } else if (flag == "--prefix") {
       if (!r.Value(&prefix)) return UsageError("graph", "--prefix needs a value");
     } else {
@@ -369,7 +375,8 @@ int RunGraph(const Args& args) {
   if (!endpoint.empty()) {
     graph::HttpClientOptions o;
     o.endpoint = endpoint;
-    o.region = region;
+    o.region = region;  // empty: derived
+    o.ca_file = ca_file;
     auto c = graph::HttpClient::Create(o);
     if (!c.ok()) {
       std::fprintf(stderr, "dynarock graph: %s\n", c.status().ToString().c_str());

@@ -19,7 +19,7 @@ import harness  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 EXAMPLE = os.path.join(ROOT, "tests", "data", "patterns_example.json")
 SMALL = ["--size", "30", "--fanout", "4", "--iterations", "5", "--warmup", "1"]
-CSV_COLUMNS = ["comparison", "pattern", "executions", "requests", "items_read",
+CSV_COLUMNS = ["comparison", "pattern", "executions", "requests", "items_read", "bytes_read",
                "items_returned", "bytes_returned", "rcu", "wcu", "errors", "p50_us",
                "p99_us", "mean_us", "cost_per_million_usd"]
 

@@ -7,10 +7,19 @@
 //
 // The server binary: $DYNAROCK_BIN, else ../dynarock next to this test binary
 // (build/tests/dynarock_tests -> build/dynarock).
+//
+// The HttpClient's failure modes (an endpoint that stops answering, a connect
+// that hangs, a bad x-amz-crc32, TLS with trusted, untrusted and misnamed
+// certificates) run against FakeServer, a loopback server in this file; the
+// certificates are made at test time with OpenSSL.
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,16 +27,30 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
-#include <memory>
+#include <functional>
+#include <future>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio/ip/address.hpp>
 
 #include "dynarock/db.h"
 #include "graph/embedded_client.h"
@@ -35,6 +58,7 @@
 #include "graph/http_client.h"
 #include "graph/sigv4_signer.h"
 #include "engine/api/sigv4.h"
+#include "dynarock/item_size.h"
 
 namespace dynarock::graph {
 namespace {
@@ -168,6 +192,302 @@ class ServerProcess {
   pid_t pid_ = 0;
   std::string endpoint_;
 };
+
+// ---------------------------------------------------------------- test doubles
+
+// A Client that forwards to another one, with a hook run before each
+// TransactWriteItems (to inject a concurrent writer) and a record of every
+// transaction's aggregate item size (DynamoDB's 4 MB rule).
+class HookClient final : public Client {
+ public:
+  explicit HookClient(Client* inner) : inner_(inner) {}
+
+  std::function<void(const TransactWriteItemsRequest&)> before_transact;
+  std::vector<size_t> transact_bytes;
+  std::vector<size_t> transact_items;
+
+  StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& r) override {
+    return inner_->CreateTable(r);
+  }
+  StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override {
+    return inner_->DescribeTable(r);
+  }
+  StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& r) override {
+    return inner_->DeleteTable(r);
+  }
+  StatusOr<PutItemResponse> PutItem(const PutItemRequest& r) override { return inner_->PutItem(r); }
+  StatusOr<GetItemResponse> GetItem(const GetItemRequest& r) override { return inner_->GetItem(r); }
+  StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& r) override {
+    return inner_->UpdateItem(r);
+  }
+  StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& r) override {
+    return inner_->DeleteItem(r);
+  }
+  StatusOr<QueryResponse> Query(const QueryRequest& r) override { return inner_->Query(r); }
+  StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& r) override {
+    return inner_->BatchGetItem(r);
+  }
+  StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& r) override {
+    return inner_->BatchWriteItem(r);
+  }
+  StatusOr<TransactWriteItemsResponse> TransactWriteItems(
+      const TransactWriteItemsRequest& r) override {
+    if (before_transact) before_transact(r);
+    size_t bytes = 0;
+    for (const TransactWriteItem& t : r.transact_items) {
+      bytes += ItemSize(t.kind == TransactWriteItem::Kind::kPut ? t.item : t.key);
+      for (const auto& [name, value] : t.expression_attribute_values) {
+        bytes += AttributeValueSize(value);
+      }
+    }
+    transact_bytes.push_back(bytes);
+    transact_items.push_back(r.transact_items.size());
+    return inner_->TransactWriteItems(r);
+  }
+  std::string Describe() const override { return "hook:" + inner_->Describe(); }
+
+ private:
+  Client* inner_;
+};
+
+// A loopback HTTP/1.1 server for the client's failure modes: kSilent accepts,
+// reads the request and never answers (closing the connection after
+// `hold_for`); kReply answers every request with `reply` and records the
+// request heads. With `tls` (an SSL_CTX holding a certificate) it speaks HTTPS
+// and records the SNI names clients sent.
+struct FakeReply {
+  int status = 200;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+};
+
+class FakeServer {
+ public:
+  enum class Mode { kSilent, kReply };
+  using Reply = FakeReply;
+
+  FakeServer(Mode mode, Reply reply = {},
+             std::chrono::milliseconds hold_for = std::chrono::seconds(5), SSL_CTX* tls = nullptr)
+      : mode_(mode), reply_(std::move(reply)), hold_for_(hold_for), tls_(tls) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    listen(fd_, 16);
+    socklen_t len = sizeof(addr);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    acceptor_ = std::thread([this] { AcceptLoop(); });
+  }
+
+  ~FakeServer() {
+    stop_ = true;
+    acceptor_.join();
+    for (auto& t : handlers_) t.join();
+    close(fd_);
+  }
+
+  int port() const { return port_; }
+  std::string endpoint(const std::string& scheme = "http") const {
+    return scheme + "://127.0.0.1:" + std::to_string(port_);
+  }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+  int connections() const { return connections_.load(); }
+  std::vector<std::string> server_names() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return server_names_;
+  }
+
+ private:
+  struct Conn {
+    int fd = -1;
+    SSL* ssl = nullptr;
+  };
+
+  // >0 bytes, 0 at the end of the stream, <0 for "nothing yet" (a 50 ms timeout).
+  static ssize_t Recv(const Conn& c, char* buf, size_t size) {
+    if (c.ssl == nullptr) {
+      ssize_t n = recv(c.fd, buf, size, 0);
+      if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return 0;
+      return n;
+    }
+    int n = SSL_read(c.ssl, buf, static_cast<int>(size));
+    if (n > 0) return n;
+    int err = SSL_get_error(c.ssl, n);
+    return err == SSL_ERROR_WANT_READ || err == SSL_ERROR_WANT_WRITE ? -1 : 0;
+  }
+
+  static bool Send(const Conn& c, const std::string& data) {
+    if (c.ssl == nullptr) {
+      return send(c.fd, data.data(), data.size(), MSG_NOSIGNAL) ==
+             static_cast<ssize_t>(data.size());
+    }
+    return SSL_write(c.ssl, data.data(), static_cast<int>(data.size())) ==
+           static_cast<int>(data.size());
+  }
+  void AcceptLoop() {
+    while (!stop_) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 20) <= 0) continue;
+      int c = accept(fd_, nullptr, nullptr);
+      if (c < 0) continue;
+      ++connections_;
+      timeval tv{0, 50 * 1000};
+      setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+      handlers_.emplace_back([this, c] { Serve(c); });
+    }
+  }
+
+  // Reads one request (head and Content-Length body); false on EOF/stop/deadline.
+  bool ReadRequest(const Conn& c, std::string* buf, std::string* head,
+                   std::chrono::steady_clock::time_point deadline) {
+    while (!stop_ && std::chrono::steady_clock::now() < deadline) {
+      size_t end = buf->find("\r\n\r\n");
+      if (end != std::string::npos) {
+        size_t length = 0;
+        std::string h = buf->substr(0, end + 4);
+        std::string lower = h;
+        std::transform(lower.begin(), lower.end(), lower.begin(),
+                       [](unsigned char ch) { return std::tolower(ch); });
+        size_t cl = lower.find("content-length:");
+        if (cl != std::string::npos) length = std::stoul(h.substr(cl + 15));
+        if (buf->size() >= end + 4 + length) {
+          *head = h;
+          buf->erase(0, end + 4 + length);
+          return true;
+        }
+      }
+      char tmp[4096];
+      ssize_t n = Recv(c, tmp, sizeof(tmp));
+      if (n == 0) return false;
+      if (n > 0) buf->append(tmp, static_cast<size_t>(n));
+    }
+    return false;
+  }
+
+  void Serve(int fd) {
+    Conn c{fd, nullptr};
+    if (tls_ != nullptr) {
+      c.ssl = SSL_new(tls_);
+      SSL_set_fd(c.ssl, fd);
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      int r = 0;
+      while (!stop_ && std::chrono::steady_clock::now() < until) {
+        r = SSL_accept(c.ssl);
+        if (r == 1) break;
+        int err = SSL_get_error(c.ssl, r);
+        if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) break;
+      }
+      if (r != 1) {  // e.g. the client refused the certificate
+        SSL_free(c.ssl);
+        close(fd);
+        return;
+      }
+      const char* sni = SSL_get_servername(c.ssl, TLSEXT_NAMETYPE_host_name);
+      std::lock_guard<std::mutex> lock(mu_);
+      server_names_.push_back(sni != nullptr ? sni : "");
+    }
+    Serve(c);
+    if (c.ssl != nullptr) SSL_free(c.ssl);
+    close(fd);
+  }
+
+  void Serve(const Conn& c) {
+    std::string buf, head;
+    if (mode_ == Mode::kSilent) {
+      const auto until = std::chrono::steady_clock::now() + hold_for_;
+      if (ReadRequest(c, &buf, &head, until)) {
+        std::lock_guard<std::mutex> lock(mu_);
+        requests_.push_back(head);
+      }
+      while (!stop_ && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return;
+    }
+    const auto far = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (ReadRequest(c, &buf, &head, far)) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        requests_.push_back(head);
+      }
+      std::string out = "HTTP/1.1 " + std::to_string(reply_.status) + " X\r\n";
+      for (const auto& [k, v] : reply_.headers) out += k + ": " + v + "\r\n";
+      out += "Content-Type: application/x-amz-json-1.0\r\nContent-Length: " +
+             std::to_string(reply_.body.size()) + "\r\n\r\n" + reply_.body;
+      if (!Send(c, out)) break;
+    }
+  }
+
+  Mode mode_;
+  Reply reply_;
+  std::chrono::milliseconds hold_for_;
+  SSL_CTX* tls_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::thread acceptor_;
+  std::vector<std::thread> handlers_;
+  std::mutex mu_;
+  std::vector<std::string> requests_;
+  std::vector<std::string> server_names_;
+};
+
+// A self-signed certificate (EC P-256) for `names` (DNS names or IP addresses;
+// the first is the CN), written to `dir` as cert.pem; `ctx` serves it.
+struct TestCertificate {
+  std::string cert_file;
+  SSL_CTX* ctx = nullptr;
+  ~TestCertificate() {
+    if (ctx != nullptr) SSL_CTX_free(ctx);
+  }
+};
+
+bool MakeCertificate(const std::vector<std::string>& names, const std::string& dir,
+                     TestCertificate* out) {
+  EVP_PKEY* key = EVP_EC_gen("P-256");
+  if (key == nullptr) return false;
+  X509* x = X509_new();
+  X509_set_version(x, 2);
+  ASN1_INTEGER_set(X509_get_serialNumber(x), static_cast<long>(std::time(nullptr)));
+  X509_gmtime_adj(X509_getm_notBefore(x), -3600);
+  X509_gmtime_adj(X509_getm_notAfter(x), 86400);
+  X509_set_pubkey(x, key);
+  X509_NAME* name = X509_get_subject_name(x);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                             reinterpret_cast<const unsigned char*>(names[0].c_str()), -1, -1, 0);
+  X509_set_issuer_name(x, name);
+  std::string san;
+  for (const std::string& n : names) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(n, ec);
+    san += (san.empty() ? "" : ",") + std::string(ec ? "DNS:" : "IP:") + n;
+  }
+  X509V3_CTX v3;
+  X509V3_set_ctx_nodb(&v3);
+  X509V3_set_ctx(&v3, x, x, nullptr, nullptr, 0);
+  X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, NID_subject_alt_name, san.c_str());
+  X509_add_ext(x, ext, -1);
+  X509_EXTENSION_free(ext);
+  X509_sign(x, key, EVP_sha256());
+  out->cert_file = dir + "/cert.pem";
+  FILE* f = std::fopen(out->cert_file.c_str(), "w");
+  bool ok = f != nullptr && PEM_write_X509(f, x) == 1;
+  if (f != nullptr) std::fclose(f);
+  out->ctx = SSL_CTX_new(TLS_server_method());
+  ok = ok && SSL_CTX_use_certificate(out->ctx, x) == 1 && SSL_CTX_use_PrivateKey(out->ctx, key) == 1;
+  X509_free(x);
+  EVP_PKEY_free(key);
+  return ok;
+}
 
 // ---------------------------------------------------------------- the fixture
 
@@ -845,6 +1165,323 @@ TEST_P(GraphSeedTest, EdgeSetPastFourHundredKilobytesNamesTheEdgeTypeToOptOut) {
   EXPECT_EQ(subs.size(), 600u);
 }
 
+// ---------------------------------------------------------------- audit fixes
+
+TEST_P(GraphSeedTest, RemoveEdgesSendsNoDuplicateKeys) {
+  // Ranked and symmetric: removing needs the stored ranks, read by one batch get
+  // that must not list a key twice (DynamoDB refuses duplicates).
+  Schema s;
+  s.table_name = Table("dupkeys");
+  s.RankByAttribute("FRIEND", "since");
+  s.Reverse("FRIEND", "FRIEND");
+  auto g = MakeGraph(s);
+  for (const char* n : {"USER#a", "USER#b", "USER#c"}) G_OK(g->PutNode(n));
+  G_OK(g->AddEdge({"USER#a", "FRIEND", "USER#b", {{"since", S("2020")}}}));
+  G_OK(g->AddEdge({"USER#a", "FRIEND", "USER#c", {{"since", S("2021")}}}));
+  G_OK(g->AddEdge({"USER#a", "FRIEND", "USER#a", {{"since", S("2022")}}}));  // a self-loop
+  // Both directions of a symmetric edge, an edge listed twice, and the self-loop.
+  G_ASSIGN(WriteReport w, g->RemoveEdges({{"USER#a", "FRIEND", "USER#b", {}},
+                                          {"USER#b", "FRIEND", "USER#a", {}},
+                                          {"USER#a", "FRIEND", "USER#c", {}},
+                                          {"USER#a", "FRIEND", "USER#c", {}},
+                                          {"USER#a", "FRIEND", "USER#a", {}}}));
+  EXPECT_EQ(w.edges_committed, 5);
+  for (const char* n : {"USER#a", "USER#b", "USER#c"}) {
+    G_ASSIGN(std::vector<Edge> out, g->AllOutEdges(n, ""));
+    EXPECT_TRUE(out.empty()) << n << " still has " << out.size() << " edges";
+    G_ASSIGN(std::optional<Node> node, g->GetNode(n, true));
+    ASSERT_TRUE(node.has_value());
+    EXPECT_TRUE(node->edge_set.empty()) << n;
+  }
+}
+
+TEST_P(GraphSeedTest, DeleteNodeRemovesIncomingEdgesOfEveryType) {
+  Schema s;  // no edge type is registered
+  s.table_name = Table("anytype");
+  auto g = MakeGraph(s);
+  for (const char* n : {"USER#a", "USER#b", "PLACE#p"}) G_OK(g->PutNode(n));
+  G_OK(g->AddEdge({"USER#a", "LIKES", "PLACE#p", {}}));
+  G_OK(g->AddEdge({"USER#b", "VISITED", "PLACE#p", {}}));
+  AddEdgeOptions both;
+  both.reverse = true;  // NEAR has no reverse in the schema: USER#a -NEAR-> PLACE#p too
+  G_OK(g->AddEdge({"PLACE#p", "NEAR", "USER#a", {}}, both));
+  G_ASSIGN(std::optional<Edge> back, g->GetEdge("USER#a", "NEAR", "PLACE#p", true));
+  ASSERT_TRUE(back.has_value());
+  G_ASSIGN(std::optional<Node> place, g->GetNode("PLACE#p", true));
+  EXPECT_EQ(place->incoming_types, (std::vector<std::string>{"LIKES", "NEAR", "VISITED"}));
+
+  DeleteNodeOptions o;
+  o.max_edges = 1;
+  int calls = 0;
+  DeleteProgress p;
+  do {
+    G_ASSIGN(p, g->DeleteNode("PLACE#p", o));
+    ASSERT_LT(++calls, 20);
+  } while (!p.done);
+  for (const char* n : {"USER#a", "USER#b"}) {
+    G_ASSIGN(std::vector<Edge> out, g->AllOutEdges(n, ""));
+    EXPECT_TRUE(out.empty()) << n << " still has " << out.size() << " edges";
+    G_ASSIGN(std::optional<Node> node, g->GetNode(n, true));
+    ASSERT_TRUE(node.has_value());
+    EXPECT_TRUE(node->edge_set.empty()) << n;
+  }
+  for (const char* t : {"LIKES", "VISITED", "NEAR"}) {
+    G_ASSIGN(std::vector<Edge> in, g->AllInEdges("PLACE#p", t));
+    EXPECT_TRUE(in.empty()) << t;
+  }
+}
+
+TEST_P(GraphSeedTest, RemoveEdgeTakesTheReverseOptionOfAddEdge) {
+  Schema s;
+  s.table_name = Table("revopt");
+  s.RankByAttribute("RATED", "stars");  // ranked, no reverse type in the schema
+  auto g = MakeGraph(s);
+  for (const char* n : {"USER#a", "BOOK#b"}) G_OK(g->PutNode(n));
+  AddEdgeOptions both;
+  both.reverse = true;
+  G_OK(g->AddEdge({"USER#a", "RATED", "BOOK#b", {{"stars", N(4)}}}, both));
+  G_ASSIGN(std::optional<Node> book, g->GetNode("BOOK#b", true));
+  ASSERT_EQ(book->edge_set.size(), 1u);  // the reverse edge's entry
+  EXPECT_EQ(book->incoming_types, (std::vector<std::string>{"RATED"}));
+  // Without the option only the edge itself goes (the schema names no reverse).
+  G_OK(g->RemoveEdge("USER#a", "RATED", "BOOK#b"));
+  G_ASSIGN(std::optional<Edge> back, g->GetEdge("BOOK#b", "RATED", "USER#a", true));
+  EXPECT_TRUE(back.has_value());
+  G_OK(g->AddEdge({"USER#a", "RATED", "BOOK#b", {{"stars", N(5)}}}, both));
+  RemoveEdgeOptions remove_both;
+  remove_both.reverse = true;
+  G_OK(g->RemoveEdge("USER#a", "RATED", "BOOK#b", remove_both));
+  for (const char* n : {"USER#a", "BOOK#b"}) {
+    G_ASSIGN(std::vector<Edge> out, g->AllOutEdges(n, ""));
+    EXPECT_TRUE(out.empty()) << n;
+    G_ASSIGN(std::optional<Node> node, g->GetNode(n, true));
+    EXPECT_TRUE(node->edge_set.empty()) << n;
+  }
+}
+
+TEST_P(GraphSeedTest, BulkLoadedNodesRecordTheirIncomingTypesToo) {
+  Schema s;
+  s.table_name = Table("bulkin");
+  auto g = MakeGraph(s);
+  {
+    BulkLoader loader(g.get(), 2);
+    G_OK(loader.AddNode("USER#a"));
+    G_OK(loader.AddNode("TAG#t"));
+    G_OK(loader.AddEdge({"USER#a", "FOLLOWS", "TAG#t", {}}));
+    G_OK(loader.AddEdge({"TAG#t", "MENTIONS", "USER#a", {}}, /*with_reverse=*/true));
+    G_OK(loader.Finish());
+  }
+  G_ASSIGN(std::optional<Node> tag, g->GetNode("TAG#t", true));
+  ASSERT_TRUE(tag.has_value());
+  EXPECT_EQ(tag->incoming_types, (std::vector<std::string>{"FOLLOWS", "MENTIONS"}));
+  DeleteProgress p;
+  do {
+    G_ASSIGN(p, g->DeleteNode("TAG#t"));
+  } while (!p.done);
+  G_ASSIGN(std::vector<Edge> out, g->AllOutEdges("USER#a", ""));
+  EXPECT_TRUE(out.empty());
+  G_ASSIGN(std::optional<Node> a, g->GetNode("USER#a", true));
+  EXPECT_TRUE(a->edge_set.empty());
+}
+
+TEST_P(GraphSeedTest, TransactionsStayUnderFourMegabytes) {
+  HookClient hook(client_.get());
+  Schema s;
+  s.table_name = Table("fourmb");
+  Graph g(&hook, s);
+  G_OK(g.EnsureTable());
+  G_OK(g.PutNode("DOC#hub"));
+  const std::string blob(200 * 1024, 'x');  // 200 KB per edge: 30 edges are ~6 MB
+  std::vector<EdgeSpec> edges;
+  for (int i = 0; i < 30; ++i) {
+    std::string leaf = "DOC#leaf" + std::to_string(100 + i);
+    G_OK(g.PutNode(leaf));
+    edges.push_back({"DOC#hub", "CITES", leaf, {{"text", S(blob)}}});
+  }
+  G_ASSIGN(WriteReport w, g.AddEdges(edges));
+  EXPECT_EQ(w.edges_committed, 30);
+  EXPECT_GE(w.transactions, 2);
+  ASSERT_FALSE(hook.transact_bytes.empty());
+  for (size_t b : hook.transact_bytes) EXPECT_LE(b, size_t{4} << 20);
+  G_ASSIGN(std::vector<Edge> out, g.AllOutEdges("DOC#hub", "CITES"));
+  EXPECT_EQ(out.size(), 30u);
+  G_ASSIGN(EdgeSetReport rep, g.VerifyEdgeSet("DOC#hub"));
+  EXPECT_TRUE(rep.ok());
+}
+
+TEST_P(GraphSeedTest, RemoveEdgeOfARankedTypeSurvivesAConcurrentRankChange) {
+  HookClient hook(client_.get());
+  Schema s = KoanSchema(Table("rankrace"));
+  Graph g(&hook, s);
+  G_OK(g.EnsureTable());
+  LoadKoan(&g);
+  // Between RemoveEdge's read of the rank and its transaction, another writer
+  // promotes U2 from CONTRIBUTOR to LEAD (a new edge-set entry).
+  Graph other(client_.get(), s);
+  bool injected = false;
+  hook.before_transact = [&](const TransactWriteItemsRequest& r) {
+    if (injected) return;
+    for (const TransactWriteItem& t : r.transact_items) {
+      if (t.kind == TransactWriteItem::Kind::kDelete) {
+        injected = true;
+        Status st = other.AddEdge({"GOAL-G1", "GOALMEMBERSHIP", "USER-U2",
+                                   {{"memberRole", S("LEAD")}}});
+        EXPECT_TRUE(st.ok()) << st.ToString();
+        return;
+      }
+    }
+  };
+  G_OK(g.RemoveEdge("GOAL-G1", "GOALMEMBERSHIP", "USER-U2"));
+  EXPECT_TRUE(injected);
+  G_ASSIGN(std::optional<Edge> e, g.GetEdge("GOAL-G1", "GOALMEMBERSHIP", "USER-U2", true));
+  EXPECT_FALSE(e.has_value());
+  G_ASSIGN(EdgeSetReport rep, g.VerifyEdgeSet("GOAL-G1"));
+  EXPECT_TRUE(rep.ok()) << "stale entries: " << rep.stale.size();
+}
+
+TEST_P(GraphSeedTest, LimitWithASparseFilterReadsFullPagesAndPagesExactly) {
+  Schema s;
+  s.table_name = Table("sparse");
+  s.type_attribute = "Type";
+  s.type_index = "TypeIndex";
+  s.Reverse("TAG", "TAGGED_BY");  // 200 incoming edges on HUB#h too
+  auto g = MakeGraph(s);
+  G_OK(g->PutNode("HUB#h"));
+  std::vector<EdgeSpec> edges;
+  std::vector<std::string> all, want;
+  for (int i = 1000; i < 1200; ++i) {
+    const bool match = i % 40 == 0;  // 1000, 1040, 1080, 1120, 1160
+    std::string id = "ITEM#" + std::to_string(i);
+    G_OK(g->PutNode(id, {{"m", S(match ? "yes" : "no")}}));
+    edges.push_back({"HUB#h", "TAG", id, {{"m", S(match ? "yes" : "no")}}});
+    all.push_back(id);
+    if (match) want.push_back(id);
+  }
+  G_ASSIGN(WriteReport w, g->AddEdges(edges));
+  ASSERT_EQ(w.edges_committed, 200);
+
+  // Pages of OutEdges (table), InEdges (inverted index) and NodesByType (type
+  // index), each with and without a filter matching 1 item in 40.
+  Filter yes{"#m = :m", {{"#m", "m"}}, {{":m", S("yes")}}};
+  for (bool filtered : {true, false}) {
+    for (int which = 0; which < 3; ++which) {
+      EdgeQuery q;
+      if (filtered) q.filter = yes;
+      q.limit = filtered ? 2 : 7;
+      std::vector<std::string> got;
+      std::vector<size_t> sizes;
+      int pages = 0;
+      do {
+        g->ResetStats();
+        std::vector<std::string> ids;
+        std::string next;
+        if (which == 0) {
+          G_ASSIGN(EdgePage p, g->OutEdges("HUB#h", "TAG", q));
+          ids = Targets(p.edges);
+          next = p.next_page_token;
+        } else if (which == 1) {
+          G_ASSIGN(EdgePage p, g->InEdges("HUB#h", "TAGGED_BY", q));
+          ids = Sources(p.edges);
+          next = p.next_page_token;
+        } else {
+          G_ASSIGN(NodePage p, g->NodesByType("ITEM", q));
+          for (const Node& n : p.nodes) ids.push_back(n.id);
+          next = p.next_page_token;
+        }
+        EXPECT_LE(g->stats().requests, 2) << "page " << pages << " of query " << which;
+        sizes.push_back(ids.size());
+        got.insert(got.end(), ids.begin(), ids.end());
+        q.page_token = next;
+        if (!filtered && pages == 2) break;  // three pages of 7 are enough
+        ASSERT_LT(++pages, 10);
+      } while (!q.page_token.empty());
+      if (filtered) {
+        EXPECT_EQ(got, want) << "query " << which;
+        for (size_t i = 0; i + 1 < sizes.size(); ++i) {
+          EXPECT_EQ(sizes[i], 2u) << "query " << which;
+        }
+      } else {
+        EXPECT_EQ(got, std::vector<std::string>(all.begin(), all.begin() + 21))
+            << "query " << which;
+      }
+    }
+  }
+}
+
+TEST_P(GraphSeedTest, CurrentEdgesLeaveOutFutureDatedEdges) {
+  Schema s;
+  s.table_name = Table("future");
+  auto g = MakeGraph(s);
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  for (const char* n : {"Person#bob", "Address#old", "Address#now", "Address#next"}) {
+    G_OK(g->PutNode(n));
+  }
+  G_OK(g->AddEdge({"Person#bob", "LIVES", "Address#old",
+                   {{"validFrom", N(now - 1000000)}, {"validTo", N(now - 1000)}}}));
+  G_OK(g->AddEdge({"Person#bob", "LIVES", "Address#now", {{"validFrom", N(now - 999)}}}));
+  G_OK(g->AddEdge({"Person#bob", "LIVES", "Address#next", {{"validFrom", N(now + 86400 * 365)}}}));
+  G_ASSIGN(std::vector<Edge> current, g->CurrentEdges("Person#bob", "LIVES"));
+  EXPECT_EQ(Targets(current), (std::vector<std::string>{"Address#now"}));
+}
+
+TEST_P(GraphSeedTest, NumericRanksSortAsNumbers) {
+  Schema s;
+  s.table_name = Table("numrank");
+  s.RankByAttribute("SCORED", "points");
+  auto g = MakeGraph(s);
+  G_OK(g->PutNode("GAME#g"));
+  const std::vector<std::pair<std::string, std::string>> scores = {
+      {"USER#a", "999"}, {"USER#b", "1000"}, {"USER#c", "5"},   {"USER#d", "-3"},
+      {"USER#e", "-20"}, {"USER#f", "0.5"},  {"USER#g", "0"},   {"USER#h", "999.5"},
+      {"USER#i", "-0.25"}, {"USER#j", "12345678901234567890"}};
+  for (const auto& [user, points] : scores) {
+    G_OK(g->PutNode(user));
+    G_OK(g->AddEdge({user, "SCORED", "GAME#g", {{"points", AttributeValue::N(points)}}}));
+  }
+  G_ASSIGN(std::vector<Edge> in, g->AllInEdges("GAME#g", "SCORED"));
+  // -20 < -3 < -0.25 < 0 < 0.5 < 5 < 999 < 999.5 < 1000 < 1.2e19
+  EXPECT_EQ(Sources(in), (std::vector<std::string>{"USER#e", "USER#d", "USER#i", "USER#g", "USER#f",
+                                                   "USER#c", "USER#a", "USER#h", "USER#b",
+                                                   "USER#j"}));
+  // The edge set of a ranked type carries the same rank, and edges keep their N property.
+  G_ASSIGN(std::optional<Edge> e, g->GetEdge("USER#b", "SCORED", "GAME#g"));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(Str(e->properties, "points"), "1000");
+  G_ASSIGN(EdgeSetReport rep, g->VerifyEdgeSet("USER#b"));
+  EXPECT_TRUE(rep.ok());
+}
+
+TEST_P(GraphSeedTest, UpdateNodeRefusesLayerManagedAttributes) {
+  Schema s;
+  s.table_name = Table("managed");
+  s.type_attribute = "Type";
+  auto g = MakeGraph(s);
+  G_OK(g->PutNode("USER#a"));
+  G_OK(g->PutNode("USER#b"));
+  G_OK(g->AddEdge({"USER#a", "KNOWS", "USER#b", {}}));
+  const NodeUpdate bad[] = {
+      {"SET #e = :x", std::nullopt, {{"#e", "edges"}},
+       {{":x", AttributeValue::SS({"KNOWS#USER#z"})}}},
+      {"REMOVE edges", std::nullopt, {}, {}},
+      {"SET Type = :t", std::nullopt, {}, {{":t", S("PLACE")}}},
+      {"SET #a = :a, #r = :r", std::nullopt, {{"#a", "age"}, {"#r", "rank"}},
+       {{":a", N(1)}, {":r", S("x")}}},
+      {"ADD edges :x", std::nullopt, {}, {{":x", AttributeValue::SS({"KNOWS#USER#z"})}}},
+  };
+  for (const NodeUpdate& u : bad) {
+    Status st = g->UpdateNode("USER#a", u);
+    EXPECT_EQ(st.type(), ErrorType::kValidation) << u.update_expression << ": " << st.ToString();
+  }
+  // Nested paths and conditions on managed attributes are fine.
+  G_OK(g->UpdateNode("USER#a",
+                     {"SET info = :i", std::nullopt, {}, {{":i", AttributeValue::M({})}}}));
+  G_OK(g->UpdateNode("USER#a", {"SET info.edges = :x", std::string("#t = :t"), {{"#t", "Type"}},
+                                {{":x", N(2)}, {":t", S("USER")}}}));
+  G_ASSIGN(std::optional<Node> a, g->GetNode("USER#a", true));
+  ASSERT_EQ(a->edge_set.size(), 1u);
+  EXPECT_EQ(a->edge_set[0].target, "USER#b");
+}
+
 INSTANTIATE_TEST_SUITE_P(Graph, GraphSeedTest,
                          ::testing::Values(Backend::kEmbedded, Backend::kHttp),
                          [](const ::testing::TestParamInfo<Backend>& info) {
@@ -884,14 +1521,51 @@ TEST(GraphSigV4SignerTest, TheServerVerifierAcceptsWhatTheSignerSigns) {
   EXPECT_EQ(tampered.type(), ErrorType::kInvalidSignature);
 }
 
-TEST(GraphHttpClientTest, RefusesHttpsAndBadEndpoints) {
+TEST(GraphHttpClientTest, RefusesBadEndpoints) {
   HttpClientOptions o;
-  o.endpoint = "https://dynamodb.us-east-1.amazonaws.com";
+  for (const char* bad : {"ftp://x", "http://", "https://host:99999", "http://[::1", "dynamodb"}) {
+    o.endpoint = bad;
+    auto c = HttpClient::Create(o);
+    EXPECT_FALSE(c.ok()) << bad;
+    if (!c.ok()) {
+      EXPECT_EQ(c.status().type(), ErrorType::kValidation) << bad;
+    }
+  }
+  o.endpoint = "http://127.0.0.1:8000";
+  o.ca_file = "/nonexistent/ca.pem";  // a CA file only makes sense for https
+  EXPECT_FALSE(HttpClient::Create(o).ok());
+  o.endpoint = "https://127.0.0.1:8443";
   auto c = HttpClient::Create(o);
   ASSERT_FALSE(c.ok());
-  EXPECT_NE(c.status().message().find("http://dynamodb"), std::string::npos);
-  o.endpoint = "ftp://x";
-  EXPECT_FALSE(HttpClient::Create(o).ok());
+  EXPECT_NE(c.status().message().find("/nonexistent/ca.pem"), std::string::npos);
+}
+
+TEST(GraphHttpClientTest, RegionFromTheEndpoint) {
+  EXPECT_EQ(RegionFromEndpoint("https://dynamodb.eu-west-1.amazonaws.com"), "eu-west-1");
+  EXPECT_EQ(RegionFromEndpoint("http://dynamodb.us-west-2.amazonaws.com/"), "us-west-2");
+  EXPECT_EQ(RegionFromEndpoint("https://dynamodb-fips.us-gov-west-1.amazonaws.com"),
+            "us-gov-west-1");
+  EXPECT_EQ(RegionFromEndpoint("https://dynamodb.ap-southeast-2.api.aws"), "ap-southeast-2");
+  EXPECT_EQ(RegionFromEndpoint("https://dynamodb.cn-north-1.amazonaws.com.cn"), "cn-north-1");
+  EXPECT_EQ(RegionFromEndpoint("https://DynamoDB.EU-Central-1.AmazonAWS.com:443"), "eu-central-1");
+  EXPECT_EQ(RegionFromEndpoint("https://vpce-1a2b-3c4d.dynamodb.us-east-2.vpce.amazonaws.com"),
+            "us-east-2");
+  EXPECT_EQ(RegionFromEndpoint("http://127.0.0.1:8000"), "");
+  EXPECT_EQ(RegionFromEndpoint("http://localhost:8000"), "");
+  EXPECT_EQ(RegionFromEndpoint("https://s3.eu-west-1.amazonaws.com"), "");
+  EXPECT_EQ(RegionFromEndpoint("https://amazonaws.com"), "");
+
+  // Create derives it (no connection is made before the first call); an
+  // explicit region wins.
+  HttpClientOptions o;
+  o.endpoint = "https://dynamodb.eu-west-1.amazonaws.com";
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ((*c)->region(), "eu-west-1");
+  o.region = "eu-west-3";
+  c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->region(), "eu-west-3");
 }
 
 TEST(GraphHttpClientTest, UnreachableEndpointFailsAfterBoundedRetries) {
@@ -906,6 +1580,244 @@ TEST(GraphHttpClientTest, UnreachableEndpointFailsAfterBoundedRetries) {
   auto r = (*c)->DescribeTable(d);
   EXPECT_FALSE(r.ok());
   EXPECT_EQ((*c)->stats().attempts, 3);
+}
+
+TEST(GraphHttpClientTest, AnEndpointThatStopsAnsweringTimesOut) {
+  FakeServer silent(FakeServer::Mode::kSilent, {}, std::chrono::seconds(5));
+  HttpClientOptions o;
+  o.endpoint = silent.endpoint();
+  o.timeout = std::chrono::milliseconds(300);
+  o.max_attempts = 1;
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  DescribeTableRequest d;
+  d.table_name = "t";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*c)->DescribeTable(d);
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("timed out after 300 ms waiting for the response"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_GE(elapsed, std::chrono::milliseconds(290));
+  EXPECT_LT(elapsed, std::chrono::milliseconds(1500));
+  EXPECT_EQ((*c)->stats().timeouts, 1);
+
+  // A timeout is retryable: two attempts, two deadlines, bounded.
+  o.max_attempts = 2;
+  o.base_backoff = std::chrono::milliseconds(1);
+  auto c2 = HttpClient::Create(o);
+  ASSERT_TRUE(c2.ok());
+  const auto start2 = std::chrono::steady_clock::now();
+  auto r2 = (*c2)->DescribeTable(d);
+  const auto elapsed2 = std::chrono::steady_clock::now() - start2;
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ((*c2)->stats().attempts, 2);
+  EXPECT_EQ((*c2)->stats().timeouts, 2);
+  EXPECT_LT(elapsed2, std::chrono::milliseconds(2500));
+  EXPECT_NE(r2.status().message().find("gave up after 2 attempts"), std::string::npos)
+      << r2.status().ToString();
+}
+
+TEST(GraphHttpClientTest, AConnectThatHangsTimesOut) {
+  // A listener whose accept queue is full drops further SYNs: connect() hangs.
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  ASSERT_EQ(listen(fd, 0), 0);
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  std::vector<int> fillers;
+  for (int i = 0; i < 5; ++i) {
+    int f = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    connect(f, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    fillers.push_back(f);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  HttpClientOptions o;
+  o.endpoint = "http://127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
+  o.timeout = std::chrono::milliseconds(300);
+  o.max_attempts = 1;
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*c)->Call("ListTables", "{}");
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  for (int f : fillers) close(f);
+  close(fd);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("timed out after 300 ms connecting to"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_LT(elapsed, std::chrono::milliseconds(1500));
+}
+
+class GraphHttpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/graph_tls_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string dir_;
+};
+
+TEST_F(GraphHttpsTest, TrustedCertificateWithSniAndHostNameCheck) {
+  TestCertificate cert;
+  ASSERT_TRUE(MakeCertificate({"localhost", "127.0.0.1"}, dir_, &cert));
+  FakeServer::Reply reply;
+  reply.body = R"({"TableNames":[]})";
+  reply.headers = {{"x-amz-crc32", "1315925753"}};
+  FakeServer server(FakeServer::Mode::kReply, reply, std::chrono::seconds(5), cert.ctx);
+
+  HttpClientOptions o;
+  o.ca_file = cert.cert_file;
+  o.max_attempts = 1;
+  o.timeout = std::chrono::seconds(5);
+  o.endpoint = "https://localhost:" + std::to_string(server.port());
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  for (int i = 0; i < 3; ++i) {  // the connection is kept alive and reused
+    auto r = (*c)->Call("ListTables", "{}");
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(*r, reply.body);
+  }
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(server.server_names(), (std::vector<std::string>{"localhost"}));
+  ASSERT_FALSE(server.requests().empty());
+  EXPECT_NE(server.requests()[0].find("host: localhost:" + std::to_string(server.port())),
+            std::string::npos)
+      << server.requests()[0];
+
+  // An IP address is checked against the certificate's IP names (and sent no SNI).
+  o.endpoint = "https://127.0.0.1:" + std::to_string(server.port());
+  auto ip = HttpClient::Create(o);
+  ASSERT_TRUE(ip.ok());
+  auto r = (*ip)->Call("ListTables", "{}");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(server.server_names().back(), "");
+}
+
+TEST_F(GraphHttpsTest, UntrustedCertificateFailsClearlyAndQuickly) {
+  TestCertificate cert;
+  ASSERT_TRUE(MakeCertificate({"localhost"}, dir_, &cert));
+  FakeServer server(FakeServer::Mode::kReply, {}, std::chrono::seconds(5), cert.ctx);
+  HttpClientOptions o;
+  o.endpoint = "https://localhost:" + std::to_string(server.port());
+  o.timeout = std::chrono::seconds(5);
+  o.base_backoff = std::chrono::milliseconds(1);
+  auto c = HttpClient::Create(o);  // the system's CAs only
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*c)->Call("ListTables", "{}");
+  const auto elapsed = std::chrono::steady_clock::now() - start;
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("failed verification: self-signed certificate"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("ca_file"), std::string::npos);
+  EXPECT_EQ((*c)->stats().attempts, 1);  // not retried: the same certificate fails again
+  EXPECT_LT(elapsed, std::chrono::seconds(2));
+}
+
+TEST_F(GraphHttpsTest, CertificateForAnotherHostIsRefused) {
+  TestCertificate cert;
+  ASSERT_TRUE(MakeCertificate({"other.example"}, dir_, &cert));
+  FakeServer server(FakeServer::Mode::kReply, {}, std::chrono::seconds(5), cert.ctx);
+  HttpClientOptions o;
+  o.endpoint = "https://localhost:" + std::to_string(server.port());
+  o.ca_file = cert.cert_file;  // trusted, but not for this name
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok());
+  auto r = (*c)->Call("ListTables", "{}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("hostname mismatch"), std::string::npos)
+      << r.status().ToString();
+}
+
+TEST_F(GraphHttpsTest, PlainHttpServerBehindAnHttpsEndpointFailsWithinTheTimeout) {
+  FakeServer silent(FakeServer::Mode::kSilent, {}, std::chrono::seconds(5));
+  HttpClientOptions o;
+  o.endpoint = "https://127.0.0.1:" + std::to_string(silent.port());
+  o.timeout = std::chrono::milliseconds(300);
+  o.max_attempts = 1;
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok());
+  const auto start = std::chrono::steady_clock::now();
+  auto r = (*c)->Call("ListTables", "{}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("timed out after 300 ms in the TLS handshake"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+}
+
+TEST(GraphHttpClientTest, ChecksTheResponseCrc32) {
+  const std::string body = R"({"TableNames":[]})";
+  FakeServer::Reply bad;
+  bad.body = body;
+  bad.headers = {{"x-amz-crc32", "12345"}};
+  FakeServer server(FakeServer::Mode::kReply, bad);
+  HttpClientOptions o;
+  o.endpoint = server.endpoint();
+  o.max_attempts = 3;
+  o.base_backoff = std::chrono::milliseconds(1);
+  auto c = HttpClient::Create(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto r = (*c)->Call("ListTables", "{}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("x-amz-crc32"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ((*c)->stats().attempts, 3);  // a mismatch is retried
+
+  // The right checksum (CRC-32 of the body, decimal) is accepted.
+  FakeServer::Reply good = bad;
+  good.headers = {{"x-amz-crc32", "1315925753"}};
+  FakeServer ok_server(FakeServer::Mode::kReply, good);
+  o.endpoint = ok_server.endpoint();
+  auto c2 = HttpClient::Create(o);
+  ASSERT_TRUE(c2.ok());
+  auto r2 = (*c2)->Call("ListTables", "{}");
+  ASSERT_TRUE(r2.ok()) << r2.status().ToString();
+  EXPECT_EQ(*r2, body);
+}
+
+TEST(GraphHttpClientTest, RegionComesFromTheEnvironmentWhenNotGiven) {
+  FakeServer::Reply reply;
+  reply.body = R"({"TableNames":[]})";
+  FakeServer server(FakeServer::Mode::kReply, reply);
+  const char* saved_region = std::getenv("AWS_REGION");
+  const char* saved_default = std::getenv("AWS_DEFAULT_REGION");
+  std::string keep_region = saved_region ? saved_region : "";
+  std::string keep_default = saved_default ? saved_default : "";
+  auto scope_of = [&](const char* region, const char* default_region) -> std::string {
+    if (region) setenv("AWS_REGION", region, 1); else unsetenv("AWS_REGION");
+    if (default_region) setenv("AWS_DEFAULT_REGION", default_region, 1);
+    else unsetenv("AWS_DEFAULT_REGION");
+    HttpClientOptions o;
+    o.endpoint = server.endpoint();
+    o.region = "";
+    o.credentials = {"AKID", "secret", ""};
+    auto c = HttpClient::Create(o);
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    if (!c.ok()) return "";
+    EXPECT_TRUE((*c)->Call("ListTables", "{}").ok());
+    std::string head = server.requests().back();
+    size_t p = head.find("Credential=AKID/");
+    if (p == std::string::npos) return "";
+    size_t end = head.find(',', p);
+    return head.substr(p, end - p);
+  };
+  EXPECT_NE(scope_of("ap-south-1", "eu-north-1").find("/ap-south-1/dynamodb/"), std::string::npos);
+  EXPECT_NE(scope_of(nullptr, "eu-north-1").find("/eu-north-1/dynamodb/"), std::string::npos);
+  EXPECT_NE(scope_of(nullptr, nullptr).find("/us-east-1/dynamodb/"), std::string::npos);
+  if (saved_region) setenv("AWS_REGION", keep_region.c_str(), 1); else unsetenv("AWS_REGION");
+  if (saved_default) setenv("AWS_DEFAULT_REGION", keep_default.c_str(), 1);
+  else unsetenv("AWS_DEFAULT_REGION");
 }
 
 }  // namespace

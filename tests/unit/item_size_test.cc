@@ -1,4 +1,4 @@
-// Tests for engine/item_size.h.
+// Tests for dynarock/item_size.h.
 //
 // Pins DynamoDB's size rules ("DynamoDB item sizes and formats"): names count
 // their UTF-8 bytes; S is UTF-8 bytes, B raw bytes, BOOL/NULL 1 byte; L and M
@@ -6,7 +6,7 @@
 // one byte per two significant digits plus one (see item_size.h for the exact
 // model and the examples pinned here).
 
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 
 #include <gtest/gtest.h>
 

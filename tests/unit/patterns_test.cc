@@ -119,6 +119,9 @@ TEST_F(BuiltinTest, GsiQueryVsScanFilter) {
   EXPECT_EQ(scan.items_read, 4 * kSize);  // persons, addresses, 2x links
   EXPECT_EQ(scan.items_returned, kSize);
   EXPECT_EQ(gsi.bytes_returned, scan.bytes_returned);
+  // The scan reads (and pays for) every item of the table, not just the matches.
+  EXPECT_EQ(gsi.bytes_read, gsi.bytes_returned);
+  EXPECT_GT(scan.bytes_read, 3 * gsi.bytes_read);
   EXPECT_GT(scan.rcu, gsi.rcu);
   EXPECT_GT(scan.cost_per_million, gsi.cost_per_million);
 }
@@ -274,6 +277,9 @@ TEST(PatternFileTest, PagesAndErrors) {
   EXPECT_EQ(Find(results, "one-page").items_returned, 10);
   EXPECT_EQ(Find(results, "failing-condition").errors, 1);
   EXPECT_EQ(Find(results, "failing-condition").requests, 1);
+  // DynamoDB bills the write whose condition failed (one unit: a small item).
+  EXPECT_EQ(Find(results, "failing-condition").wcu, 1);
+  EXPECT_GT(Find(results, "failing-condition").cost_per_million, 0);
 
   // Without continue_on_error a failed request stops the run.
   std::string strict = text;
@@ -384,16 +390,17 @@ TEST(ReportTest, CsvParses) {
   std::vector<std::vector<std::string>> rows;
   while (std::getline(in, line)) rows.push_back(SplitCsvLine(line));
   ASSERT_EQ(rows.size(), 3u);
-  ASSERT_EQ(rows[0].size(), 14u);
+  ASSERT_EQ(rows[0].size(), 15u);
   EXPECT_EQ(rows[0][0], "comparison");
-  EXPECT_EQ(rows[0][13], "cost_per_million_usd");
-  for (size_t r = 1; r < rows.size(); ++r) ASSERT_EQ(rows[r].size(), 14u) << r;
+  EXPECT_EQ(rows[0][5], "bytes_read");
+  EXPECT_EQ(rows[0][14], "cost_per_million_usd");
+  for (size_t r = 1; r < rows.size(); ++r) ASSERT_EQ(rows[r].size(), 15u) << r;
   EXPECT_EQ(rows[1][1], "first");
   EXPECT_EQ(rows[1][3], "2");
-  EXPECT_EQ(rows[1][7], "10.5");
-  EXPECT_EQ(rows[1][13], "1.3125");
+  EXPECT_EQ(rows[1][8], "10.5");
+  EXPECT_EQ(rows[1][14], "1.3125");
   EXPECT_EQ(rows[2][0], "other <&> group");
-  EXPECT_EQ(rows[2][8], "4");
+  EXPECT_EQ(rows[2][9], "4");
 }
 
 TEST(ReportTest, JsonParses) {

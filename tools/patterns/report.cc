@@ -88,7 +88,8 @@ std::string FormatTable(const std::vector<PatternResult>& results, const ReportI
   out += "dynarock patterns: " + std::to_string(o.iterations) + " executions per pattern (after " +
          std::to_string(o.warmup) + " warm-up), seed " + std::to_string(o.seed) + "\n";
   out += PriceLine(o.prices) + "\n";
-  out += "per execution: requests, items read (evaluated, as billed), items and bytes returned,\n"
+  out += "per execution: requests, items and bytes read (evaluated, as billed), items and bytes\n"
+         "returned, "
          "read/write capacity units, latency inside DB calls";
   if (o.round_trip_us > 0) out += " + " + Fmt(o.round_trip_us, 1) + " us per request";
   out += "; cost in USD per million executions\n";
@@ -101,14 +102,15 @@ std::string FormatTable(const std::vector<PatternResult>& results, const ReportI
     if (r.comparison != current || current.empty()) {
       current = r.comparison;
       out += "\n" + r.comparison + ": " + Title(info, r.comparison) + "\n";
-      std::snprintf(line, sizeof(line), "  %-*s %9s %10s %9s %11s %9s %9s %10s %10s %11s\n",
-                    static_cast<int>(name_w), "pattern", "requests", "items read", "returned",
-                    "bytes ret.", "RCU", "WCU", "p50 us", "p99 us", "$/M exec");
+      std::snprintf(line, sizeof(line), "  %-*s %9s %10s %11s %9s %11s %9s %9s %10s %10s %11s\n",
+                    static_cast<int>(name_w), "pattern", "requests", "items read", "bytes read",
+                    "returned", "bytes ret.", "RCU", "WCU", "p50 us", "p99 us", "$/M exec");
       out += line;
     }
-    std::snprintf(line, sizeof(line), "  %-*s %9s %10s %9s %11s %9s %9s %10s %10s %11s%s\n",
+    std::snprintf(line, sizeof(line), "  %-*s %9s %10s %11s %9s %11s %9s %9s %10s %10s %11s%s\n",
                   static_cast<int>(name_w), r.pattern.c_str(), Fmt(r.requests, 2).c_str(),
-                  Fmt(r.items_read, 2).c_str(), Fmt(r.items_returned, 2).c_str(),
+                  Fmt(r.items_read, 2).c_str(), Fmt(r.bytes_read, 0).c_str(),
+                  Fmt(r.items_returned, 2).c_str(),
                   Fmt(r.bytes_returned, 0).c_str(), Fmt(r.rcu, 2).c_str(), Fmt(r.wcu, 2).c_str(),
                   Fmt(r.p50_us, 1).c_str(), Fmt(r.p99_us, 1).c_str(),
                   Fmt(r.cost_per_million, 4).c_str(),
@@ -120,11 +122,13 @@ std::string FormatTable(const std::vector<PatternResult>& results, const ReportI
 
 std::string FormatCsv(const std::vector<PatternResult>& results) {
   std::string out =
-      "comparison,pattern,executions,requests,items_read,items_returned,bytes_returned,rcu,wcu,"
+      "comparison,pattern,executions,requests,items_read,bytes_read,items_returned,bytes_returned,"
+      "rcu,wcu,"
       "errors,p50_us,p99_us,mean_us,cost_per_million_usd\n";
   for (const auto& r : results) {
     out += CsvField(r.comparison) + "," + CsvField(r.pattern) + "," + std::to_string(r.executions) +
-           "," + NumText(r.requests) + "," + NumText(r.items_read) + "," + NumText(r.items_returned) + "," +
+           "," + NumText(r.requests) + "," + NumText(r.items_read) + "," + NumText(r.bytes_read) +
+           "," + NumText(r.items_returned) + "," +
            NumText(r.bytes_returned) + "," + NumText(r.rcu) + "," + NumText(r.wcu) + "," + NumText(r.errors) + "," +
            NumText(r.p50_us) + "," + NumText(r.p99_us) + "," + NumText(r.mean_us) + "," +
            NumText(r.cost_per_million) + "\n";
@@ -150,7 +154,8 @@ std::string FormatJson(const std::vector<PatternResult>& results, const ReportIn
     out += ",\"description\":";
     AppendJsonString(&out, r.description);
     out += ",\"executions\":" + std::to_string(r.executions) + ",\"requests\":" + NumText(r.requests) +
-           ",\"items_read\":" + NumText(r.items_read) + ",\"items_returned\":" + NumText(r.items_returned) +
+           ",\"items_read\":" + NumText(r.items_read) + ",\"bytes_read\":" + NumText(r.bytes_read) +
+           ",\"items_returned\":" + NumText(r.items_returned) +
            ",\"bytes_returned\":" + NumText(r.bytes_returned) + ",\"rcu\":" + NumText(r.rcu) +
            ",\"wcu\":" + NumText(r.wcu) + ",\"errors\":" + NumText(r.errors) +
            ",\"p50_us\":" + NumText(r.p50_us) + ",\"p99_us\":" + NumText(r.p99_us) +

@@ -4,7 +4,7 @@
 // self-contained SVG bar chart.
 //
 // CSV: one header line, then one line per pattern:
-//   comparison,pattern,executions,requests,items_read,items_returned,bytes_returned,
+//   comparison,pattern,executions,requests,items_read,bytes_read,items_returned,bytes_returned,
 //   rcu,wcu,errors,p50_us,p99_us,mean_us,cost_per_million_usd
 // (per-execution means; fields quoted as RFC 4180 requires).
 // JSON: {"read_price_per_million":..,"write_price_per_million":..,"iterations":..,

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "engine/item_size.h"
+#include "dynarock/item_size.h"
 
 namespace dynarock::patterns {
 namespace {
@@ -25,6 +25,7 @@ void AddItem(const Item& item, ExecutionStats* s) {
 
 // What a response read and consumed.
 void Account(const GetItemResponse& r, bool read_op, ExecutionStats* s) {
+  s->bytes_read += r.bytes_read;
   if (r.item) {
     s->items_read += 1;
     AddItem(*r.item, s);
@@ -46,11 +47,13 @@ void Account(const DeleteItemResponse& r, bool read_op, ExecutionStats* s) {
 }
 void Account(const QueryResponse& r, bool read_op, ExecutionStats* s) {
   s->items_read += r.scanned_count;
+  s->bytes_read += r.bytes_read;
   for (const Item& item : r.items) AddItem(item, s);
   if (r.items.empty() && r.count > 0) s->items_returned += r.count;  // Select COUNT
   if (r.consumed_capacity) AddCapacity(*r.consumed_capacity, read_op, s);
 }
 void Account(const BatchGetItemResponse& r, bool read_op, ExecutionStats* s) {
+  s->bytes_read += r.bytes_read;
   for (const auto& [table, items] : r.responses) {
     s->items_read += static_cast<int64_t>(items.size());
     for (const Item& item : items) AddItem(item, s);
@@ -61,6 +64,7 @@ void Account(const BatchWriteItemResponse& r, bool read_op, ExecutionStats* s) {
   for (const ConsumedCapacity& c : r.consumed_capacity) AddCapacity(c, read_op, s);
 }
 void Account(const TransactGetItemsResponse& r, bool read_op, ExecutionStats* s) {
+  s->bytes_read += r.bytes_read;
   for (const auto& item : r.responses) {
     if (!item) continue;
     s->items_read += 1;
@@ -84,6 +88,11 @@ StatusOr<Resp> Session::Call(Req& req, StatusOr<Resp> (DB::*op)(const Req&), boo
   stats_.requests += 1;
   if (!resp.ok()) {
     stats_.errors += 1;
+    // DynamoDB bills some failures: a failed condition, a cancelled transaction.
+    for (const BilledCapacity& b : resp.status().billed()) {
+      stats_.rcu += b.read_units;
+      stats_.wcu += b.write_units;
+    }
     return resp;
   }
   Account(*resp, read_op, &stats_);
@@ -179,6 +188,7 @@ Status RunSuite(const Suite& suite, const RunOptions& options, std::vector<Patte
       total.requests += e.requests;
       total.items_read += e.items_read;
       total.items_returned += e.items_returned;
+      total.bytes_read += e.bytes_read;
       total.bytes_returned += e.bytes_returned;
       total.rcu += e.rcu;
       total.wcu += e.wcu;
@@ -197,6 +207,7 @@ Status RunSuite(const Suite& suite, const RunOptions& options, std::vector<Patte
     r.requests = static_cast<double>(total.requests) / n;
     r.items_read = static_cast<double>(total.items_read) / n;
     r.items_returned = static_cast<double>(total.items_returned) / n;
+    r.bytes_read = static_cast<double>(total.bytes_read) / n;
     r.bytes_returned = static_cast<double>(total.bytes_returned) / n;
     r.rcu = total.rcu / n;
     r.wcu = total.wcu / n;

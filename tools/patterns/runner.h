@@ -11,9 +11,11 @@
 //
 //   per execution (means): requests, items read (evaluated, as billed: a
 //     Query/Scan's ScannedCount, each item a GetItem/BatchGetItem/TransactGetItems
-//     found), items returned, bytes returned (DynamoDB item sizes of the items
-//     returned), RCU and WCU (ConsumedCapacity; on-demand bills the same numbers
-//     as read/write request units), errors;
+//     found), bytes read (DynamoDB item sizes of every item evaluated, what
+//     reads are billed on), items returned, bytes returned (sizes of the items
+//     returned), RCU and WCU (ConsumedCapacity, plus what DynamoDB bills for a
+//     failed condition or a cancelled transaction; on-demand bills the same
+//     numbers as read/write request units), errors;
 //   latency: p50/p99/mean of one execution's time inside DB calls (building
 //     requests and decoding JSON are not counted), plus round_trip_us per
 //     request;
@@ -68,6 +70,7 @@ struct ExecutionStats {
   int64_t requests = 0;
   int64_t items_read = 0;
   int64_t items_returned = 0;
+  int64_t bytes_read = 0;      // DynamoDB-sized bytes evaluated (what reads are billed on)
   int64_t bytes_returned = 0;
   double rcu = 0;
   double wcu = 0;
@@ -146,6 +149,7 @@ struct PatternResult {
   double requests = 0;
   double items_read = 0;
   double items_returned = 0;
+  double bytes_read = 0;
   double bytes_returned = 0;
   double rcu = 0;
   double wcu = 0;

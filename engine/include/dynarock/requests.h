@@ -254,9 +254,14 @@ struct GetItemRequest {
   std::vector<std::string> attributes_to_get;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
 };
+// The `bytes_read` fields below are not part of DynamoDB's responses (they are
+// never sent on the wire): the DynamoDB-sized bytes the request read, which is
+// what it is billed on, for `dynarock patterns` and other embedded measurements.
+
 struct GetItemResponse {
   std::optional<Item> item;  // absent when there is no such item
   std::optional<ConsumedCapacity> consumed_capacity;
+  int64_t bytes_read = 0;  // not on the wire
 };
 
 struct DeleteItemRequest {
@@ -339,6 +344,7 @@ struct QueryResponse {
   int64_t scanned_count = 0;
   std::optional<Item> last_evaluated_key;
   std::optional<ConsumedCapacity> consumed_capacity;
+  int64_t bytes_read = 0;  // not on the wire
 };
 
 struct ScanRequest {
@@ -385,6 +391,7 @@ struct BatchGetItemResponse {
   std::map<std::string, KeysAndAttributes> unprocessed_keys;
   std::vector<ConsumedCapacity> consumed_capacity;
   bool has_consumed_capacity = false;
+  int64_t bytes_read = 0;  // not on the wire
 };
 
 struct WriteRequest {
@@ -450,6 +457,7 @@ struct TransactGetItemsResponse {
   std::vector<std::optional<Item>> responses;  // in request order; nullopt = no item
   std::vector<ConsumedCapacity> consumed_capacity;
   bool has_consumed_capacity = false;
+  int64_t bytes_read = 0;  // not on the wire
 };
 
 // ---- Time to live

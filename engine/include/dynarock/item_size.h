@@ -1,4 +1,4 @@
-// File: engine/item_size.h
+// File: dynarock/item_size.h
 //
 // Item sizes by DynamoDB's rules (Developer Guide, "DynamoDB item sizes and
 // formats"), used for the 400 KB item limit, the 1 MB Query/Scan page and
@@ -22,8 +22,8 @@
 // integers whose trailing zeros shift the pairing (1001000: 4 here, 3 there);
 // the guide does not settle those.
 
-#ifndef DYNAROCK_ENGINE_ITEM_SIZE_H_
-#define DYNAROCK_ENGINE_ITEM_SIZE_H_
+#ifndef DYNAROCK_ITEM_SIZE_H_
+#define DYNAROCK_ITEM_SIZE_H_
 
 #include <cstddef>
 #include <string_view>
@@ -41,9 +41,9 @@ size_t AttributeValueSize(const AttributeValue& v);
 // AttributeSize(): name bytes + value size: one top-level attribute.
 size_t AttributeSize(std::string_view name, const AttributeValue& v);
 
-// ItemSize(): the item's size; compare with kItemSizeBytesMax (engine/limits.h).
+// ItemSize(): the item's size; at most 400 KB (409600 bytes) for an item DynamoDB accepts.
 size_t ItemSize(const Item& item);
 
 }  // namespace dynarock
 
-#endif  // DYNAROCK_ENGINE_ITEM_SIZE_H_
+#endif  // DYNAROCK_ITEM_SIZE_H_
