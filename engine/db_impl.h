@@ -100,6 +100,10 @@ class DBImpl final : public DB {
   StatusOr<UpdateTimeToLiveResponse> UpdateTimeToLive(const UpdateTimeToLiveRequest& req) override;
   StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
       const DescribeTimeToLiveRequest& req) override;
+  StatusOr<DescribeContinuousBackupsResponse> DescribeContinuousBackups(
+      const DescribeContinuousBackupsRequest& req) override;
+  StatusOr<UpdateContinuousBackupsResponse> UpdateContinuousBackups(
+      const UpdateContinuousBackupsRequest& req) override;
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& req) override;
   StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) override;
   StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
@@ -132,7 +136,7 @@ class DBImpl final : public DB {
   void StartBackfill(const std::string& table_name, uint32_t index_id);
   void Backfill(const std::string& table_name, uint32_t index_id);
 
-  // ---- time to live and tags (ttl_and_tags.cc)
+  // ---- time to live and tags (table_metadata.cc)
   void StartTtlSweeper();
   void TtlLoop();
   // The table a table ARN names (index and stream ARNs name their table).

@@ -26,6 +26,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kInvalidSignature: return "InvalidSignatureException";
     case ErrorType::kIncompleteSignature: return "IncompleteSignatureException";
     case ErrorType::kAccessDenied: return "AccessDeniedException";
+    case ErrorType::kTableNotFound: return "TableNotFoundException";
     case ErrorType::kInternalServerError: return "InternalServerError";
   }
   return "InternalServerError";

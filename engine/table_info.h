@@ -58,6 +58,9 @@ struct TableInfo {
   bool deletion_protection = false;
   std::vector<Tag> tags;            // sorted by key
   std::optional<std::string> ttl_attribute;  // TimeToLive enabled on this attribute
+  // Point-in-time recovery enabled, since when, keeping how many days.
+  std::optional<double> pitr_since;
+  int64_t pitr_days = 35;
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -162,11 +162,6 @@ ApiReply TransactWriteItems(HandlerState& s, std::string_view body) {
 
 // ---------------------------------------------------------------- served here
 
-Status CheckTableExists(HandlerState& s, const std::string& table) {
-  DescribeTableRequest req;
-  req.table_name = table;
-  return s.db->DescribeTable(req).status();
-}
 
 ApiReply DescribeLimits(HandlerState&, std::string_view) {
   // DynamoDB's default quotas for a new account.
@@ -222,13 +217,13 @@ ApiReply ListTagsOfResource(HandlerState& s, std::string_view body) {
 }
 
 ApiReply DescribeContinuousBackups(HandlerState& s, std::string_view body) {
-  auto req = DecodeDescribeTableRequest(body);
-  if (!req.ok()) return Handler::ErrorReply(req.status());
-  Status exists = CheckTableExists(s, req->table_name);
-  if (!exists.ok()) return Handler::ErrorReply(exists);
-  return Ok(
-      R"({"ContinuousBackupsDescription":{"ContinuousBackupsStatus":"ENABLED",)"
-      R"("PointInTimeRecoveryDescription":{"PointInTimeRecoveryStatus":"DISABLED"}}})");
+  return Run(s, body, DecodeDescribeContinuousBackupsRequest, &DB::DescribeContinuousBackups,
+             Plain<DescribeContinuousBackupsRequest>(EncodeDescribeContinuousBackupsResponse));
+}
+
+ApiReply UpdateContinuousBackups(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeUpdateContinuousBackupsRequest, &DB::UpdateContinuousBackups,
+             Plain<UpdateContinuousBackupsRequest>(EncodeUpdateContinuousBackupsResponse));
 }
 
 // ---------------------------------------------------------------- dispatch
@@ -260,6 +255,7 @@ constexpr Operation kOperations[] = {
     {"TransactGetItems", TransactGetItems},
     {"TransactWriteItems", TransactWriteItems},
     {"UntagResource", UntagResource},
+    {"UpdateContinuousBackups", UpdateContinuousBackups},
     {"UpdateItem", UpdateItem},
     {"UpdateTable", UpdateTable},
     {"UpdateTimeToLive", UpdateTimeToLive},

@@ -1376,6 +1376,31 @@ StatusOr<DescribeTimeToLiveRequest> DecodeDescribeTimeToLiveRequest(std::string_
       });
 }
 
+StatusOr<DescribeContinuousBackupsRequest> DecodeDescribeContinuousBackupsRequest(
+    std::string_view body) {
+  return DecodeBody<DescribeContinuousBackupsRequest>(
+      body, [](Decoder& d, const dom::object& o, DescribeContinuousBackupsRequest* r) {
+        d.TableName(o, &r->table_name);
+      });
+}
+
+StatusOr<UpdateContinuousBackupsRequest> DecodeUpdateContinuousBackupsRequest(
+    std::string_view body) {
+  return DecodeBody<UpdateContinuousBackupsRequest>(
+      body, [](Decoder& d, const dom::object& o, UpdateContinuousBackupsRequest* r) {
+        d.TableName(o, &r->table_name);
+        dom::object s;
+        if (d.ReqObj(o, "PointInTimeRecoverySpecification", &s)) {
+          Decoder::Scope scope(&d, "pointInTimeRecoverySpecification");
+          if (!d.Bool(s, "PointInTimeRecoveryEnabled", &r->point_in_time_recovery_enabled) &&
+              !d.failed()) {
+            d.Missing("PointInTimeRecoveryEnabled");
+          }
+          d.Int(s, "RecoveryPeriodInDays", "Integer", 1, 35, &r->recovery_period_in_days);
+        }
+      });
+}
+
 StatusOr<TagResourceRequest> DecodeTagResourceRequest(std::string_view body) {
   return DecodeBody<TagResourceRequest>(
       body, [](Decoder& d, const dom::object& o, TagResourceRequest* r) {

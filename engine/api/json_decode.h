@@ -63,6 +63,10 @@ StatusOr<TransactWriteItemsRequest> DecodeTransactWriteItemsRequest(std::string_
 // Time to live and tags.
 StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view body);
 StatusOr<DescribeTimeToLiveRequest> DecodeDescribeTimeToLiveRequest(std::string_view body);
+StatusOr<DescribeContinuousBackupsRequest> DecodeDescribeContinuousBackupsRequest(
+    std::string_view body);
+StatusOr<UpdateContinuousBackupsRequest> DecodeUpdateContinuousBackupsRequest(
+    std::string_view body);
 StatusOr<TagResourceRequest> DecodeTagResourceRequest(std::string_view body);
 StatusOr<UntagResourceRequest> DecodeUntagResourceRequest(std::string_view body);
 StatusOr<ListTagsOfResourceRequest> DecodeListTagsOfResourceRequest(std::string_view body);

@@ -589,6 +589,38 @@ std::string EncodeDescribeTimeToLiveResponse(const DescribeTimeToLiveResponse& r
   return w.Release();
 }
 
+namespace {
+std::string EncodeContinuousBackups(const ContinuousBackupsDescription& d) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("ContinuousBackupsDescription");
+  w.BeginObject();
+  w.Member("ContinuousBackupsStatus", d.continuous_backups_status);
+  w.Key("PointInTimeRecoveryDescription");
+  w.BeginObject();
+  if (d.earliest_restorable_date_time) {
+    w.MemberDouble("EarliestRestorableDateTime", *d.earliest_restorable_date_time);
+  }
+  if (d.latest_restorable_date_time) {
+    w.MemberDouble("LatestRestorableDateTime", *d.latest_restorable_date_time);
+  }
+  w.Member("PointInTimeRecoveryStatus", d.point_in_time_recovery_status);
+  if (d.recovery_period_in_days) w.MemberInt("RecoveryPeriodInDays", *d.recovery_period_in_days);
+  w.EndObject();
+  w.EndObject();
+  w.EndObject();
+  return w.Release();
+}
+}  // namespace
+
+std::string EncodeDescribeContinuousBackupsResponse(const DescribeContinuousBackupsResponse& r) {
+  return EncodeContinuousBackups(r.description);
+}
+
+std::string EncodeUpdateContinuousBackupsResponse(const UpdateContinuousBackupsResponse& r) {
+  return EncodeContinuousBackups(r.description);
+}
+
 std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r) {
   JsonWriter w;
   w.BeginObject();

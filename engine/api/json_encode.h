@@ -56,6 +56,8 @@ std::string EncodeTransactWriteItemsResponse(const TransactWriteItemsResponse& r
 std::string EncodeUpdateTimeToLiveResponse(const UpdateTimeToLiveResponse& r);
 std::string EncodeDescribeTimeToLiveResponse(const DescribeTimeToLiveResponse& r);
 std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r);
+std::string EncodeDescribeContinuousBackupsResponse(const DescribeContinuousBackupsResponse& r);
+std::string EncodeUpdateContinuousBackupsResponse(const UpdateContinuousBackupsResponse& r);
 
 // The body of an error reply:
 //   {"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException",

@@ -152,6 +152,18 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return DescribeTimeToLiveResponse{};
   }
+  StatusOr<DescribeContinuousBackupsResponse> DescribeContinuousBackups(
+      const DescribeContinuousBackupsRequest& r) override {
+    last_op = "DescribeContinuousBackups";
+    if (!fail.ok()) return fail;
+    return DescribeContinuousBackupsResponse{};
+  }
+  StatusOr<UpdateContinuousBackupsResponse> UpdateContinuousBackups(
+      const UpdateContinuousBackupsRequest& r) override {
+    last_op = "UpdateContinuousBackups";
+    if (!fail.ok()) return fail;
+    return UpdateContinuousBackupsResponse{};
+  }
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& r) override {
     last_op = "TagResource";
     if (!fail.ok()) return fail;
@@ -442,13 +454,30 @@ TEST_F(HandlerOnDbTest, Tags) {
   EXPECT_EQ(list(), R"({"Tags":[]})");
 }
 
-TEST_F(HandlerTest, DescribeContinuousBackups) {
+TEST_F(HandlerOnDbTest, ContinuousBackups) {
   EXPECT_EQ(Call("DescribeContinuousBackups", R"({"TableName":"Music"})").body,
             R"({"ContinuousBackupsDescription":{"ContinuousBackupsStatus":"ENABLED",)"
             R"("PointInTimeRecoveryDescription":{"PointInTimeRecoveryStatus":"DISABLED"}}})");
-  EXPECT_NE(Call("DescribeContinuousBackups", R"({"TableName":"Nope"})").body.find(
-                "ResourceNotFoundException"),
-            std::string::npos);
+  ApiReply r = Call("DescribeContinuousBackups", R"({"TableName":"Nope"})");
+  EXPECT_NE(r.body.find("TableNotFoundException"), std::string::npos) << r.body;
+  r = Call("UpdateContinuousBackups", R"({"TableName":"Music","PointInTimeRecoverySpecification":)"
+                                      R"({"PointInTimeRecoveryEnabled":true,"RecoveryPeriodInDays":7}})");
+  EXPECT_EQ(r.http_status, 200) << r.body;
+  EXPECT_NE(r.body.find(R"("PointInTimeRecoveryStatus":"ENABLED")"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find(R"("RecoveryPeriodInDays":7)"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("EarliestRestorableDateTime"), std::string::npos) << r.body;
+  r = Call("DescribeContinuousBackups", R"({"TableName":"Music"})");
+  EXPECT_NE(r.body.find(R"("PointInTimeRecoveryStatus":"ENABLED")"), std::string::npos) << r.body;
+  r = Call("UpdateContinuousBackups", R"({"TableName":"Music","PointInTimeRecoverySpecification":)"
+                                      R"({"PointInTimeRecoveryEnabled":true,"RecoveryPeriodInDays":36}})");
+  EXPECT_NE(r.body.find("Member must have value less than or equal to 35"), std::string::npos)
+      << r.body;
+  r = Call("UpdateContinuousBackups", R"({"TableName":"Music"})");
+  EXPECT_NE(r.body.find("Value null at 'pointInTimeRecoverySpecification'"), std::string::npos)
+      << r.body;
+  r = Call("UpdateContinuousBackups", R"({"TableName":"Music","PointInTimeRecoverySpecification":)"
+                                      R"({"PointInTimeRecoveryEnabled":false}})");
+  EXPECT_NE(r.body.find(R"("PointInTimeRecoveryStatus":"DISABLED")"), std::string::npos) << r.body;
 }
 
 }  // namespace

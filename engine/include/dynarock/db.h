@@ -106,6 +106,13 @@ class DB {
   virtual StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
       const DescribeTimeToLiveRequest& req) = 0;
 
+  // Point-in-time recovery: the setting is kept and reported (restoring is not
+  // supported). Errors: ValidationException, ResourceNotFoundException.
+  virtual StatusOr<DescribeContinuousBackupsResponse> DescribeContinuousBackups(
+      const DescribeContinuousBackupsRequest& req) = 0;
+  virtual StatusOr<UpdateContinuousBackupsResponse> UpdateContinuousBackups(
+      const UpdateContinuousBackupsRequest& req) = 0;
+
   // Tags of a table, named by its ARN; kept in the catalog. Errors:
   // ValidationException (a malformed ARN, tag rules, more than 50 tags),
   // ResourceNotFoundException.

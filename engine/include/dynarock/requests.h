@@ -481,6 +481,33 @@ struct DescribeTimeToLiveResponse {
   std::optional<std::string> attribute_name;     // when ENABLED
 };
 
+// ---- Continuous backups (point-in-time recovery)
+//
+// Dynarock keeps the setting, as a test double must, but does not restore: there
+// is no RestoreTableToPointInTime.
+
+struct ContinuousBackupsDescription {
+  std::string continuous_backups_status = "ENABLED";
+  std::string point_in_time_recovery_status = "DISABLED";  // "ENABLED" | "DISABLED"
+  std::optional<int64_t> recovery_period_in_days;           // when ENABLED
+  std::optional<double> earliest_restorable_date_time;      // when ENABLED
+  std::optional<double> latest_restorable_date_time;        // when ENABLED
+};
+struct DescribeContinuousBackupsRequest {
+  std::string table_name;
+};
+struct DescribeContinuousBackupsResponse {
+  ContinuousBackupsDescription description;
+};
+struct UpdateContinuousBackupsRequest {
+  std::string table_name;
+  bool point_in_time_recovery_enabled = false;
+  std::optional<int64_t> recovery_period_in_days;  // 1..35, default 35
+};
+struct UpdateContinuousBackupsResponse {
+  ContinuousBackupsDescription description;
+};
+
 // ---- Tags (on tables, named by their ARN)
 
 struct TagResourceRequest {

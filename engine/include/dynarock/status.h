@@ -47,6 +47,7 @@ enum class ErrorType : uint8_t {
   kInvalidSignature,
   kIncompleteSignature,
   kAccessDenied,
+  kTableNotFound,  // the backup operations' "no such table"
   kInternalServerError,
 };
 

@@ -1,6 +1,7 @@
 // Table metadata kept in the catalog beside the table's definition: time to live
-// (UpdateTimeToLive, DescribeTimeToLive, and the background expiry of items) and
-// tags (TagResource, UntagResource, ListTagsOfResource).
+// (UpdateTimeToLive, DescribeTimeToLive, and the background expiry of items),
+// point-in-time recovery settings (Describe/UpdateContinuousBackups) and tags
+// (TagResource, UntagResource, ListTagsOfResource).
 //
 // Expiry: a thread wakes every Options::ttl_sweep_seconds, walks the items of
 // each table with TTL enabled, and deletes those whose TTL attribute is a number
@@ -178,6 +179,71 @@ int64_t DBImpl::SweepExpiredItems() {
     }
   }
   return deleted;
+}
+
+// ---------------------------------------------------------------- continuous backups
+
+namespace {
+
+ContinuousBackupsDescription DescribeBackups(const TableInfo& info) {
+  ContinuousBackupsDescription d;
+  if (info.pitr_since) {
+    const double now = NowEpochSeconds();
+    d.point_in_time_recovery_status = "ENABLED";
+    d.recovery_period_in_days = info.pitr_days;
+    d.earliest_restorable_date_time =
+        std::max(*info.pitr_since, now - static_cast<double>(info.pitr_days) * 86400);
+    d.latest_restorable_date_time = std::max(*info.pitr_since, now - 5 * 60);
+  }
+  return d;
+}
+
+}  // namespace
+
+StatusOr<DescribeContinuousBackupsResponse> DBImpl::DescribeContinuousBackups(
+    const DescribeContinuousBackupsRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  auto table = FindTable(req.table_name);
+  if (!table.ok()) {
+    return Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name);
+  }
+  return DescribeContinuousBackupsResponse{DescribeBackups(**table)};
+}
+
+StatusOr<UpdateContinuousBackupsResponse> DBImpl::UpdateContinuousBackups(
+    const UpdateContinuousBackupsRequest& req) {
+  DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  if (req.recovery_period_in_days &&
+      (*req.recovery_period_in_days < 1 || *req.recovery_period_in_days > 35)) {
+    return ValidationError(
+        "1 validation error detected: Value '" + std::to_string(*req.recovery_period_in_days) +
+        "' at 'pointInTimeRecoverySpecification.recoveryPeriodInDays' failed to satisfy "
+        "constraint: Member must have value " +
+        (*req.recovery_period_in_days < 1 ? "greater than or equal to 1"
+                                          : "less than or equal to 35"));
+  }
+  if (req.recovery_period_in_days && !req.point_in_time_recovery_enabled) {
+    return ValidationError("RecoveryPeriodInDays can only be specified when "
+                           "PointInTimeRecoveryEnabled is true");
+  }
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(TableNameOf(req.table_name));
+  if (it == tables_.end()) {
+    return Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name);
+  }
+  TableInfo info = *it->second;
+  if (req.point_in_time_recovery_enabled) {
+    if (!info.pitr_since) info.pitr_since = NowEpochSeconds();
+    info.pitr_days = req.recovery_period_in_days.value_or(35);
+  } else {
+    info.pitr_since.reset();
+    info.pitr_days = 35;
+  }
+  rocksdb::WriteBatch batch;
+  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  it->second = std::make_shared<TableInfo>(std::move(info));
+  return UpdateContinuousBackupsResponse{DescribeBackups(*it->second)};
 }
 
 // ---------------------------------------------------------------- tags
