@@ -17,6 +17,12 @@
 //   BM_BatchGetItem100                 BatchGetItem of 100 existing keys
 //   BM_RawRocksDBMultiGet100           MultiGet of the same 100 keys
 //   BM_GetItem / BM_RawRocksDBGet      one existing item
+//   BM_Query100 / BM_RawRocksDBIterate100
+//                                      Query of a 100-item partition (every item
+//                                      returned) / an iterator over its keys
+//   BM_Scan1000 / BM_RawRocksDBScan1000
+//                                      one Scan page of Limit 1,000 / an iterator
+//                                      over the same 1,000 entries of the table
 //   BM_QueryFilter1000                 Query of a 1,000-item partition with a
 //                                      FilterExpression matching 10%
 //   BM_RawRocksDBIterate1000           an iterator over the same 1,000 keys
@@ -27,6 +33,9 @@
 // Both databases keep their files in a RocksDB MemEnv (Options.in_memory for the
 // engine), with the engine's column families, block cache size and write options
 // (WAL on, no fsync), so the comparison is like for like.
+//
+// After the usual table, the run prints each engine operation's CPU time as a
+// ratio of its raw RocksDB baseline's ("ratio GetItem / RawRocksDBGet: 1.32x").
 //
 //   ./build/bench/engine_bench --benchmark_min_time=0.2
 //   ./build/bench/engine_bench --benchmark_filter='PutItem|RawRocksDBPut'
@@ -42,6 +51,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -64,6 +74,8 @@ constexpr int kWriteKeys = 10000;
 constexpr int kReadKeys = 10000;
 // Items in the queried partition, and one in kFilterEvery matches the filter.
 constexpr int kPartitionItems = 1000;
+constexpr int kSmallPartitionItems = 100;
+constexpr int kScanPage = 1000;
 constexpr int kFilterEvery = 10;
 constexpr int kMaxGsis = 5;
 
@@ -199,6 +211,10 @@ struct Engine {
       put.item = ReadItem("PARTITION", Numbered("item#", i), i % kFilterEvery == 0);
       Check(db->PutItem(put).status(), "PutItem");
     }
+    for (int i = 0; i < kSmallPartitionItems; ++i) {
+      put.item = ReadItem("SMALL", Numbered("item#", i), true);
+      Check(db->PutItem(put).status(), "PutItem");
+    }
   }
 };
 
@@ -318,6 +334,40 @@ void BM_BatchGetItem100(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 100);
 }
 
+void BM_Query100(benchmark::State& state) {
+  dynarock::DB* db = GetEngine().db.get();
+  dynarock::QueryRequest req;
+  req.table_name = "query";
+  req.key_condition_expression = "pk = :p";
+  req.expression_attribute_values = {{":p", AttributeValue::S("SMALL")}};
+  req.has_expression_attribute_values = true;
+  for (auto _ : state) {
+    auto r = db->Query(req);
+    if (!r.ok() || r->items.size() != kSmallPartitionItems) {
+      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r->items.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kSmallPartitionItems);
+}
+
+void BM_Scan1000(benchmark::State& state) {
+  dynarock::DB* db = GetEngine().db.get();
+  dynarock::ScanRequest req;
+  req.table_name = "reads";
+  req.limit = kScanPage;
+  for (auto _ : state) {
+    auto r = db->Scan(req);
+    if (!r.ok() || r->items.size() != kScanPage) {
+      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r->items.data());
+  }
+  state.SetItemsProcessed(state.iterations() * kScanPage);
+}
+
 void BM_QueryFilter1000(benchmark::State& state) {
   dynarock::DB* db = GetEngine().db.get();
   dynarock::QueryRequest req;
@@ -389,6 +439,7 @@ struct Raw {
   // Read benchmarks.
   std::vector<std::string> read_keys;
   std::string partition_prefix;
+  std::string small_partition_prefix;
 
   static constexpr uint32_t kWriteTable = 1, kReadTable = 2, kQueryTable = 3, kIndexBase = 10;
 
@@ -441,6 +492,15 @@ struct Raw {
     partition_prefix = dynarock::EncodePartitionPrefix(kQueryTable, AttributeValue::S("PARTITION"));
     for (int i = 0; i < kPartitionItems; ++i) {
       Item item = ReadItem("PARTITION", Numbered("item#", i), i % kFilterEvery == 0);
+      const AttributeValue sk = AttributeValue::S(Numbered("item#", i));
+      Check(batch.Put(items, dynarock::EncodeItemKey(kQueryTable, item["pk"], &sk),
+                      dynarock::EncodeItem(item)),
+            "Put");
+    }
+    small_partition_prefix =
+        dynarock::EncodePartitionPrefix(kQueryTable, AttributeValue::S("SMALL"));
+    for (int i = 0; i < kSmallPartitionItems; ++i) {
+      Item item = ReadItem("SMALL", Numbered("item#", i), true);
       const AttributeValue sk = AttributeValue::S(Numbered("item#", i));
       Check(batch.Put(items, dynarock::EncodeItemKey(kQueryTable, item["pk"], &sk),
                       dynarock::EncodeItem(item)),
@@ -560,6 +620,44 @@ void BM_RawRocksDBIterate1000(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kPartitionItems);
 }
 
+// Query's RocksDB work on the small partition.
+void BM_RawRocksDBIterate100(benchmark::State& state) {
+  Raw& raw = GetRaw();
+  const rocksdb::Slice prefix(raw.small_partition_prefix);
+  for (auto _ : state) {
+    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
+    int n = 0;
+    size_t bytes = 0;
+    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
+      bytes += it->value().size();
+      ++n;
+    }
+    if (n != kSmallPartitionItems) {
+      state.SkipWithError("wrong partition size");
+      break;
+    }
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetItemsProcessed(state.iterations() * kSmallPartitionItems);
+}
+
+// Scan's RocksDB work: the first 1,000 entries of the table's key range.
+void BM_RawRocksDBScan1000(benchmark::State& state) {
+  Raw& raw = GetRaw();
+  const std::string lower = dynarock::EncodeTablePrefix(Raw::kReadTable);
+  for (auto _ : state) {
+    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
+    int n = 0;
+    size_t bytes = 0;
+    for (it->Seek(lower); it->Valid() && n < kScanPage; it->Next()) {
+      bytes += it->value().size();
+      ++n;
+    }
+    benchmark::DoNotOptimize(bytes);
+  }
+  state.SetItemsProcessed(state.iterations() * kScanPage);
+}
+
 // ---------------------------------------------------------------- expressions
 
 void BM_ConditionParseEvaluate(benchmark::State& state) {
@@ -646,6 +744,10 @@ BENCHMARK(BM_GetItem);
 BENCHMARK(BM_RawRocksDBGet);
 BENCHMARK(BM_BatchGetItem100);
 BENCHMARK(BM_RawRocksDBMultiGet100);
+BENCHMARK(BM_Query100);
+BENCHMARK(BM_RawRocksDBIterate100);
+BENCHMARK(BM_Scan1000);
+BENCHMARK(BM_RawRocksDBScan1000);
 BENCHMARK(BM_QueryFilter1000);
 BENCHMARK(BM_RawRocksDBIterate1000);
 BENCHMARK(BM_ConditionParseEvaluate);
@@ -653,4 +755,54 @@ BENCHMARK(BM_UpdateParseApply);
 BENCHMARK(BM_ItemEncode);
 BENCHMARK(BM_ItemDecode);
 
+// The console output, then one line per (operation, baseline) pair: the
+// operation's CPU time per item over the baseline's.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const Run& run : runs) {
+      if (run.error_occurred || run.iterations == 0) continue;
+      cpu_ns_[run.benchmark_name()] = run.GetAdjustedCPUTime();
+    }
+  }
+  void Finalize() override {
+    ConsoleReporter::Finalize();
+    static constexpr std::pair<const char*, const char*> kPairs[] = {
+        {"BM_GetItem", "BM_RawRocksDBGet"},
+        {"BM_PutItem_0Gsi", "BM_RawRocksDBPut/0"},
+        {"BM_PutItem_1Gsi", "BM_RawRocksDBPut/1"},
+        {"BM_PutItem_5Gsi", "BM_RawRocksDBPut/5"},
+        {"BM_TransactWriteItems10", "BM_RawRocksDBWriteBatch10"},
+        {"BM_BatchGetItem100", "BM_RawRocksDBMultiGet100"},
+        {"BM_Query100", "BM_RawRocksDBIterate100"},
+        {"BM_Scan1000", "BM_RawRocksDBScan1000"},
+        {"BM_QueryFilter1000", "BM_RawRocksDBIterate1000"},
+    };
+    bool header = false;
+    for (const auto& [op, base] : kPairs) {
+      auto a = cpu_ns_.find(op), b = cpu_ns_.find(base);
+      if (a == cpu_ns_.end() || b == cpu_ns_.end() || b->second <= 0) continue;
+      if (!header) {
+        std::printf("\nCPU time of each operation over its raw RocksDB baseline:\n");
+        header = true;
+      }
+      std::printf("  ratio %-24s / %-26s %6.2fx\n", op + 3, base + 3, a->second / b->second);
+    }
+    std::fflush(stdout);
+  }
+
+ private:
+  std::map<std::string, double> cpu_ns_;
+};
+
 }  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  RatioReporter reporter;
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -340,9 +340,10 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
   GetItemResponse resp;
   CapacityCounter cost;
-  cost.table = ReadUnits(item ? ItemSize(*item) : 0, req.consistent_read);
+  const size_t size = item ? ItemSize(*item) : 0;
+  cost.table = ReadUnits(size, req.consistent_read);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, true);
-  resp.bytes_read = item ? static_cast<int64_t>(ItemSize(*item)) : 0;
+  resp.bytes_read = static_cast<int64_t>(size);
   if (item) resp.item = projection ? expr::Project(*projection, *item) : std::move(*item);
   return resp;
 }

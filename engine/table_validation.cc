@@ -224,6 +224,7 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
 void ConstraintErrors::CheckName(std::string_view name, std::string_view field) {
   bool pattern_ok = !name.empty();
   for (char c : name) pattern_ok &= IsNameChar(c);
+  if (pattern_ok && name.size() >= 3 && name.size() <= 255) return;  // the usual case: no strings
   std::string prefix = "Value '" + std::string(name) + "' at '" + std::string(field) +
                        "' failed to satisfy constraint: Member must ";
   if (!pattern_ok) Add(prefix + "satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
