@@ -268,8 +268,11 @@ StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
   std::string name(arn.substr(pos + kTable.size()));
   // An index or stream ARN continues with "/index/..." or "/stream/...".
   name = name.substr(0, name.find('/'));
+  // A table of this database's region and account only.
+  const std::string ours = "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id;
+  const bool here = arn.substr(0, pos) == ours;
   std::shared_lock lock(catalog_mu_);
-  if (!tables_.count(name)) {
+  if (!here || !tables_.count(name)) {
     return ResourceNotFound("Requested resource not found: ResourcArn: " + std::string(arn) +
                             " not found");
   }
