@@ -1,6 +1,9 @@
 // File: tools/server/http_server.cc
 //
-// One Session per connection, all of its work on one strand: read a request
+// One io_context per io thread, each run by its own thread (no locking inside
+// Asio, no handler hopping between cores); connections are dealt to them in
+// turn as they are accepted. One Session per connection, all of its work on one
+// strand of its context: read a request
 // header (Beast's parser, body limit enforced from Content-Length before any of
 // the body is read), read the body, run the handler synchronously, write the
 // response (a hand-built header and the body in one gather write), repeat.
@@ -18,6 +21,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -25,6 +29,7 @@
 #include <vector>
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -174,8 +179,8 @@ struct HttpServer::Impl {
         thread_count(opts.threads > 0
                          ? opts.threads
                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-        ioc(thread_count),
-        accept_strand(net::make_strand(ioc)),
+        iocs(MakeContexts(thread_count)),
+        accept_strand(net::make_strand(*iocs[0])),
         acceptor(accept_strand),
         retry_timer(accept_strand) {
     health_body = "healthy: dynamodb." + opts.region + ".amazonaws.com ";
@@ -186,7 +191,16 @@ struct HttpServer::Impl {
   void Register(const std::shared_ptr<Session>& s);
   void Unregister(std::list<std::weak_ptr<Session>>::iterator it);
 
-  // Declared before ioc: sessions destroyed with the io_context unregister here.
+  static std::vector<std::unique_ptr<net::io_context>> MakeContexts(int n) {
+    std::vector<std::unique_ptr<net::io_context>> out;
+    for (int i = 0; i < n; ++i) out.push_back(std::make_unique<net::io_context>(1));
+    return out;
+  }
+  net::io_context& NextContext() {
+    return *iocs[next_context.fetch_add(1, std::memory_order_relaxed) % iocs.size()];
+  }
+
+  // Declared before the contexts: sessions destroyed with them unregister here.
   std::mutex mu;
   std::condition_variable sessions_done;
   std::list<std::weak_ptr<Session>> sessions;
@@ -202,7 +216,9 @@ struct HttpServer::Impl {
   bool stopped = false;
   uint16_t port = 0;
 
-  net::io_context ioc;
+  std::vector<std::unique_ptr<net::io_context>> iocs;  // iocs[0] also runs the acceptor
+  std::atomic<size_t> next_context{0};
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
   Strand accept_strand;
   tcp::acceptor acceptor;
   net::steady_timer retry_timer;
@@ -499,7 +515,7 @@ class Session : public std::enable_shared_from_this<Session> {
 // ---- Impl -------------------------------------------------------------------------
 
 void HttpServer::Impl::DoAccept() {
-  acceptor.async_accept(net::make_strand(ioc),
+  acceptor.async_accept(net::make_strand(NextContext()),
                         beast::bind_front_handler(&Impl::OnAccept, this));
 }
 
@@ -560,7 +576,7 @@ Status HttpServer::Bind(uint16_t* bound_port) {
   beast::error_code ec;
   net::ip::address address = net::ip::make_address(m.opts.host, ec);
   if (ec) {
-    tcp::resolver resolver(m.ioc);
+    tcp::resolver resolver(*m.iocs[0]);
     auto results = resolver.resolve(m.opts.host, "", ec);
     if (ec || results.empty()) {
       return InternalError("cannot resolve host '" + m.opts.host + "': " + ec.message());
@@ -598,10 +614,12 @@ Status HttpServer::Start(uint16_t* bound_port) {
   m.DoAccept();
   m.threads.reserve(m.thread_count);
   for (int i = 0; i < m.thread_count; ++i) {
-    m.threads.emplace_back([&m] {
+    net::io_context& ioc = *m.iocs[i];
+    m.keep_running.push_back(net::make_work_guard(ioc));  // idle contexts wait for work
+    m.threads.emplace_back([&ioc] {
       for (;;) {
         try {
-          m.ioc.run();
+          ioc.run();
           return;
         } catch (const std::exception& e) {
           std::fprintf(stderr, "dynarock: io thread: %s\n", e.what());
@@ -645,7 +663,8 @@ void HttpServer::Stop() {
     m.sessions_done.wait_for(lock, std::chrono::seconds(m.opts.stop_grace_seconds),
                              [&m] { return m.sessions.empty(); });
   }
-  m.ioc.stop();
+  m.keep_running.clear();
+  for (auto& ioc : m.iocs) ioc->stop();
   for (auto& t : m.threads) {
     if (t.joinable()) t.join();
   }
