@@ -447,6 +447,12 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
   std::set<std::string> used_attributes;
   for (const auto& e : req.key_schema) used_attributes.insert(e.attribute_name);
   std::set<std::string> index_names;
+  if (req.has_local_secondary_indexes && req.local_secondary_indexes.empty()) {
+    return Invalid("List of LocalSecondaryIndexes is empty");
+  }
+  if (req.has_global_secondary_indexes && req.global_secondary_indexes.empty()) {
+    return Invalid("List of GlobalSecondaryIndexes is empty");
+  }
   if (!req.local_secondary_indexes.empty()) {
     if (!info.key.range_name) {
       return Invalid("Table KeySchema does not have a range key, which is required when "

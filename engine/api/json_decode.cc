@@ -801,18 +801,20 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
   AttributeDefinitionsMember(d, o, true, &r->attribute_definitions);
   d.TableName(o, &r->table_name);
   KeySchemaMember(d, o, true, &r->key_schema);
-  d.EachObject(o, "LocalSecondaryIndexes", false, [&](const dom::object& e) {
-    LocalSecondaryIndex l;
-    d.ReqStr(e, "IndexName", &l.index_name);
-    KeySchemaMember(d, e, true, &l.key_schema);
-    ProjectionMember(d, e, &l.projection);
-    r->local_secondary_indexes.push_back(std::move(l));
-  });
-  d.EachObject(o, "GlobalSecondaryIndexes", false, [&](const dom::object& e) {
-    GlobalSecondaryIndex g;
-    GlobalSecondaryIndexBody(d, e, &g);
-    r->global_secondary_indexes.push_back(std::move(g));
-  });
+  r->has_local_secondary_indexes =
+      d.EachObject(o, "LocalSecondaryIndexes", false, [&](const dom::object& e) {
+        LocalSecondaryIndex l;
+        d.ReqStr(e, "IndexName", &l.index_name);
+        KeySchemaMember(d, e, true, &l.key_schema);
+        ProjectionMember(d, e, &l.projection);
+        r->local_secondary_indexes.push_back(std::move(l));
+      });
+  r->has_global_secondary_indexes =
+      d.EachObject(o, "GlobalSecondaryIndexes", false, [&](const dom::object& e) {
+        GlobalSecondaryIndex g;
+        GlobalSecondaryIndexBody(d, e, &g);
+        r->global_secondary_indexes.push_back(std::move(g));
+      });
   d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
   OptionalThroughput(d, o, &r->provisioned_throughput);
   StreamSpecificationMember(d, o, &r->stream_specification);

@@ -336,6 +336,14 @@ class CreateTableIndexValidationTest(unittest.TestCase):
             INVALID + "Index KeySchema does not have the same leading hash key as table KeySchema "
             "for index: lsi1. index hash key: o, table hash key: pk")
 
+    def test_empty_index_lists(self):
+        e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
+                        GlobalSecondaryIndexes=[])
+        err(self, e, "ValidationException", INVALID + "List of GlobalSecondaryIndexes is empty")
+        e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
+                        LocalSecondaryIndexes=[])
+        err(self, e, "ValidationException", INVALID + "List of LocalSecondaryIndexes is empty")
+
     def test_lsi_needs_a_range_key(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
                         LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("pk"),

@@ -76,6 +76,9 @@ struct CreateTableRequest {
   std::vector<KeySchemaElement> key_schema;
   std::vector<LocalSecondaryIndex> local_secondary_indexes;
   std::vector<GlobalSecondaryIndex> global_secondary_indexes;
+  // Whether the lists were given at all (DynamoDB refuses an empty one).
+  bool has_local_secondary_indexes = false;
+  bool has_global_secondary_indexes = false;
   std::optional<std::string> billing_mode;  // "PROVISIONED" | "PAY_PER_REQUEST"
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<StreamSpecification> stream_specification;
