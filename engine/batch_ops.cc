@@ -199,7 +199,20 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   for (const auto& w : writes) stripes.push_back(StripeOf(w.key));
   std::sort(stripes.begin(), stripes.end());
   stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  for (size_t s : stripes) Stripe(s).lock();
+  // Unlocked on every way out, an exception included.
+  struct Unlock {
+    DBImpl* db;
+    std::vector<size_t> locked;
+    void Release() {
+      for (auto it = locked.rbegin(); it != locked.rend(); ++it) db->Stripe(*it).unlock();
+      locked.clear();
+    }
+    ~Unlock() { Release(); }
+  } unlock{this, {}};
+  for (size_t s : stripes) {
+    Stripe(s).lock();
+    unlock.locked.push_back(s);
+  }
   Status status;
   rocksdb::WriteBatch batch;
   std::map<std::string, CapacityCounter> costs;
@@ -214,7 +227,7 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
     if (!status.ok()) break;
   }
   if (status.ok()) status = Commit(&batch);
-  for (auto it = stripes.rbegin(); it != stripes.rend(); ++it) Stripe(*it).unlock();
+  unlock.Release();  // before the response is built
   DR_RETURN_IF_ERROR(status);
   BatchWriteItemResponse resp;
   if (req.return_item_collection_metrics) {

@@ -74,6 +74,11 @@ StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options, std::string_view 
 StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path) {
   std::unique_ptr<DBImpl> impl(new DBImpl());
   impl->options_ = options;
+  // A sweep period that is not a sane number of seconds turns expiry off, and
+  // one under 50 ms would only spin.
+  double& sweep = impl->options_.ttl_sweep_seconds;
+  if (!(sweep > 0)) sweep = 0;  // also NaN
+  if (sweep > 0) sweep = std::clamp(sweep, 0.05, 365.0 * 86400);
   impl->sync_ = options.sync_writes;
 
   rocksdb::DBOptions db_options;

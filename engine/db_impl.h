@@ -174,9 +174,11 @@ class DBImpl final : public DB {
   // Read-modify-write of one item under its lock. `compute` gets the old item and
   // returns the new one (nullopt = delete, or an error, which aborts the write).
   using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
+  // A failed condition carries its billed write under `billed_as` (the table as
+  // the request named it; the table's name when empty).
   Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                     std::optional<Item>* old_out, std::optional<Item>* new_out,
-                    CapacityCounter* cost = nullptr);
+                    CapacityCounter* cost = nullptr, std::string_view billed_as = {});
 
   // ItemCollectionMetrics of the item collection (partition) `item` belongs to,
   // for tables with local secondary indexes; nullopt otherwise or unless asked.

@@ -228,7 +228,7 @@ StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& k
 
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                           std::optional<Item>* old_out, std::optional<Item>* new_out,
-                          CapacityCounter* cost) {
+                          CapacityCounter* cost, std::string_view billed_as) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
   StatusOr<std::optional<Item>> computed = compute(old_item);
@@ -236,7 +236,8 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
     Status s = computed.status();
     if (s.type() == ErrorType::kConditionalCheckFailed) {
       // A failed condition still costs the write, sized on the item it read.
-      s.WithBilled({{table.name, 0, WriteUnits(old_item ? ItemSize(*old_item) : 0)}});
+      s.WithBilled({{billed_as.empty() ? table.name : std::string(billed_as), 0,
+                     WriteUnits(old_item ? ItemSize(*old_item) : 0)}});
     }
     return s;
   }
@@ -301,7 +302,7 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         return std::optional<Item>(item);
       },
-      &old_item, nullptr, &cost));
+      &old_item, nullptr, &cost, req.table_name));
 
   PutItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, item, req.return_item_collection_metrics);
@@ -391,7 +392,7 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         return std::optional<Item>();
       },
-      &old_item, nullptr, &cost));
+      &old_item, nullptr, &cost, req.table_name));
   DeleteItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
@@ -468,7 +469,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
         DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next, /*by_update=*/true));
         return std::optional<Item>(std::move(next));
       },
-      &old_item, &new_item, &cost));
+      &old_item, &new_item, &cost, req.table_name));
 
   UpdateItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);

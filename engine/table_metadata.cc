@@ -71,6 +71,10 @@ StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLi
                               " not found");
     }
     TableInfo info = *it->second;
+    if (spec.enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
+      return ValidationError("TimeToLive is active on a different AttributeName: current "
+                             "AttributeName is " + *info.ttl_attribute);
+    }
     if (spec.enabled && info.ttl_attribute) {
       return ValidationError("TimeToLive is already enabled");
     }
@@ -142,40 +146,51 @@ int64_t DBImpl::SweepExpiredItems() {
   }
   int64_t deleted = 0;
   const double now = NowEpochSeconds();
+  constexpr size_t kChunk = 1000;  // keys collected, then deleted, at a time
   for (const auto& table : tables) {
     const std::string attribute = *table->ttl_attribute;
-    const std::string lower = EncodeTablePrefix(table->id);
     const std::string upper = EncodeTablePrefix(table->id + 1);
-    std::vector<std::string> expired;
-    {
-      rocksdb::ReadOptions ro;
-      rocksdb::Slice upper_slice(upper);
-      ro.iterate_upper_bound = &upper_slice;
-      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
-      for (it->Seek(lower); it->Valid() && !shutting_down_; it->Next()) {
-        Item item;
-        if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) &&
-            Expired(item, attribute, now)) {
-          expired.push_back(it->key().ToString());
+    std::string next = EncodeTablePrefix(table->id);
+    bool more = true;
+    while (more && !shutting_down_) {
+      std::vector<std::string> expired;
+      {
+        rocksdb::ReadOptions ro;
+        ro.fill_cache = false;  // a sweep must not evict what the application reads
+        rocksdb::Slice upper_slice(upper);
+        ro.iterate_upper_bound = &upper_slice;
+        std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+        it->Seek(next);
+        for (; it->Valid() && !shutting_down_ && expired.size() < kChunk; it->Next()) {
+          Item item;
+          if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) &&
+              Expired(item, attribute, now)) {
+            expired.push_back(it->key().ToString());
+          }
         }
+        more = it->Valid();
+        if (more) next = it->key().ToString();
       }
-    }
-    for (const auto& key : expired) {
-      if (shutting_down_) return deleted;
-      TableInfoPtr current = CurrentTable(*table);
-      if (!current || current->ttl_attribute != attribute) break;
-      bool removed = false;
-      Status s = ModifyItem(
-          *current, key,
-          [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
-            if (!old || !Expired(*old, attribute, now)) {
-              return ConditionalCheckFailed("no longer expired");
-            }
-            removed = true;
-            return std::optional<Item>();
-          },
-          nullptr, nullptr);
-      if (s.ok() && removed) deleted++;
+      for (const auto& key : expired) {
+        if (shutting_down_) return deleted;
+        TableInfoPtr current = CurrentTable(*table);
+        if (!current || current->ttl_attribute != attribute) return deleted;
+        bool removed = false;
+        Status s = ModifyItem(
+            *current, key,
+            [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+              // Re-checked under the item's lock: still expired, TTL still on.
+              TableInfoPtr now_table = CurrentTable(*current);
+              if (!old || !Expired(*old, attribute, now) || !now_table ||
+                  now_table->ttl_attribute != attribute) {
+                return ConditionalCheckFailed("no longer expired");
+              }
+              removed = true;
+              return std::optional<Item>();
+            },
+            nullptr, nullptr);
+        if (s.ok() && removed) deleted++;
+      }
     }
   }
   return deleted;

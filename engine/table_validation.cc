@@ -319,7 +319,8 @@ Status CheckTags(const std::vector<Tag>& tags, std::string_view field) {
                              "@; got key '" + t.key + "'");
     }
     std::string prefix = t.key.substr(0, 4);
-    std::transform(prefix.begin(), prefix.end(), prefix.begin(), ::tolower);
+    std::transform(prefix.begin(), prefix.end(), prefix.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     if (prefix == "aws:") {
       return ValidationError("One or more parameter values were invalid: The tag key '" + t.key +
                              "' uses the prefix aws:, which is reserved for AWS use");

@@ -139,8 +139,16 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
       case IdempotencyCache::Claim::kRun:
         break;
     }
+    // Finished on every way out, an exception included, or the token would
+    // stay "in progress" for the life of the process.
+    struct FinishToken {
+      IdempotencyCache& cache;
+      const std::string& token;
+      bool ok = false;
+      ~FinishToken() { cache.Finish(token, ok); }
+    } finish{tokens_, token};
     StatusOr<TransactWriteItemsResponse> result = RunTransactWriteItems(req);
-    tokens_.Finish(token, result.ok());
+    finish.ok = result.ok();
     return result;
   }
   return RunTransactWriteItems(req);
@@ -217,7 +225,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
           "conditionExpression' failed to satisfy constraint: Member must not be null");
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
-    request_bytes += ItemSize(a.put_item) + ItemSize(a.key_item);
+    request_bytes += is_put ? ItemSize(a.put_item) : ItemSize(a.key_item);
     actions.push_back(std::move(a));
   }
   if (request_bytes > kTransactBytesMax) return TransactionTooLarge(request_bytes);
@@ -227,7 +235,26 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
   // with TransactionConflict, as DynamoDB does; otherwise wait for it.
   std::map<size_t, std::vector<size_t>> by_stripe;  // stripe -> action indexes
   for (size_t i = 0; i < actions.size(); ++i) by_stripe[StripeOf(actions[i].key)].push_back(i);
-  std::vector<size_t> locked;
+  // Releases the stripes and the held keys on every way out, an exception
+  // included (a stripe left locked would stall every later write to it).
+  struct Unlock {
+    DBImpl* db;
+    const std::vector<Action>& actions;
+    std::vector<size_t> locked;
+    bool held = false;
+    bool done = false;
+    void operator()() {
+      if (done) return;
+      done = true;
+      if (held) {
+        std::lock_guard<std::mutex> lock(db->held_mu_);
+        for (const auto& a : actions) db->transaction_held_.erase(a.key);
+      }
+      for (auto it = locked.rbegin(); it != locked.rend(); ++it) db->Stripe(*it).unlock();
+    }
+    ~Unlock() { (*this)(); }
+  } unlock{this, actions, {}};
+  std::vector<size_t>& locked = unlock.locked;
   std::vector<size_t> conflicts;
   for (const auto& [stripe, indexes] : by_stripe) {
     if (!Stripe(stripe).try_lock()) {
@@ -239,7 +266,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
     locked.push_back(stripe);
   }
   if (!conflicts.empty()) {
-    for (auto it = locked.rbegin(); it != locked.rend(); ++it) Stripe(*it).unlock();
+    unlock();
     std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});
     for (size_t i : conflicts) {
       reasons[i] = {"TransactionConflict", "Transaction is ongoing for the item", {}};
@@ -253,14 +280,8 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
   {
     std::lock_guard<std::mutex> held(held_mu_);
     for (const auto& a : actions) transaction_held_.insert(a.key);
+    unlock.held = true;
   }
-  auto unlock = [&] {
-    {
-      std::lock_guard<std::mutex> held(held_mu_);
-      for (const auto& a : actions) transaction_held_.erase(a.key);
-    }
-    for (auto it = locked.rbegin(); it != locked.rend(); ++it) Stripe(*it).unlock();
-  };
 
   std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});
   bool cancelled = false;
@@ -313,7 +334,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
         if (s.ok() && ItemSize(next) > kItemSizeBytesMax) {
           s = ValidationError("Item size to update has exceeded the maximum allowed size");
         }
-        if (s.ok()) s = CheckIndexKeyTypes(*a.table, next);
+        if (s.ok()) s = CheckIndexKeyTypes(*a.table, next, /*by_update=*/true);
         if (!s.ok()) {
           reasons[i] = {"ValidationError", s.message(), {}};
           cancelled = true;

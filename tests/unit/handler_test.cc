@@ -373,6 +373,12 @@ TEST_F(HandlerOnDbTest, TimeToLive) {
                                R"({"Enabled":true,"AttributeName":"expires"}})");
   EXPECT_EQ(r.http_status, 400);
   EXPECT_NE(r.body.find("TimeToLive is already enabled"), std::string::npos);
+  r = Call("UpdateTimeToLive", R"({"TableName":"Music","TimeToLiveSpecification":)"
+                               R"({"Enabled":true,"AttributeName":"other"}})");
+  EXPECT_NE(r.body.find("TimeToLive is active on a different AttributeName: current "
+                        "AttributeName is expires"),
+            std::string::npos)
+      << r.body;
   r = Call("UpdateTimeToLive", R"({"TableName":"Nope","TimeToLiveSpecification":)"
                                R"({"Enabled":true,"AttributeName":"x"}})");
   EXPECT_NE(r.body.find("ResourceNotFoundException"), std::string::npos);

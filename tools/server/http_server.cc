@@ -2,7 +2,8 @@
 //
 // One io_context per io thread, each run by its own thread (no locking inside
 // Asio, no handler hopping between cores); connections are dealt to them in
-// turn as they are accepted. One Session per connection, all of its work on one
+// turn as they are accepted, by an acceptor on a context and thread of its own
+// (a slow request never delays accepting). One Session per connection, all of its work on one
 // strand of its context: read a request
 // header (Beast's parser, body limit enforced from Content-Length before any of
 // the body is read), read the body, run the handler synchronously, write the
@@ -180,7 +181,7 @@ struct HttpServer::Impl {
                          ? opts.threads
                          : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
         iocs(MakeContexts(thread_count)),
-        accept_strand(net::make_strand(*iocs[0])),
+        accept_strand(net::make_strand(accept_ioc)),
         acceptor(accept_strand),
         retry_timer(accept_strand) {
     health_body = "healthy: dynamodb." + opts.region + ".amazonaws.com ";
@@ -216,7 +217,8 @@ struct HttpServer::Impl {
   bool stopped = false;
   uint16_t port = 0;
 
-  std::vector<std::unique_ptr<net::io_context>> iocs;  // iocs[0] also runs the acceptor
+  std::vector<std::unique_ptr<net::io_context>> iocs;
+  net::io_context accept_ioc{1};
   std::atomic<size_t> next_context{0};
   std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
   Strand accept_strand;
@@ -576,7 +578,7 @@ Status HttpServer::Bind(uint16_t* bound_port) {
   beast::error_code ec;
   net::ip::address address = net::ip::make_address(m.opts.host, ec);
   if (ec) {
-    tcp::resolver resolver(*m.iocs[0]);
+    tcp::resolver resolver(m.accept_ioc);
     auto results = resolver.resolve(m.opts.host, "", ec);
     if (ec || results.empty()) {
       return InternalError("cannot resolve host '" + m.opts.host + "': " + ec.message());
@@ -612,9 +614,9 @@ Status HttpServer::Start(uint16_t* bound_port) {
 
   m.started = true;
   m.DoAccept();
-  m.threads.reserve(m.thread_count);
-  for (int i = 0; i < m.thread_count; ++i) {
-    net::io_context& ioc = *m.iocs[i];
+  m.threads.reserve(m.thread_count + 1);
+  for (int i = 0; i <= m.thread_count; ++i) {
+    net::io_context& ioc = i < m.thread_count ? *m.iocs[i] : m.accept_ioc;
     m.keep_running.push_back(net::make_work_guard(ioc));  // idle contexts wait for work
     m.threads.emplace_back([&ioc] {
       for (;;) {
@@ -664,6 +666,7 @@ void HttpServer::Stop() {
                              [&m] { return m.sessions.empty(); });
   }
   m.keep_running.clear();
+  m.accept_ioc.stop();
   for (auto& ioc : m.iocs) ioc->stop();
   for (auto& t : m.threads) {
     if (t.joinable()) t.join();
