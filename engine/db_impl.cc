@@ -148,6 +148,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     for (const auto& ix : table->indexes)
       if (ix.status == "CREATING") unfinished.emplace_back(name, ix.id);
   }
+  DR_RETURN_IF_ERROR(impl->LoadIdempotencyTokens());
   if (!options.read_only) {
     for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
     for (const auto& [name, table] : impl->tables_) {
@@ -259,6 +260,10 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
     }
   }
   d.stream_specification = info.stream_specification;
+  if (info.stream_label) {
+    d.latest_stream_label = info.stream_label;
+    d.latest_stream_arn = d.table_arn + "/stream/" + *info.stream_label;
+  }
   d.table_class = info.table_class;
   d.deletion_protection_enabled = info.deletion_protection;
   return d;

@@ -51,18 +51,26 @@ namespace dynarock {
 
 // ClientRequestTokens of TransactWriteItems, per database (transact_ops.cc). A
 // token is claimed when its request starts; it is remembered for ten minutes
-// after the request succeeds, and forgotten at once when it fails.
+// after the request succeeds, and forgotten at once when it fails. A succeeded
+// token is also stored in the catalog ("k/<token>", written in the
+// transaction's own commit) so that a retry after a restart is still a retry.
 class IdempotencyCache {
  public:
   enum class Claim { kRun, kAlreadyDone, kRefuse };
   // kRefuse sets *error: IdempotentParameterMismatch (other parameters) or
   // TransactionInProgress (the first request is still running).
-  Claim Begin(const std::string& token, const std::string& fingerprint, Status* error);
+  Claim Begin(const std::string& token, uint64_t fingerprint, Status* error);
   void Finish(const std::string& token, bool succeeded);
+  // A token completed before the database was last opened; `remaining` of its
+  // ten minutes are left.
+  void Load(const std::string& token, uint64_t fingerprint,
+            std::chrono::steady_clock::duration remaining);
+  // Tokens expired since the last call, whose catalog records can go.
+  std::vector<std::string> TakeExpired();
 
  private:
   struct Entry {
-    std::string fingerprint;
+    uint64_t fingerprint = 0;
     bool done = false;
   };
   void Expire();  // PRE: mu_ held
@@ -70,6 +78,7 @@ class IdempotencyCache {
   std::map<std::string, Entry> entries_;  // GUARDED_BY(mu_)
   // (expiry time, token) in completion order, so expiring is amortised O(1).
   std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> expiry_;
+  std::vector<std::string> expired_;  // GUARDED_BY(mu_)
 };
 
 class DBImpl final : public DB {
@@ -186,7 +195,14 @@ class DBImpl final : public DB {
                                                          bool asked) const;
 
   // ---- transactions (transact_ops.cc)
-  StatusOr<TransactWriteItemsResponse> RunTransactWriteItems(const TransactWriteItemsRequest& req);
+  // `token_record` (catalog key and value) is committed with the transaction.
+  StatusOr<TransactWriteItemsResponse> RunTransactWriteItems(
+      const TransactWriteItemsRequest& req,
+      const std::pair<std::string, std::string>* token_record = nullptr);
+  TransactWriteItemsResponse ReplayedTransaction(const TransactWriteItemsRequest& req);
+  // Loads the tokens of transactions that completed less than ten minutes ago
+  // and deletes the records of older ones (at open).
+  Status LoadIdempotencyTokens();
   IdempotencyCache tokens_;
 
   // ---- query and scan (query_scan.cc)

@@ -158,6 +158,7 @@ Item TableInfoToItem(const TableInfo& info) {
   }
   m["tags"] = AttributeValue::L(std::move(tags));
   if (info.ttl_attribute) m["ttl"] = AttributeValue::S(*info.ttl_attribute);
+  if (info.stream_label) m["stream_label"] = AttributeValue::S(*info.stream_label);
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
     m["pitr_days"] = Num(static_cast<uint32_t>(info.pitr_days));
@@ -217,6 +218,7 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
     for (const auto& v : t->second.list())
       info->tags.push_back(Tag{GetStr(v.map(), "k"), GetStr(v.map(), "v")});
   if (Has(m, "ttl")) info->ttl_attribute = GetStr(m, "ttl");
+  if (Has(m, "stream_label")) info->stream_label = GetStr(m, "stream_label");
   if (Has(m, "pitr_since")) {
     info->pitr_since = GetDouble(m, "pitr_since");
     info->pitr_days = GetInt(m, "pitr_days");

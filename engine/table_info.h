@@ -58,6 +58,7 @@ struct TableInfo {
   bool deletion_protection = false;
   std::vector<Tag> tags;            // sorted by key
   std::optional<std::string> ttl_attribute;  // TimeToLive enabled on this attribute
+  std::optional<std::string> stream_label;   // when a stream was last enabled (ISO 8601)
   // Point-in-time recovery enabled, since when, keeping how many days.
   std::optional<double> pitr_since;
   int64_t pitr_days = 35;

@@ -1,6 +1,9 @@
 #include "engine/table_validation.h"
 
 #include <algorithm>
+#include <ctime>
+#include <cstdio>
+#include <chrono>
 #include <cctype>
 #include <set>
 
@@ -23,6 +26,42 @@ std::string JoinNames(const std::vector<std::string>& names) {
 
 Status Invalid(std::string message) {
   return ValidationError("One or more parameter values were invalid: " + std::move(message));
+}
+
+// A stream's label: its creation time, ISO 8601 with milliseconds
+// ("2026-11-22T17:30:05.123"), as DynamoDB labels streams.
+std::string StreamLabel(double epoch_seconds) {
+  const auto ms = static_cast<int64_t>(epoch_seconds * 1000);
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
+
+double WallClockSeconds() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
+
+// The attribute definitions the table's and its indexes' key schemas use, in
+// the order the table lists them.
+std::vector<AttributeDefinition> UsedDefinitions(const TableInfo& info) {
+  auto used = [&](const std::string& name) {
+    for (const auto& e : info.key_schema)
+      if (e.attribute_name == name) return true;
+    for (const auto& ix : info.indexes)
+      for (const auto& e : ix.key_schema)
+        if (e.attribute_name == name) return true;
+    return false;
+  };
+  std::vector<AttributeDefinition> out;
+  for (const auto& d : info.attribute_definitions)
+    if (used(d.attribute_name)) out.push_back(d);
+  return out;
 }
 
 // "Some index key attributes are not defined in AttributeDefinitions. Keys:
@@ -155,8 +194,9 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
                       "One or more parameter values were invalid: GlobalSecondaryIndex count "
                       "exceeds the per-table limit of 20");
       }
-      // The request's definitions join the table's; a known attribute keeps its type.
-      std::vector<AttributeDefinition> defs = info->attribute_definitions;
+      // The request's definitions join the table's; an attribute a key schema
+      // still uses keeps its type (a deleted index's attributes are free).
+      std::vector<AttributeDefinition> defs = UsedDefinitions(*info);
       for (const auto& d : req.attribute_definitions) {
         bool known = false;
         for (const auto& e : defs) {
@@ -216,6 +256,9 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
       it->throughput = u.update->second;
     }
   }
+  // Like DynamoDB, keep exactly the definitions the key schemas use: a deleted
+  // index's go, unused ones given with a Create are dropped.
+  info->attribute_definitions = UsedDefinitions(*info);
   return Status();
 }
 
@@ -535,6 +578,9 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
   }
 
   info.stream_specification = req.stream_specification;
+  if (info.stream_specification && info.stream_specification->stream_enabled) {
+    info.stream_label = StreamLabel(WallClockSeconds());
+  }
   info.table_class = req.table_class;
   info.deletion_protection = req.deletion_protection_enabled.value_or(false);
   DR_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
@@ -622,6 +668,12 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     changed = true;
   }
   if (req.stream_specification) {
+    const bool was_enabled =
+        info->stream_specification && info->stream_specification->stream_enabled;
+    if (req.stream_specification->stream_enabled && was_enabled) {
+      return ValidationError("Table already has an enabled stream: " + info->name);
+    }
+    if (req.stream_specification->stream_enabled) info->stream_label = StreamLabel(now);
     info->stream_specification = req.stream_specification;
     changed = true;
   }

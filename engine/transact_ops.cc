@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <set>
+#include <utility>
 
 #include "engine/db_impl.h"
 #include "dynarock/item_size.h"
@@ -20,6 +22,7 @@
 #include "engine/item_validation.h"
 #include "engine/limits.h"
 #include "engine/request_checks.h"
+#include "engine/rocksdb_status.h"
 #include "engine/table_validation.h"
 #include "index/maintainer.h"
 
@@ -30,7 +33,29 @@ constexpr auto kIdempotencyWindow = std::chrono::minutes(10);
 
 // A stable text of the request, to tell a retry from a different request that
 // reuses a ClientRequestToken.
-std::string Fingerprint(const TransactWriteItemsRequest& req) {
+// Catalog records of completed tokens: "k/<token>" -> fixed64 fingerprint |
+// fixed64 completion time in milliseconds since the epoch. Never change.
+constexpr char kTokenPrefix[] = "k/";
+
+int64_t NowMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string TokenRecord(uint64_t fingerprint, int64_t completed_ms) {
+  std::string out(16, '\0');
+  std::memcpy(&out[0], &fingerprint, 8);
+  std::memcpy(&out[8], &completed_ms, 8);
+  return out;
+}
+
+uint64_t Fnv1a64(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+std::string FingerprintText(const TransactWriteItemsRequest& req) {
   std::string out;
   for (const auto& t : req.transact_items) {
     out += std::to_string(static_cast<int>(t.kind)) + "|" + t.table_name + "|" +
@@ -42,6 +67,8 @@ std::string Fingerprint(const TransactWriteItemsRequest& req) {
   }
   return out;
 }
+
+uint64_t Fingerprint(const TransactWriteItemsRequest& req) { return Fnv1a64(FingerprintText(req)); }
 
 Status TransactionTooLarge(size_t bytes) {
   return ValidationError(
@@ -62,8 +89,8 @@ std::string ReasonList(const std::vector<CancellationReason>& reasons) {
 
 // ---------------------------------------------------------------- IdempotencyCache
 
-IdempotencyCache::Claim IdempotencyCache::Begin(const std::string& token,
-                                                const std::string& fingerprint, Status* error) {
+IdempotencyCache::Claim IdempotencyCache::Begin(const std::string& token, uint64_t fingerprint,
+                                                Status* error) {
   std::lock_guard<std::mutex> lock(mu_);
   Expire();
   auto it = entries_.find(token);
@@ -98,13 +125,56 @@ void IdempotencyCache::Finish(const std::string& token, bool succeeded) {
   expiry_.emplace_back(std::chrono::steady_clock::now() + kIdempotencyWindow, token);
 }
 
+void IdempotencyCache::Load(const std::string& token, uint64_t fingerprint,
+                            std::chrono::steady_clock::duration remaining) {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_[token] = Entry{fingerprint, /*done=*/true};
+  expiry_.emplace_back(std::chrono::steady_clock::now() + remaining, token);
+  // Loaded in any order: keep the deque sorted by expiry.
+  std::sort(expiry_.begin(), expiry_.end());
+}
+
+std::vector<std::string> IdempotencyCache::TakeExpired() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Expire();
+  return std::exchange(expired_, {});
+}
+
 void IdempotencyCache::Expire() {
   const auto now = std::chrono::steady_clock::now();
   while (!expiry_.empty() && expiry_.front().first <= now) {
     auto it = entries_.find(expiry_.front().second);
-    if (it != entries_.end() && it->second.done) entries_.erase(it);
+    if (it != entries_.end() && it->second.done) {
+      entries_.erase(it);
+      expired_.push_back(std::move(expiry_.front().second));
+    }
     expiry_.pop_front();
   }
+}
+
+Status DBImpl::LoadIdempotencyTokens() {
+  const int64_t now = NowMillis();
+  const int64_t window = std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyWindow).count();
+  rocksdb::WriteBatch stale;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  for (it->Seek(kTokenPrefix); it->Valid() && it->key().starts_with(kTokenPrefix); it->Next()) {
+    const std::string token = it->key().ToString().substr(sizeof(kTokenPrefix) - 1);
+    uint64_t fingerprint = 0;
+    int64_t completed = 0;
+    if (it->value().size() == 16) {
+      std::memcpy(&fingerprint, it->value().data(), 8);
+      std::memcpy(&completed, it->value().data() + 8, 8);
+    }
+    const int64_t left = completed + window - now;
+    if (it->value().size() != 16 || left <= 0 || left > window) {
+      stale.Delete(catalog_cf_, it->key()).PermitUncheckedError();
+      continue;
+    }
+    tokens_.Load(token, fingerprint, std::chrono::milliseconds(left));
+  }
+  DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  if (stale.Count() == 0 || options_.read_only) return Status();
+  return Commit(&stale);
 }
 
 StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
@@ -130,12 +200,21 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     // One request per token at a time: a concurrent retry is refused
     // (TransactionInProgressException), a later one is answered without
     // running again, one with other parameters is a mismatch.
+    // Records of tokens past their ten minutes go, now and then.
+    std::vector<std::string> expired = tokens_.TakeExpired();
+    if (!expired.empty()) {
+      rocksdb::WriteBatch stale;
+      for (const auto& t : expired) stale.Delete(catalog_cf_, kTokenPrefix + t).PermitUncheckedError();
+      Status ignored = Commit(&stale);  // a leftover record is dropped at the next open
+      (void)ignored;
+    }
+    const uint64_t fingerprint = Fingerprint(req);
     Status error;
-    switch (tokens_.Begin(token, Fingerprint(req), &error)) {
+    switch (tokens_.Begin(token, fingerprint, &error)) {
       case IdempotencyCache::Claim::kRefuse:
         return error;
       case IdempotencyCache::Claim::kAlreadyDone:
-        return TransactWriteItemsResponse();
+        return ReplayedTransaction(req);
       case IdempotencyCache::Claim::kRun:
         break;
     }
@@ -147,15 +226,44 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
       bool ok = false;
       ~FinishToken() { cache.Finish(token, ok); }
     } finish{tokens_, token};
-    StatusOr<TransactWriteItemsResponse> result = RunTransactWriteItems(req);
+    const std::pair<std::string, std::string> record{kTokenPrefix + token,
+                                                     TokenRecord(fingerprint, NowMillis())};
+    StatusOr<TransactWriteItemsResponse> result = RunTransactWriteItems(req, &record);
     finish.ok = result.ok();
     return result;
   }
   return RunTransactWriteItems(req);
 }
 
+// A retry of a completed transaction changes nothing; with ReturnConsumedCapacity
+// it reports "the number of read capacity units consumed in reading the item"
+// (ClientRequestToken in DynamoDB's API reference): a strongly consistent read
+// of each item the transaction names.
+TransactWriteItemsResponse DBImpl::ReplayedTransaction(const TransactWriteItemsRequest& req) {
+  TransactWriteItemsResponse resp;
+  if (req.return_consumed_capacity == ReturnConsumedCapacity::kNone) return resp;
+  std::map<std::string, CapacityCounter> costs;
+  for (const auto& t : req.transact_items) {
+    auto table = FindTable(t.table_name);
+    if (!table.ok()) continue;
+    Item key = t.kind == TransactWriteItem::Kind::kPut ? KeyAttributes((*table)->key, t.item) : t.key;
+    if (!NormalizeAndValidateItem(&key).ok()) continue;
+    auto encoded = ItemKey(**table, key, false);
+    if (!encoded.ok()) continue;
+    auto item = ReadItem(*encoded);
+    const size_t size = item.ok() && *item ? ItemSize(**item) : 0;
+    costs[t.table_name].table += ReadUnits(size, true);
+  }
+  resp.has_consumed_capacity = true;
+  for (const auto& [name, cost] : costs) {
+    resp.consumed_capacity.push_back(*ReportCapacity(req.return_consumed_capacity, name, cost,
+                                                     /*is_read=*/true, /*transactional=*/true));
+  }
+  return resp;
+}
+
 StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
-    const TransactWriteItemsRequest& req) {
+    const TransactWriteItemsRequest& req, const std::pair<std::string, std::string>* token_record) {
 
   struct Action {
     const TransactWriteItem* source;
@@ -359,7 +467,12 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
     return TransactionTooLarge(touched_bytes);
   }
   Status status;
-  if (!cancelled) status = Commit(&batch);
+  if (!cancelled && token_record) {
+    // The token is remembered in the same commit as the transaction: after a
+    // crash both are there or neither.
+    status = FromRocksDB(batch.Put(catalog_cf_, token_record->first, token_record->second));
+  }
+  if (!cancelled && status.ok()) status = Commit(&batch);
   unlock();
   DR_RETURN_IF_ERROR(status);
   if (cancelled) {

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -37,6 +38,8 @@ constexpr char kServeHelp[] =
     "                         Verify AWS Signature V4 and accept only these credentials\n"
     "                         (repeatable). Without it any credentials are accepted, as\n"
     "                         DynamoDB Local does.\n"
+    "  --region NAME          The region in table ARNs and the health reply (default\n"
+    "                         us-east-1); tag ARNs must name it\n"
     "  --ttl-sweep-seconds N  How often items whose TimeToLive has passed are deleted\n"
     "                         (default 5; 0 never deletes them)\n"
     "  --sync                 fsync the write-ahead log before acknowledging each write\n"
@@ -117,6 +120,15 @@ int RunServe(const Args& args) {
     } else if (flag == "--sync") {
       if (!no_value()) return UsageError("serve", "--sync takes no value");
       db_opts.sync_writes = true;
+    } else if (flag == "--region") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--region needs a name");
+      for (char c : v) {
+        if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-')) {
+          return UsageError("serve", "--region must be letters, digits and '-', not '" + v + "'");
+        }
+      }
+      db_opts.region = v;
+      server_opts.region = v;
     } else if (flag == "--ttl-sweep-seconds") {
       long long n;
       if (!need_value() || !ParseInt(v, 0, 86400, &n)) {

@@ -487,6 +487,8 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     w->EndArray();
   }
   if (t.stream_specification) WriteStreamSpecification(w, *t.stream_specification);
+  if (t.latest_stream_arn) w->Member("LatestStreamArn", *t.latest_stream_arn);
+  if (t.latest_stream_label) w->Member("LatestStreamLabel", *t.latest_stream_label);
   if (t.table_class) {
     w->Key("TableClassSummary");
     w->BeginObject();

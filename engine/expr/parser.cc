@@ -57,11 +57,15 @@ const FunctionEntry* FindFunction(FunctionId id) {
   return nullptr;
 }
 
+// DynamoDB accepts list indexes up to 2^32 - 2 (past the end of a list, a SET
+// appends); larger ones are out of range.
+constexpr int64_t kMaxListIndex = 4294967294;
+
 bool ParseIndex(std::string_view digits, int64_t* out) {
   int64_t v = 0;
   for (char c : digits) {
     v = v * 10 + (c - '0');
-    if (v > 0x7fffffff) return false;
+    if (v > kMaxListIndex) return false;
   }
   *out = v;
   return true;
@@ -335,7 +339,11 @@ bool Parser::ParsePath(Path* out) {
       Advance();
       PathElement e;
       e.is_index = true;
-      if (!At(TokenKind::kNumber) || !ParseIndex(Cur().text, &e.index)) return Fail();
+      if (!At(TokenKind::kNumber)) return Fail();
+      if (!ParseIndex(Cur().text, &e.index)) {
+        return Fail("List index is not within the allowable range; index: [" +
+                    std::string(Cur().text) + "]");
+      }
       Advance();
       if (!Expect(TokenKind::kRBracket)) return false;
       out->push_back(std::move(e));

@@ -1012,6 +1012,26 @@ class UpdateTableIndexTest(unittest.TestCase):
         # The deleted index no longer constrains writes of its former key.
         C.put_item(TableName=name, Item={"pk": {"S": "free"}, "g": {"N": "1"}})
 
+    def test_attribute_definitions_follow_the_key_schemas(self):
+        # DynamoDB keeps exactly the definitions some key schema uses: a deleted
+        # index's attribute is free to come back with another type, and an unused
+        # definition given with a Create is dropped.
+        name = self.new_table(AttributeDefinitions=ad(pk="S", cid="S"),
+                              GlobalSecondaryIndexes=[{
+                                  "IndexName": "bycid", "KeySchema": ks("cid"),
+                                  "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+        C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": "bycid"}}])
+        self.wait_gsi_gone(name, "bycid")
+        d = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(d["AttributeDefinitions"], ad(pk="S"))
+        C.update_table(TableName=name, AttributeDefinitions=ad(cid="N", unused="S"),
+                       GlobalSecondaryIndexUpdates=[{"Create": {
+                           "IndexName": "bycidn", "KeySchema": ks("cid"),
+                           "Projection": {"ProjectionType": "KEYS_ONLY"}}}])
+        d = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(sorted(d["AttributeDefinitions"], key=lambda x: x["AttributeName"]),
+                         ad(cid="N", pk="S"))
+
     def test_delete_last_gsi(self):
         name = self.new_table(AttributeDefinitions=ad(pk="S", g="S"),
                               GlobalSecondaryIndexes=[{"IndexName": "only", "KeySchema": ks("g"),

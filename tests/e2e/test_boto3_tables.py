@@ -284,6 +284,24 @@ class DescribeTableTest(unittest.TestCase):
     def tearDownClass(cls):
         C.delete_table(TableName=cls.name)
 
+    def test_stream_enabled_table_has_a_latest_stream(self):
+        name = harness.table_name("strm")
+        C.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                       StreamSpecification={"StreamEnabled": True,
+                                            "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        self.addCleanup(lambda: C.delete_table(TableName=name))
+        t = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(t["StreamSpecification"],
+                         {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        self.assertRegex(t["LatestStreamLabel"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$")
+        self.assertEqual(t["LatestStreamArn"], t["TableArn"] + "/stream/" + t["LatestStreamLabel"])
+        with self.assertRaises(ClientError) as e:
+            C.update_table(TableName=name, StreamSpecification={
+                "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+        self.assertEqual(harness.error_of(e.exception)[0], "ValidationException")
+
     def test_fields(self):
         t = C.describe_table(TableName=self.name)["Table"]
         self.assertEqual(t["TableName"], self.name)

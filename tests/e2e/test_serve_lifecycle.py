@@ -105,6 +105,22 @@ class RestartTest(unittest.TestCase):
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
         self.assertIn("OK", out.stdout)
 
+    def test_a_token_retried_after_a_restart_applies_once(self):
+        c = self.start()
+        c.create_table(TableName="stock", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        c.put_item(TableName="stock", Item={"pk": {"S": "p"}, "n": {"N": "4"}})
+        order = dict(TransactItems=[{"Update": {
+            "TableName": "stock", "Key": {"pk": {"S": "p"}}, "UpdateExpression": "SET n = n - :q",
+            "ExpressionAttributeValues": {":q": {"N": "1"}}}}], ClientRequestToken="order-42")
+        c.transact_write_items(**order)
+        self.stop()
+        c = self.start()
+        c.transact_write_items(**order)  # the client's retry after the server came back
+        self.assertEqual(c.get_item(TableName="stock", Key={"pk": {"S": "p"}})["Item"]["n"],
+                         {"N": "3"})
+
     def test_expired_items_are_deleted_with_their_index_entries(self):
         c = self.start("--ttl-sweep-seconds", "1")
         c.create_table(TableName="ttl", BillingMode="PAY_PER_REQUEST",
@@ -202,6 +218,26 @@ class RawProtocolTest(unittest.TestCase):
         self.assertIn("x-amzn-RequestId", data)
         status, _ = raw_post(self.url, "{}")
         self.assertEqual(status, 200)
+
+
+class RegionTest(unittest.TestCase):
+    def test_arns_name_the_region_served(self):
+        proc, url = harness.launch(None, ["--region", "eu-west-1"])
+        try:
+            c = client_for(url)
+            c.create_table(TableName="regional", BillingMode="PAY_PER_REQUEST",
+                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           Tags=[{"Key": "k", "Value": "v"}])
+            arn = c.describe_table(TableName="regional")["Table"]["TableArn"]
+            self.assertTrue(arn.startswith("arn:aws:dynamodb:eu-west-1:"), arn)
+            self.assertEqual(c.list_tags_of_resource(ResourceArn=arn)["Tags"],
+                             [{"Key": "k", "Value": "v"}])
+            with self.assertRaises(ClientError) as e:
+                c.list_tags_of_resource(ResourceArn=arn.replace("eu-west-1", "us-east-1"))
+            self.assertEqual(harness.error_of(e.exception)[0], "ResourceNotFoundException")
+        finally:
+            harness.stop_process(proc)
 
 
 class RequireAuthTest(unittest.TestCase):

@@ -3,7 +3,10 @@
 // in request order, idempotency tokens, and concurrent transfers that keep the
 // total exact.
 
+#include <unistd.h>
+
 #include <atomic>
+#include <filesystem>
 #include <thread>
 
 #include "tests/unit/testutil.h"
@@ -167,6 +170,61 @@ TEST_F(BatchTest, TokensBelongToTheirDatabase) {
     ASSERT_TRUE(got->item.has_value());  // applied on each database
     EXPECT_EQ(got->item->at("n"), N("1"));
   }
+}
+
+TEST(TokenPersistenceTest, ARetryAfterReopenIsStillARetry) {
+  const std::string dir = ::testing::TempDir() + "/dynarock-token-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  auto open = [&] {
+    Options options;
+    auto db = DB::Open(options, dir);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    return std::move(db).value();
+  };
+  TransactWriteItemsRequest req;
+  TransactWriteItem t;
+  t.kind = TransactWriteItem::Kind::kUpdate;
+  t.table_name = "acct";
+  t.key = MakeItem({{"id", S("a")}});
+  t.update_expression = "ADD n :one";
+  t.expression_attribute_values = MakeItem({{":one", N("1")}});
+  t.has_expression_attribute_values = true;
+  req.transact_items = {t};
+  req.client_request_token = "restart-token";
+  auto n_of = [](DB* db) {
+    GetItemRequest get;
+    get.table_name = "acct";
+    get.key = MakeItem({{"id", S("a")}});
+    return db->GetItem(get)->item->at("n").scalar();
+  };
+  {
+    auto db = open();
+    CreateTableRequest ct;
+    ct.table_name = "acct";
+    ct.key_schema = {{"id", KeyType::kHash}};
+    ct.attribute_definitions = {{"id", AttrType::kS}};
+    ct.billing_mode = "PAY_PER_REQUEST";
+    ASSERT_OK(db->CreateTable(ct));
+    ASSERT_OK(db->TransactWriteItems(req));
+    EXPECT_EQ(n_of(db.get()), "1");
+  }
+  {
+    auto db = open();
+    ASSERT_OK(db->TransactWriteItems(req));  // a retry: applied once only
+    EXPECT_EQ(n_of(db.get()), "1");
+    // A retry asking for capacity is told what reading the item costs.
+    req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+    auto r = db->TransactWriteItems(req);
+    ASSERT_OK(r);
+    ASSERT_EQ(r->consumed_capacity.size(), 1u);
+    EXPECT_EQ(r->consumed_capacity[0].read_capacity_units.value_or(-1), 1);
+    req.return_consumed_capacity = ReturnConsumedCapacity::kNone;
+    TransactWriteItemsRequest other = req;
+    other.transact_items[0].expression_attribute_values[":one"] = N("2");
+    EXPECT_ERROR(db->TransactWriteItems(other), ErrorType::kIdempotentParameterMismatch,
+                 "ClientRequestToken");
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(BatchTest, TransactionLimits) {

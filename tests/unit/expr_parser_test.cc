@@ -108,6 +108,14 @@ const std::vector<Case>& Cases() {
        "Invalid FilterExpression: Incorrect operand type for operator or function; operator or "
        "function: BETWEEN, operand type: L"},
       {C, "a = :bool OR a <> :l", ""},
+      // List indexes run to 2^32 - 2.
+      {U, "SET a[4294967294] = :s", ""},
+      {U, "SET a[4294967295] = :s",
+       "Invalid UpdateExpression: List index is not within the allowable range; index: "
+       "[4294967295]"},
+      {P, "a[99999999999999999999]",
+       "Invalid ProjectionExpression: List index is not within the allowable range; index: "
+       "[99999999999999999999]"},
       {C, "(a) = :s", ""},
       {C, "a = (:s)", ""},
       {C, "attribute_exists(a) AND attribute_not_exists(b.c)", ""},

@@ -123,6 +123,10 @@ struct TableDescription {
   std::vector<IndexDescription> local_secondary_indexes;
   std::vector<IndexDescription> global_secondary_indexes;
   std::optional<StreamSpecification> stream_specification;
+  // Of the table's latest stream, once one was enabled. (Dynarock keeps the
+  // setting; it has no DynamoDB Streams API to read a stream with.)
+  std::optional<std::string> latest_stream_arn;
+  std::optional<std::string> latest_stream_label;
   std::optional<std::string> table_class;
   bool deletion_protection_enabled = false;
 };
