@@ -600,9 +600,9 @@ void BM_RawRocksDBMultiGet100(benchmark::State& state) {
 }
 
 // Query's RocksDB work: one prefix iteration over the partition (no decoding).
-void BM_RawRocksDBIterate1000(benchmark::State& state) {
+void IteratePartition(benchmark::State& state, const std::string& partition_prefix, int items) {
   Raw& raw = GetRaw();
-  const rocksdb::Slice prefix(raw.partition_prefix);
+  const rocksdb::Slice prefix(partition_prefix);
   for (auto _ : state) {
     std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
     int n = 0;
@@ -611,34 +611,21 @@ void BM_RawRocksDBIterate1000(benchmark::State& state) {
       bytes += it->value().size();
       ++n;
     }
-    if (n != kPartitionItems) {
+    if (n != items) {
       state.SkipWithError("wrong partition size");
       break;
     }
     benchmark::DoNotOptimize(bytes);
   }
-  state.SetItemsProcessed(state.iterations() * kPartitionItems);
+  state.SetItemsProcessed(state.iterations() * items);
 }
 
-// Query's RocksDB work on the small partition.
+void BM_RawRocksDBIterate1000(benchmark::State& state) {
+  IteratePartition(state, GetRaw().partition_prefix, kPartitionItems);
+}
+
 void BM_RawRocksDBIterate100(benchmark::State& state) {
-  Raw& raw = GetRaw();
-  const rocksdb::Slice prefix(raw.small_partition_prefix);
-  for (auto _ : state) {
-    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
-    int n = 0;
-    size_t bytes = 0;
-    for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-      bytes += it->value().size();
-      ++n;
-    }
-    if (n != kSmallPartitionItems) {
-      state.SkipWithError("wrong partition size");
-      break;
-    }
-    benchmark::DoNotOptimize(bytes);
-  }
-  state.SetItemsProcessed(state.iterations() * kSmallPartitionItems);
+  IteratePartition(state, GetRaw().small_partition_prefix, kSmallPartitionItems);
 }
 
 // Scan's RocksDB work: the first 1,000 entries of the table's key range.

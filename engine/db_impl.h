@@ -148,6 +148,12 @@ class DBImpl final : public DB {
   // ---- time to live and tags (table_metadata.cc)
   void StartTtlSweeper();
   void TtlLoop();
+  // Applies `change` to a copy of table `name`'s catalog entry and, when it
+  // succeeds, persists and publishes it (the new entry in *updated if given).
+  // `not_found` is returned when there is no such table.
+  Status AlterTable(std::string_view name, Status not_found,
+                    const std::function<Status(TableInfo*)>& change,
+                    TableInfoPtr* updated = nullptr);
   // The table a table ARN names (index and stream ARNs name their table).
   StatusOr<std::string> TableOfArn(std::string_view arn) const;
 

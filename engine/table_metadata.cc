@@ -48,6 +48,23 @@ bool Expired(const Item& item, const std::string& attribute, double now) {
 
 }  // namespace
 
+// ---------------------------------------------------------------- the catalog entry
+
+Status DBImpl::AlterTable(std::string_view name, Status not_found,
+                          const std::function<Status(TableInfo*)>& change, TableInfoPtr* updated) {
+  std::unique_lock lock(catalog_mu_);
+  auto it = tables_.find(name);
+  if (it == tables_.end()) return not_found;
+  TableInfo info = *it->second;
+  DR_RETURN_IF_ERROR(change(&info));
+  rocksdb::WriteBatch batch;
+  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  DR_RETURN_IF_ERROR(Commit(&batch));
+  it->second = std::make_shared<TableInfo>(std::move(info));
+  if (updated) *updated = it->second;
+  return Status();
+}
+
 // ---------------------------------------------------------------- time to live
 
 StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLiveRequest& req) {
@@ -63,38 +80,32 @@ StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLi
                "Member must have length less than or equal to 255");
   }
   DR_RETURN_IF_ERROR(errors.ToStatus());
-  {
-    std::unique_lock lock(catalog_mu_);
-    auto it = tables_.find(TableNameOf(req.table_name));
-    if (it == tables_.end()) {
-      return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
-                              " not found");
-    }
-    TableInfo info = *it->second;
-    if (spec.enabled && info.ttl_attribute && *info.ttl_attribute != spec.attribute_name) {
-      return ValidationError("TimeToLive is active on a different AttributeName: current "
-                             "AttributeName is " + *info.ttl_attribute);
-    }
-    if (spec.enabled && info.ttl_attribute) {
-      return ValidationError("TimeToLive is already enabled");
-    }
-    if (!spec.enabled && !info.ttl_attribute) {
-      return ValidationError("TimeToLive is already disabled");
-    }
-    if (!spec.enabled && *info.ttl_attribute != spec.attribute_name) {
-      return ValidationError("TimeToLive is active on a different AttributeName: current "
-                             "AttributeName is " + *info.ttl_attribute);
-    }
-    if (spec.enabled) {
-      info.ttl_attribute = spec.attribute_name;
-    } else {
-      info.ttl_attribute.reset();
-    }
-    rocksdb::WriteBatch batch;
-    DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-    DR_RETURN_IF_ERROR(Commit(&batch));
-    it->second = std::make_shared<TableInfo>(std::move(info));
-  }
+  DR_RETURN_IF_ERROR(AlterTable(
+      TableNameOf(req.table_name),
+      ResourceNotFound("Requested resource not found: Table: " + req.table_name + " not found"),
+      [&](TableInfo* info) -> Status {
+        if (spec.enabled && info->ttl_attribute &&
+            *info->ttl_attribute != spec.attribute_name) {
+          return ValidationError("TimeToLive is active on a different AttributeName: current "
+                                 "AttributeName is " + *info->ttl_attribute);
+        }
+        if (spec.enabled && info->ttl_attribute) {
+          return ValidationError("TimeToLive is already enabled");
+        }
+        if (!spec.enabled && !info->ttl_attribute) {
+          return ValidationError("TimeToLive is already disabled");
+        }
+        if (!spec.enabled && *info->ttl_attribute != spec.attribute_name) {
+          return ValidationError("TimeToLive is active on a different AttributeName: current "
+                                 "AttributeName is " + *info->ttl_attribute);
+        }
+        if (spec.enabled) {
+          info->ttl_attribute = spec.attribute_name;
+        } else {
+          info->ttl_attribute.reset();
+        }
+        return Status();
+      }));
   if (spec.enabled) StartTtlSweeper();
   UpdateTimeToLiveResponse resp;
   resp.time_to_live_specification = spec;
@@ -241,27 +252,35 @@ StatusOr<UpdateContinuousBackupsResponse> DBImpl::UpdateContinuousBackups(
     return ValidationError("RecoveryPeriodInDays can only be specified when "
                            "PointInTimeRecoveryEnabled is true");
   }
-  std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(TableNameOf(req.table_name));
-  if (it == tables_.end()) {
-    return Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name);
-  }
-  TableInfo info = *it->second;
-  if (req.point_in_time_recovery_enabled) {
-    if (!info.pitr_since) info.pitr_since = NowEpochSeconds();
-    info.pitr_days = req.recovery_period_in_days.value_or(35);
-  } else {
-    info.pitr_since.reset();
-    info.pitr_days = 35;
-  }
-  rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
-  it->second = std::make_shared<TableInfo>(std::move(info));
-  return UpdateContinuousBackupsResponse{DescribeBackups(*it->second)};
+  TableInfoPtr updated;
+  DR_RETURN_IF_ERROR(AlterTable(
+      TableNameOf(req.table_name),
+      Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name),
+      [&](TableInfo* info) -> Status {
+        if (req.point_in_time_recovery_enabled) {
+          if (!info->pitr_since) info->pitr_since = NowEpochSeconds();
+          info->pitr_days = req.recovery_period_in_days.value_or(35);
+        } else {
+          info->pitr_since.reset();
+          info->pitr_days = 35;
+        }
+        return Status();
+      },
+      &updated));
+  return UpdateContinuousBackupsResponse{DescribeBackups(*updated)};
 }
 
 // ---------------------------------------------------------------- tags
+
+namespace {
+
+// DynamoDB's words (its misspelling included) for an ARN that names no table.
+Status NoSuchArn(std::string_view arn) {
+  return ResourceNotFound("Requested resource not found: ResourcArn: " + std::string(arn) +
+                          " not found");
+}
+
+}  // namespace
 
 StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
   constexpr std::string_view kTable = ":table/";
@@ -288,8 +307,7 @@ StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
   const bool here = arn.substr(0, pos) == ours;
   std::shared_lock lock(catalog_mu_);
   if (!here || !tables_.count(name)) {
-    return ResourceNotFound("Requested resource not found: ResourcArn: " + std::string(arn) +
-                            " not found");
+    return NoSuchArn(arn);
   }
   return name;
 }
@@ -302,40 +320,19 @@ StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req)
   }
   DR_RETURN_IF_ERROR(CheckTags(req.tags, "tags"));
   DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
-  std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(name);
-  if (it == tables_.end()) {
-    return ResourceNotFound("Requested resource not found: ResourcArn: " + req.resource_arn +
-                            " not found");
-  }
-  TableInfo info = *it->second;
-  DR_RETURN_IF_ERROR(MergeTags(req.tags, &info));
-  rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
-  it->second = std::make_shared<TableInfo>(std::move(info));
+  DR_RETURN_IF_ERROR(AlterTable(name, NoSuchArn(req.resource_arn),
+                                [&](TableInfo* info) { return MergeTags(req.tags, info); }));
   return TagResourceResponse{};
 }
 
 StatusOr<UntagResourceResponse> DBImpl::UntagResource(const UntagResourceRequest& req) {
   DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
-  std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(name);
-  if (it == tables_.end()) {
-    return ResourceNotFound("Requested resource not found: ResourcArn: " + req.resource_arn +
-                            " not found");
-  }
-  TableInfo info = *it->second;
-  size_t before = info.tags.size();
-  std::erase_if(info.tags, [&](const Tag& t) {
-    return std::find(req.tag_keys.begin(), req.tag_keys.end(), t.key) != req.tag_keys.end();
-  });
-  if (info.tags.size() != before) {
-    rocksdb::WriteBatch batch;
-    DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-    DR_RETURN_IF_ERROR(Commit(&batch));
-    it->second = std::make_shared<TableInfo>(std::move(info));
-  }
+  DR_RETURN_IF_ERROR(AlterTable(name, NoSuchArn(req.resource_arn), [&](TableInfo* info) {
+    std::erase_if(info->tags, [&](const Tag& t) {
+      return std::find(req.tag_keys.begin(), req.tag_keys.end(), t.key) != req.tag_keys.end();
+    });
+    return Status();
+  }));
   return UntagResourceResponse{};
 }
 

@@ -11,25 +11,12 @@
 //   DYNAROCK_E2E_ENDPOINT=http://127.0.0.1:5055 node tests/e2e/js/test_admin_doc.mjs
 //
 // Dependencies: `npm ci` in tests/e2e/js (scripts/install-deps.sh does this).
-import { existsSync } from 'node:fs';
-import { spawn } from 'node:child_process';
-import net from 'node:net';
-import path from 'node:path';
-import readline from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { requirePackages, startServer, stopServer, uniq } from './harness.mjs';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-for (const pkg of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']) {
-  if (!existsSync(path.join(HERE, 'node_modules', ...pkg.split('/')))) {
-    console.error(
-      `test_admin_doc.mjs: missing dependency ${pkg} (no ${path.join(HERE, 'node_modules')}).\n` +
-        'Run scripts/install-deps.sh (it runs `npm ci` in tests/e2e/js) and retry.');
-    process.exit(1);
-  }
-}
+requirePackages('test_admin_doc.mjs', ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
 
 const ddb = await import('@aws-sdk/client-dynamodb');
 const lib = await import('@aws-sdk/lib-dynamodb');
@@ -46,55 +33,11 @@ const {
   QueryCommand: DocQueryCommand, ScanCommand: DocScanCommand, paginateQuery: docPaginateQuery,
 } = lib;
 
-const READY_TIMEOUT_MS = 10_000;
-let child = null;
 let endpoint = null;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function startServer() {
-  if (process.env.DYNAROCK_E2E_ENDPOINT) return process.env.DYNAROCK_E2E_ENDPOINT.replace(/\/$/, '');
-  const bin = process.env.DYNAROCK_BIN;
-  if (!bin) throw new Error('set DYNAROCK_BIN to the dynarock binary or DYNAROCK_E2E_ENDPOINT to an endpoint');
-  const port = await freePort();
-  child = spawn(bin, ['serve', '--port', String(port), '--in-memory'], {
-    stdio: ['ignore', 'pipe', 'inherit'], detached: true,
-  });
-  return await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dynarock not ready within ${READY_TIMEOUT_MS} ms`)),
-      READY_TIMEOUT_MS);
-    child.on('exit', (code) => { clearTimeout(timer); reject(new Error(`dynarock exited early (${code})`)); });
-    child.on('error', (e) => { clearTimeout(timer); reject(e); });
-    const rl = readline.createInterface({ input: child.stdout });
-    rl.on('line', (line) => {
-      if (line.startsWith('dynarock listening on ')) {
-        clearTimeout(timer);
-        resolve(line.split(/\s+/)[3].replace(/\/$/, ''));
-      }
-    });
-  });
-}
-
-function stopServer() {
-  if (!child || child.exitCode !== null) return;
-  try { process.kill(-child.pid, 'SIGTERM'); } catch { child.kill('SIGTERM'); }
-}
-process.on('exit', stopServer);
 
 let client;
 let doc;
 const created = [];
-const uniq = (p) => `${p}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 
 async function createTable(name, extra = {}) {
   const out = await client.send(new CreateTableCommand({
