@@ -68,6 +68,9 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
       DR_ASSIGN_OR_RETURN(read.projection, expr::ProjectionFromAttributesToGet(ka.attributes_to_get));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+    if (read.projection) {
+      DR_RETURN_IF_ERROR(CheckKeyPathsScalar(read.projection->paths, read.table->key, nullptr));
+    }
     std::set<std::string> seen;
     for (const auto& key : ka.keys) {
       Item k = key;
@@ -214,7 +217,7 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
     unlock.locked.push_back(s);
   }
   Status status;
-  rocksdb::WriteBatch batch;
+  WriteSet batch;
   std::map<std::string, CapacityCounter> costs;
   for (const auto& w : writes) {
     auto old = ReadItem(w.key);

@@ -158,6 +158,14 @@ inline bool GetLengthPrefixed(std::string_view* in, std::string_view* out) {
   return true;
 }
 
+// FNV-1a, 64 bits: a fast, stable hash of bytes (lock stripes, request
+// fingerprints). Not for anything an adversary chooses to collide.
+inline uint64_t Fnv1a64(std::string_view bytes) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_ENGINE_CODING_H_

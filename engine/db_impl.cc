@@ -23,6 +23,7 @@ namespace {
 
 constexpr char kTablePrefix[] = "t/";
 constexpr char kNextIdKey[] = "m/next_id";
+constexpr char kIteratorKey[] = "m/iterator_key";
 
 // Statistics values (index/maintainer.h StatsDelta): two little-endian int64
 // (item count, bytes), summed by the merge operator so that concurrent writers
@@ -47,11 +48,6 @@ class StatsMergeOperator : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "dynarock.StatsMergeOperator"; }
 };
 
-double NowSeconds() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
-
 std::string NewUuid() {
   static std::mutex mu;
   static std::mt19937_64 rng(std::random_device{}());
@@ -66,6 +62,11 @@ std::string NewUuid() {
 }
 
 }  // namespace
+
+double NowEpochSeconds() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+}
 
 StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options, std::string_view path) {
   return DBImpl::OpenImpl(options, path);
@@ -105,6 +106,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       {rocksdb::kDefaultColumnFamilyName, catalog_options},
       {"items", cf_options},
       {"indexes", cf_options},
+      {"streams", cf_options},
   };
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s =
@@ -122,6 +124,15 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   impl->catalog_cf_ = impl->handles_[0];
   impl->items_cf_ = impl->handles_[1];
   impl->indexes_cf_ = impl->handles_[2];
+  impl->streams_cf_ = impl->handles_[3];
+  ChangeLog::Config log_config;
+  log_config.region = options.region;
+  log_config.account_id = options.account_id;
+  log_config.retention_seconds = std::max(options.stream_retention_seconds, 0.001);
+  log_config.shard_seconds = std::max(options.stream_shard_seconds, 0.001);
+  log_config.clock = options.clock;
+  impl->change_log_ =
+      std::make_unique<ChangeLog>(raw, impl->catalog_cf_, impl->streams_cf_, log_config);
 
   // Load the catalog.
   std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), impl->catalog_cf_));
@@ -149,7 +160,31 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       if (ix.status == "CREATING") unfinished.emplace_back(name, ix.id);
   }
   DR_RETURN_IF_ERROR(impl->LoadIdempotencyTokens());
+  DR_RETURN_IF_ERROR(impl->change_log_->Load(/*background=*/!options.read_only));
+  // The key that signs shard iterators, so that they outlive a restart.
+  s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kIteratorKey, &impl->iterator_secret_);
+  if (s.IsNotFound() && !options.read_only) {
+    impl->iterator_secret_ = NewUuid() + NewUuid();
+    rocksdb::WriteBatch batch;
+    batch.Put(impl->catalog_cf_, kIteratorKey, impl->iterator_secret_).PermitUncheckedError();
+    DR_RETURN_IF_ERROR(impl->Commit(&batch));
+  }
   if (!options.read_only) {
+    // Tables whose stream was enabled before the change log existed get one.
+    for (auto& [name, table] : impl->tables_) {
+      if (table->stream_id != 0 || !table->stream_specification ||
+          !table->stream_specification->stream_enabled) {
+        continue;
+      }
+      TableInfo info = *table;
+      rocksdb::WriteBatch batch;
+      impl->change_log_->CreateStream(&info, impl->AllocateId(&batch), &batch);
+      DR_RETURN_IF_ERROR(impl->PersistTable(info, &batch));
+      Status committed = impl->Commit(&batch);
+      impl->change_log_->Publish(committed.ok());
+      DR_RETURN_IF_ERROR(committed);
+      table = std::make_shared<TableInfo>(std::move(info));
+    }
     for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
     for (const auto& [name, table] : impl->tables_) {
       if (table->ttl_attribute) {
@@ -163,6 +198,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
 
 DBImpl::~DBImpl() {
   shutting_down_ = true;
+  StopSubscriptions();
+  change_log_.reset();  // stops its trimming thread
   {
     std::lock_guard<std::mutex> lock(ttl_mu_);
     ttl_cv_.notify_all();
@@ -179,9 +216,16 @@ DBImpl::~DBImpl() {
   delete db_;
 }
 
-StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name) const {
+StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name_or_arn) const {
+  const std::string_view name = TableNameOf(name_or_arn);
+  // An ARN names a table of this database only if it has its region and account.
+  const size_t name_at = static_cast<size_t>(name.data() - name_or_arn.data());
+  if (name_at != 0 && name_or_arn.substr(0, name_at) != "arn:aws:dynamodb:" + options_.region +
+                                                            ":" + options_.account_id + ":table/") {
+    return ResourceNotFound("Requested resource not found");
+  }
   std::shared_lock lock(catalog_mu_);
-  auto it = tables_.find(TableNameOf(name));
+  auto it = tables_.find(name);
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found");
   }
@@ -209,6 +253,10 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   rocksdb::WriteOptions wo;
   wo.sync = sync_;
   return FromRocksDB(db_->Write(wo, batch));
+}
+
+Status DBImpl::Commit(WriteSet* writes) {
+  return change_log_->Commit(writes, [this](rocksdb::WriteBatch* batch) { return Commit(batch); });
 }
 
 void DBImpl::ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const {
@@ -272,9 +320,10 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
 // ---------------------------------------------------------------- table operations
 
 StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req) {
-  DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req));
+  const double now = NowEpochSeconds();
+  DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
   info.uuid = NewUuid();
-  info.creation_time = NowSeconds();
+  info.creation_time = now;
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;
 
   std::unique_lock lock(catalog_mu_);
@@ -289,8 +338,13 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
   rocksdb::WriteBatch batch;
   info.id = AllocateId(&batch);
   for (auto& ix : info.indexes) ix.id = AllocateId(&batch);
+  if (info.stream_specification && info.stream_specification->stream_enabled) {
+    change_log_->CreateStream(&info, AllocateId(&batch), &batch);
+  }
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
+  Status committed = Commit(&batch);
+  change_log_->Publish(committed.ok());
+  DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
   tables_[ptr->name] = ptr;
   CreateTableResponse resp;
@@ -340,7 +394,11 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
     delete_prefix(indexes_cf_, ix.id);
     batch.Delete(catalog_cf_, StatsKey(ix.id)).PermitUncheckedError();
   }
-  DR_RETURN_IF_ERROR(Commit(&batch));
+  // The stream stays readable, disabled, until its records age out.
+  if (info->stream_id) change_log_->DisableStream(info->stream_id, &batch);
+  Status committed = Commit(&batch);
+  change_log_->Publish(committed.ok());
+  DR_RETURN_IF_ERROR(committed);
   tables_.erase(it);
   return resp;
 }
@@ -377,7 +435,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
                             " not found");
   }
   TableInfo info = *it->second;
-  DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowSeconds()));
+  DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowEpochSeconds()));
   rocksdb::WriteBatch batch;
   std::optional<uint32_t> created;
   for (auto& ix : info.indexes) {
@@ -399,8 +457,17 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
                       EncodeTablePrefix(old_index.id + 1)).PermitUncheckedError();
     batch.Delete(catalog_cf_, StatsKey(old_index.id)).PermitUncheckedError();
   }
+  if (req.stream_specification) {
+    // Disabling closes the stream; enabling makes a new one.
+    if (it->second->stream_id) change_log_->DisableStream(it->second->stream_id, &batch);
+    if (req.stream_specification->stream_enabled) {
+      change_log_->CreateStream(&info, AllocateId(&batch), &batch);
+    }
+  }
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
+  Status committed = Commit(&batch);
+  change_log_->Publish(committed.ok());
+  DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
   it->second = ptr;
   UpdateTableResponse resp;

@@ -5,7 +5,9 @@
 // Column families:
 //   default  the catalog: "t/<table name>" -> TableInfo as an Item (item codec),
 //            "s/<table id fixed32>" -> item count and byte total (merge operator),
-//            "m/next_id" -> the next table/index id.
+//            "m/next_id" -> the next table/index id,
+//            "k/<token>" -> a succeeded transaction's ClientRequestToken record
+//            (request fingerprint and completion time; engine/transact_ops.cc).
 //   items    key_codec item keys -> item_codec items (the whole item).
 //   indexes  secondary-index entries (index/).
 //
@@ -36,6 +38,7 @@
 
 #include "dynarock/db.h"
 #include "engine/capacity.h"
+#include "engine/change_log.h"
 #include "engine/expr/expression.h"
 #include "engine/table_info.h"
 
@@ -49,6 +52,10 @@ class WriteBatch;
 
 namespace dynarock {
 
+// The wall clock in seconds since the Unix epoch, to the millisecond: creation
+// times, TTL, PITR, stream labels and idempotency records all read this one.
+double NowEpochSeconds();
+
 // ClientRequestTokens of TransactWriteItems, per database (transact_ops.cc). A
 // token is claimed when its request starts; it is remembered for ten minutes
 // after the request succeeds, and forgotten at once when it fails. A succeeded
@@ -57,28 +64,34 @@ namespace dynarock {
 class IdempotencyCache {
  public:
   enum class Claim { kRun, kAlreadyDone, kRefuse };
-  // kRefuse sets *error: IdempotentParameterMismatch (other parameters) or
-  // TransactionInProgress (the first request is still running).
-  Claim Begin(const std::string& token, uint64_t fingerprint, Status* error);
+  // Deletes the catalog records of expired tokens.
+  using DropRecords = std::function<void(const std::vector<std::string>& tokens)>;
+  // Claims `token`. Tokens past their ten minutes are forgotten first, once
+  // `drop` has deleted their records, under the cache's lock: a token reused at
+  // that moment cannot have its new record deleted. kRefuse sets *error:
+  // IdempotentParameterMismatch (other parameters) or TransactionInProgress (the
+  // first request is still running).
+  Claim Begin(const std::string& token, uint64_t fingerprint, const DropRecords& drop,
+              Status* error);
   void Finish(const std::string& token, bool succeeded);
-  // A token completed before the database was last opened; `remaining` of its
-  // ten minutes are left.
-  void Load(const std::string& token, uint64_t fingerprint,
-            std::chrono::steady_clock::duration remaining);
-  // Tokens expired since the last call, whose catalog records can go.
-  std::vector<std::string> TakeExpired();
+  // Tokens completed before the database was last opened, each with the part
+  // of its ten minutes that is left.
+  struct Completed {
+    std::string token;
+    uint64_t fingerprint = 0;
+    std::chrono::steady_clock::duration remaining{};
+  };
+  void Load(std::vector<Completed> tokens);
 
  private:
   struct Entry {
     uint64_t fingerprint = 0;
     bool done = false;
   };
-  void Expire();  // PRE: mu_ held
   std::mutex mu_;
   std::map<std::string, Entry> entries_;  // GUARDED_BY(mu_)
-  // (expiry time, token) in completion order, so expiring is amortised O(1).
+  // (expiry time, token) in expiry order, so expiring is amortised O(1).
   std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> expiry_;
-  std::vector<std::string> expired_;  // GUARDED_BY(mu_)
 };
 
 class DBImpl final : public DB {
@@ -118,7 +131,21 @@ class DBImpl final : public DB {
   StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
       const ListTagsOfResourceRequest& req) override;
 
+  StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest& req) override;
+  StatusOr<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& req) override;
+  StatusOr<GetShardIteratorResponse> GetShardIterator(const GetShardIteratorRequest& req) override;
+  StatusOr<GetRecordsResponse> GetRecords(const GetRecordsRequest& req) override;
+  StatusOr<std::unique_ptr<Subscription>> Subscribe(std::string_view table,
+                                                    const SubscribeOptions& options,
+                                                    StreamHandler handler) override;
+  Status SaveCheckpoint(std::string_view name, std::string_view value) override;
+  StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) override;
+
   StatusOr<ConsistencyReport> CheckConsistency() override;
+
+  // Deletes stream records past their retention now (a background thread
+  // does it periodically). Returns how many.
+  int64_t TrimStreams() { return change_log_->Trim(); }
 
   // Deletes the items whose time to live has passed, now (the background
   // sweeper calls it every Options::ttl_sweep_seconds). Returns how many.
@@ -128,7 +155,8 @@ class DBImpl final : public DB {
   DBImpl() = default;
 
   // ---- catalog (db_impl.cc)
-  StatusOr<TableInfoPtr> FindTable(std::string_view name) const;
+  // By name, or by an ARN of this database's region and account (ResourceNotFound otherwise).
+  StatusOr<TableInfoPtr> FindTable(std::string_view name_or_arn) const;
   Status PersistTable(const TableInfo& info, rocksdb::WriteBatch* batch);
   uint32_t AllocateId(rocksdb::WriteBatch* batch);  // PRE: catalog_mu_ held exclusively
   TableDescription Describe(const TableInfo& info, std::string_view status) const;
@@ -168,10 +196,15 @@ class DBImpl final : public DB {
   // Adds the item's new state (nullopt = deleted) to `batch`, with its statistics
   // and index entries.
   // Adds the write's units (table and indexes) to `cost` when given.
+  // The write's change record (tables with a stream) is staged with it.
   Status StageItemWrite(const TableInfo& table, const std::string& key,
                         const std::optional<Item>& old_item, const std::optional<Item>& new_item,
-                        rocksdb::WriteBatch* batch, CapacityCounter* cost = nullptr);
+                        WriteSet* writes, CapacityCounter* cost = nullptr,
+                        ChangeOrigin origin = ChangeOrigin::kUser);
   Status Commit(rocksdb::WriteBatch* batch);
+  // Commits item writes with their change records (sequence numbers are
+  // taken here, under the items' locks).
+  Status Commit(WriteSet* writes);
 
   // Lock stripes (ascending order for several keys).
   static constexpr size_t kLockStripes = 4096;
@@ -193,7 +226,8 @@ class DBImpl final : public DB {
   // the request named it; the table's name when empty).
   Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                     std::optional<Item>* old_out, std::optional<Item>* new_out,
-                    CapacityCounter* cost = nullptr, std::string_view billed_as = {});
+                    CapacityCounter* cost = nullptr, std::string_view billed_as = {},
+                    ChangeOrigin origin = ChangeOrigin::kUser);
 
   // ItemCollectionMetrics of the item collection (partition) `item` belongs to,
   // for tables with local secondary indexes; nullopt otherwise or unless asked.
@@ -217,6 +251,14 @@ class DBImpl final : public DB {
   StatusOr<std::string> StartKey(const TableInfo& table, const IndexInfo* index,
                                  const Item& exclusive_start_key) const;
 
+  // ---- DynamoDB Streams (stream_ops.cc)
+  // The stream a Streams API ARN names (ResourceNotFound otherwise).
+  StatusOr<StreamInfo> FindStream(std::string_view arn) const;
+  // Stops every running subscription (at close).
+  void StopSubscriptions();
+  std::mutex subscriptions_mu_;
+  std::shared_ptr<void> subscriptions_;  // GUARDED_BY(subscriptions_mu_); stream_ops.cc's registry
+
   Options options_;
   std::unique_ptr<rocksdb::Env> mem_env_;
   rocksdb::DB* db_ = nullptr;
@@ -224,6 +266,9 @@ class DBImpl final : public DB {
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
+  rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
+  std::unique_ptr<ChangeLog> change_log_;
+  std::string iterator_secret_;  // signs shard iterators; kept in the catalog
   bool sync_ = false;
 
   mutable std::shared_mutex catalog_mu_;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "engine/coding.h"
 #include "engine/db_impl.h"
 #include "index/maintainer.h"
 #include "engine/item_codec.h"
@@ -169,13 +170,15 @@ TableInfoPtr DBImpl::CurrentTable(const TableInfo& table) const {
 
 Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
                               const std::optional<Item>& old_item,
-                              const std::optional<Item>& new_item, rocksdb::WriteBatch* batch,
-                              CapacityCounter* cost) {
+                              const std::optional<Item>& new_item, WriteSet* writes,
+                              CapacityCounter* cost, ChangeOrigin origin) {
   // PRE: the item's lock stripe is held. The indexes to maintain are the
   // catalog's current ones, not those of the TableInfo the request started
   // with: an index created meanwhile must see this write (index_backfill.cc).
   TableInfoPtr current = CurrentTable(table);
   const TableInfo& info = current ? *current : table;
+  rocksdb::WriteBatch* batch = &writes->batch;
+  change_log_->Stage(info, old_item, new_item, origin, writes);
   int64_t count_delta = 0, bytes_delta = 0;
   if (old_item) {
     count_delta -= 1;
@@ -207,9 +210,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
 }
 
 size_t DBImpl::StripeOf(const std::string& key) const {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ULL;
-  return static_cast<size_t>(h % kLockStripes);
+  return static_cast<size_t>(Fnv1a64(key) % kLockStripes);
 }
 
 bool DBImpl::HeldByTransaction(const std::string& key) const {
@@ -228,7 +229,8 @@ StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& k
 
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                           std::optional<Item>* old_out, std::optional<Item>* new_out,
-                          CapacityCounter* cost, std::string_view billed_as) {
+                          CapacityCounter* cost, std::string_view billed_as,
+                          ChangeOrigin origin) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
   StatusOr<std::optional<Item>> computed = compute(old_item);
@@ -243,9 +245,9 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
   }
   std::optional<Item> new_item = std::move(computed).value();
   if (old_item || new_item) {
-    rocksdb::WriteBatch batch;
-    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &batch, cost));
-    DR_RETURN_IF_ERROR(Commit(&batch));
+    WriteSet writes;
+    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &writes, cost, origin));
+    DR_RETURN_IF_ERROR(Commit(&writes));
   } else if (cost) {
     cost->table += WriteUnits(0);  // deleting a missing item still costs one unit
   }

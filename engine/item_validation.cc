@@ -133,8 +133,10 @@ Status NormalizeAndValidateItem(Item* item) {
                              "An attribute name must be at least one character long");
     }
     if (name.size() >= kAttributeNameBytesMax) {
+      size_t shown = 16;  // whole UTF-8 characters only
+      while (shown > 0 && (static_cast<unsigned char>(name[shown]) & 0xC0) == 0x80) --shown;
       return ValidationError(std::string(kInvalidPrefix) + "The attribute name " +
-                             name.substr(0, 16) + "... is " + std::to_string(name.size()) +
+                             name.substr(0, shown) + "... is " + std::to_string(name.size()) +
                              " bytes long; attribute names must be less than 64 KB");
     }
     DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&value, 1));

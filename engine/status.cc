@@ -19,6 +19,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kProvisionedThroughputExceeded:
       return "ProvisionedThroughputExceededException";
     case ErrorType::kRequestLimitExceeded: return "RequestLimitExceeded";
+    case ErrorType::kThrottling: return "ThrottlingException";
     case ErrorType::kLimitExceeded: return "LimitExceededException";
     case ErrorType::kUnknownOperation: return "UnknownOperationException";
     case ErrorType::kMissingAuthenticationToken: return "MissingAuthenticationTokenException";
@@ -27,6 +28,8 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kIncompleteSignature: return "IncompleteSignatureException";
     case ErrorType::kAccessDenied: return "AccessDeniedException";
     case ErrorType::kTableNotFound: return "TableNotFoundException";
+    case ErrorType::kExpiredIterator: return "ExpiredIteratorException";
+    case ErrorType::kTrimmedDataAccess: return "TrimmedDataAccessException";
     case ErrorType::kInternalServerError: return "InternalServerError";
   }
   return "InternalServerError";
@@ -45,6 +48,8 @@ std::string ErrorWireType(ErrorType type) {
     case ErrorType::kUnrecognizedClient:
     case ErrorType::kAccessDenied:
       return "com.amazon.coral.service#" + name;
+    case ErrorType::kThrottling:
+      return "com.amazon.coral.availability#" + name;
     default:
       return "com.amazonaws.dynamodb.v20120810#" + name;
   }

@@ -159,6 +159,7 @@ Item TableInfoToItem(const TableInfo& info) {
   m["tags"] = AttributeValue::L(std::move(tags));
   if (info.ttl_attribute) m["ttl"] = AttributeValue::S(*info.ttl_attribute);
   if (info.stream_label) m["stream_label"] = AttributeValue::S(*info.stream_label);
+  if (info.stream_id) m["stream_id"] = Num(info.stream_id);
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
     m["pitr_days"] = Num(static_cast<uint32_t>(info.pitr_days));
@@ -219,6 +220,7 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
       info->tags.push_back(Tag{GetStr(v.map(), "k"), GetStr(v.map(), "v")});
   if (Has(m, "ttl")) info->ttl_attribute = GetStr(m, "ttl");
   if (Has(m, "stream_label")) info->stream_label = GetStr(m, "stream_label");
+  if (Has(m, "stream_id")) info->stream_id = static_cast<uint32_t>(GetInt(m, "stream_id"));
   if (Has(m, "pitr_since")) {
     info->pitr_since = GetDouble(m, "pitr_since");
     info->pitr_days = GetInt(m, "pitr_days");

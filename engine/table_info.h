@@ -59,6 +59,7 @@ struct TableInfo {
   std::vector<Tag> tags;            // sorted by key
   std::optional<std::string> ttl_attribute;  // TimeToLive enabled on this attribute
   std::optional<std::string> stream_label;   // when a stream was last enabled (ISO 8601)
+  uint32_t stream_id = 0;  // the change log's stream of that label (engine/change_log.h)
   // Point-in-time recovery enabled, since when, keeping how many days.
   std::optional<double> pitr_since;
   int64_t pitr_days = 35;

@@ -30,11 +30,6 @@ namespace {
 
 constexpr double kTtlLookBackSeconds = 5.0 * 365 * 24 * 3600;
 
-double NowEpochSeconds() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
-
 // Whether `item` has expired at `now` under TTL attribute `attribute`.
 bool Expired(const Item& item, const std::string& attribute, double now) {
   auto it = item.find(attribute);
@@ -199,7 +194,7 @@ int64_t DBImpl::SweepExpiredItems() {
               removed = true;
               return std::optional<Item>();
             },
-            nullptr, nullptr);
+            nullptr, nullptr, nullptr, {}, ChangeOrigin::kTimeToLive);
         if (s.ok() && removed) deleted++;
       }
     }
@@ -299,17 +294,9 @@ StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
     return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
                            std::string(arn));
   }
-  std::string name(arn.substr(pos + kTable.size()));
-  // An index or stream ARN continues with "/index/..." or "/stream/...".
-  name = name.substr(0, name.find('/'));
-  // A table of this database's region and account only.
-  const std::string ours = "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id;
-  const bool here = arn.substr(0, pos) == ours;
-  std::shared_lock lock(catalog_mu_);
-  if (!here || !tables_.count(name)) {
-    return NoSuchArn(arn);
-  }
-  return name;
+  auto table = FindTable(arn);
+  if (!table.ok()) return NoSuchArn(arn);
+  return (*table)->name;
 }
 
 StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req) {
@@ -341,9 +328,7 @@ StatusOr<ListTagsOfResourceResponse> DBImpl::ListTagsOfResource(
   DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
   ListTagsOfResourceResponse resp;
-  resp.tags = table->tags;
-  std::sort(resp.tags.begin(), resp.tags.end(),
-            [](const Tag& a, const Tag& b) { return a.key < b.key; });
+  resp.tags = table->tags;  // sorted by key
   return resp;
 }
 

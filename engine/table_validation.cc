@@ -1,9 +1,9 @@
 #include "engine/table_validation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
-#include <chrono>
 #include <cctype>
 #include <set>
 
@@ -28,24 +28,6 @@ Status Invalid(std::string message) {
   return ValidationError("One or more parameter values were invalid: " + std::move(message));
 }
 
-// A stream's label: its creation time, ISO 8601 with milliseconds
-// ("2026-11-22T17:30:05.123"), as DynamoDB labels streams.
-std::string StreamLabel(double epoch_seconds) {
-  const auto ms = static_cast<int64_t>(epoch_seconds * 1000);
-  std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>(ms % 1000));
-  return buf;
-}
-
-double WallClockSeconds() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
-}
 
 // The attribute definitions the table's and its indexes' key schemas use, in
 // the order the table lists them.
@@ -143,12 +125,7 @@ Status CheckProjection(const Projection& p, const std::string& index_name) {
     if (p.non_key_attributes.empty()) {
       return Invalid("ProjectionType is INCLUDE, but NonKeyAttributes is not specified");
     }
-    if (p.non_key_attributes.size() > static_cast<size_t>(kProjectedAttributesMax)) {
-      return Status(ErrorType::kLimitExceeded,
-                    "One or more parameter values were invalid: Number of projected attributes "
-                    "in all indexes exceeds limit of 100");
-    }
-    std::set<std::string> seen;
+    std::set<std::string> seen;  // (the count is CheckProjectedTotal's, over all indexes)
     for (const auto& a : p.non_key_attributes) {
       if (!seen.insert(a).second) {
         return Invalid("Duplicate attribute name in NonKeyAttributes: " + a);
@@ -263,6 +240,20 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
 }
 
 }  // namespace
+
+// A stream's label: its creation time, ISO 8601 with milliseconds
+// ("2026-11-22T17:30:05.123"), as DynamoDB labels streams.
+std::string StreamLabel(double epoch_seconds) {
+  const int64_t ms = std::llround(epoch_seconds * 1000);
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(ms % 1000));
+  return buf;
+}
 
 void ConstraintErrors::CheckName(std::string_view name, std::string_view field) {
   bool pattern_ok = !name.empty();
@@ -392,13 +383,7 @@ Status MergeTags(const std::vector<Tag>& tags, TableInfo* info) {
   return Status();
 }
 
-Status ValidateTags(const std::vector<Tag>& tags, std::string_view field) {
-  DR_RETURN_IF_ERROR(CheckTags(tags, field));
-  TableInfo scratch;
-  return MergeTags(tags, &scratch);
-}
-
-StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
+StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double now) {
   ConstraintErrors errors;
   errors.CheckName(req.table_name, "tableName");
   if (req.key_schema.empty()) {
@@ -577,22 +562,32 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req) {
                    JoinNames(def_names) + ", keys used: " + JoinNames(used));
   }
 
-  info.stream_specification = req.stream_specification;
+  if (req.stream_specification && !req.stream_specification->stream_enabled &&
+      !req.stream_specification->stream_view_type.empty()) {
+    return Invalid("Table is being created with a stream disabled, UpdateViewType should not be "
+                   "specified");
+  }
+  if (req.stream_specification && req.stream_specification->stream_enabled &&
+      req.stream_specification->stream_view_type.empty()) {
+    return Invalid("Table is being created with a stream enabled, UpdateViewType is required");
+  }
+  // A disabled stream is not part of the description.
+  if (req.stream_specification && req.stream_specification->stream_enabled) {
+    info.stream_specification = req.stream_specification;
+  }
   if (info.stream_specification && info.stream_specification->stream_enabled) {
-    info.stream_label = StreamLabel(WallClockSeconds());
+    info.stream_label = StreamLabel(now);
   }
   info.table_class = req.table_class;
   info.deletion_protection = req.deletion_protection_enabled.value_or(false);
-  DR_RETURN_IF_ERROR(ValidateTags(req.tags, "tags"));
-  info.tags = req.tags;
-  std::sort(info.tags.begin(), info.tags.end(),
-            [](const Tag& a, const Tag& b) { return a.key < b.key; });
-  for (size_t i = 1; i < info.tags.size(); ++i) {
-    if (info.tags[i].key == info.tags[i - 1].key) {
-      return ValidationError("One or more parameter values were invalid: Duplicate tag key: " +
-                             info.tags[i].key);
+  DR_RETURN_IF_ERROR(CheckTags(req.tags, "tags"));
+  std::set<std::string_view> tag_keys;
+  for (const Tag& t : req.tags) {
+    if (!tag_keys.insert(t.key).second) {
+      return Invalid("Duplicate tag key: " + t.key);
     }
   }
+  DR_RETURN_IF_ERROR(MergeTags(req.tags, &info));
   return info;
 }
 
@@ -671,10 +666,24 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     const bool was_enabled =
         info->stream_specification && info->stream_specification->stream_enabled;
     if (req.stream_specification->stream_enabled && was_enabled) {
-      return ValidationError("Table already has an enabled stream: " + info->name);
+      return ValidationError("Table already has an enabled stream: TableName: " + info->name);
     }
-    if (req.stream_specification->stream_enabled) info->stream_label = StreamLabel(now);
-    info->stream_specification = req.stream_specification;
+    if (req.stream_specification->stream_enabled &&
+        req.stream_specification->stream_view_type.empty()) {
+      return Invalid("If stream is being enabled then UpdateViewType is required");
+    }
+    if (!req.stream_specification->stream_enabled) {
+      if (!req.stream_specification->stream_view_type.empty()) {
+        return Invalid("If stream is being disabled, then UpdateViewType must not be specified");
+      }
+      if (!was_enabled) return ValidationError("Table has no stream to disable: TableName: " + info->name);
+    }
+    if (req.stream_specification->stream_enabled) {
+      info->stream_label = StreamLabel(now);
+      info->stream_specification = req.stream_specification;
+    } else {
+      info->stream_specification.reset();  // as DynamoDB describes a table without a stream
+    }
     changed = true;
   }
   if (!req.global_secondary_index_updates.empty()) {

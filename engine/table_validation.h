@@ -43,19 +43,21 @@ std::string_view TableNameOf(std::string_view name_or_arn);
 // Table name rules for `field` (a table ARN is accepted too) ("tableName", "exclusiveStartTableName", ...).
 Status ValidateTableName(std::string_view name, std::string_view field);
 
-// Tag rules (key 1..128 characters, value up to 256, letters, digits, white
-// space and + - = . _ : / @, no "aws:" prefix, at most 50); `field` names the
-// list in messages.
-Status ValidateTags(const std::vector<Tag>& tags, std::string_view field);
-// The same rules for each tag, without the count.
+// Each tag's rules (key 1..128 characters, value up to 256, letters, digits,
+// white space and + - = . _ : / @, no "aws:" prefix); `field` names the list in
+// messages. The count is MergeTags'.
 Status CheckTags(const std::vector<Tag>& tags, std::string_view field);
 // Adds `tags` to `info` (a key given again gets the new value), refusing more
 // than 50; keeps the tags sorted by key.
 Status MergeTags(const std::vector<Tag>& tags, TableInfo* info);
 
+// A stream's label: its creation time, ISO 8601 with milliseconds
+// ("2026-11-22T17:30:05.123"), as DynamoDB labels streams.
+std::string StreamLabel(double epoch_seconds);
+
 // Checks a CreateTable request and builds the TableInfo it describes (ids, uuid and
 // times are left for the caller).
-StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req);
+StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double now);
 
 // Checks an UpdateTable request against the current table and applies it to `info`.
 Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now);

@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <utility>
 
+#include "engine/coding.h"
 #include "engine/db_impl.h"
 #include "dynarock/item_size.h"
 #include "engine/capacity.h"
@@ -31,30 +33,20 @@ namespace {
 
 constexpr auto kIdempotencyWindow = std::chrono::minutes(10);
 
-// A stable text of the request, to tell a retry from a different request that
-// reuses a ClientRequestToken.
 // Catalog records of completed tokens: "k/<token>" -> fixed64 fingerprint |
-// fixed64 completion time in milliseconds since the epoch. Never change.
+// fixed64 completion time in milliseconds since the epoch (big-endian, coding.h).
+// Never change.
 constexpr char kTokenPrefix[] = "k/";
 
-int64_t NowMillis() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
 std::string TokenRecord(uint64_t fingerprint, int64_t completed_ms) {
-  std::string out(16, '\0');
-  std::memcpy(&out[0], &fingerprint, 8);
-  std::memcpy(&out[8], &completed_ms, 8);
+  std::string out;
+  PutFixed64(&out, fingerprint);
+  PutFixed64(&out, static_cast<uint64_t>(completed_ms));
   return out;
 }
 
-uint64_t Fnv1a64(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
+// A stable text of the request, to tell a retry from a different request that
+// reuses a ClientRequestToken.
 std::string FingerprintText(const TransactWriteItemsRequest& req) {
   std::string out;
   for (const auto& t : req.transact_items) {
@@ -90,9 +82,18 @@ std::string ReasonList(const std::vector<CancellationReason>& reasons) {
 // ---------------------------------------------------------------- IdempotencyCache
 
 IdempotencyCache::Claim IdempotencyCache::Begin(const std::string& token, uint64_t fingerprint,
-                                                Status* error) {
+                                                const DropRecords& drop, Status* error) {
   std::lock_guard<std::mutex> lock(mu_);
-  Expire();
+  const auto now = std::chrono::steady_clock::now();
+  std::vector<std::string> expired;
+  for (auto e = expiry_.begin(); e != expiry_.end() && e->first <= now; ++e) {
+    auto it = entries_.find(e->second);
+    if (it != entries_.end() && it->second.done) expired.push_back(e->second);
+  }
+  if (!expired.empty()) drop(expired);
+  while (!expiry_.empty() && expiry_.front().first <= now) expiry_.pop_front();
+  for (const std::string& t : expired) entries_.erase(t);
+
   auto it = entries_.find(token);
   if (it == entries_.end()) {
     entries_.emplace(token, Entry{fingerprint, /*done=*/false});
@@ -125,54 +126,37 @@ void IdempotencyCache::Finish(const std::string& token, bool succeeded) {
   expiry_.emplace_back(std::chrono::steady_clock::now() + kIdempotencyWindow, token);
 }
 
-void IdempotencyCache::Load(const std::string& token, uint64_t fingerprint,
-                            std::chrono::steady_clock::duration remaining) {
+void IdempotencyCache::Load(std::vector<Completed> tokens) {
   std::lock_guard<std::mutex> lock(mu_);
-  entries_[token] = Entry{fingerprint, /*done=*/true};
-  expiry_.emplace_back(std::chrono::steady_clock::now() + remaining, token);
-  // Loaded in any order: keep the deque sorted by expiry.
-  std::sort(expiry_.begin(), expiry_.end());
-}
-
-std::vector<std::string> IdempotencyCache::TakeExpired() {
-  std::lock_guard<std::mutex> lock(mu_);
-  Expire();
-  return std::exchange(expired_, {});
-}
-
-void IdempotencyCache::Expire() {
   const auto now = std::chrono::steady_clock::now();
-  while (!expiry_.empty() && expiry_.front().first <= now) {
-    auto it = entries_.find(expiry_.front().second);
-    if (it != entries_.end() && it->second.done) {
-      entries_.erase(it);
-      expired_.push_back(std::move(expiry_.front().second));
-    }
-    expiry_.pop_front();
+  for (Completed& c : tokens) {
+    entries_[c.token] = Entry{c.fingerprint, /*done=*/true};
+    expiry_.emplace_back(now + c.remaining, std::move(c.token));
   }
+  std::sort(expiry_.begin(), expiry_.end());  // loaded in key order
 }
 
 Status DBImpl::LoadIdempotencyTokens() {
-  const int64_t now = NowMillis();
+  const int64_t now = std::llround(NowEpochSeconds() * 1000);
   const int64_t window = std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyWindow).count();
   rocksdb::WriteBatch stale;
+  std::vector<IdempotencyCache::Completed> loaded;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
   for (it->Seek(kTokenPrefix); it->Valid() && it->key().starts_with(kTokenPrefix); it->Next()) {
     const std::string token = it->key().ToString().substr(sizeof(kTokenPrefix) - 1);
-    uint64_t fingerprint = 0;
-    int64_t completed = 0;
-    if (it->value().size() == 16) {
-      std::memcpy(&fingerprint, it->value().data(), 8);
-      std::memcpy(&completed, it->value().data() + 8, 8);
-    }
-    const int64_t left = completed + window - now;
-    if (it->value().size() != 16 || left <= 0 || left > window) {
+    std::string_view value(it->value().data(), it->value().size());
+    uint64_t fingerprint = 0, completed = 0;
+    const bool whole = value.size() == 16 && GetFixed64(&value, &fingerprint) &&
+                       GetFixed64(&value, &completed);
+    const int64_t left = static_cast<int64_t>(completed) + window - now;
+    if (!whole || left <= 0 || left > window) {
       stale.Delete(catalog_cf_, it->key()).PermitUncheckedError();
       continue;
     }
-    tokens_.Load(token, fingerprint, std::chrono::milliseconds(left));
+    loaded.push_back({token, fingerprint, std::chrono::milliseconds(left)});
   }
   DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  tokens_.Load(std::move(loaded));
   if (stale.Count() == 0 || options_.read_only) return Status();
   return Commit(&stale);
 }
@@ -200,17 +184,16 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     // One request per token at a time: a concurrent retry is refused
     // (TransactionInProgressException), a later one is answered without
     // running again, one with other parameters is a mismatch.
-    // Records of tokens past their ten minutes go, now and then.
-    std::vector<std::string> expired = tokens_.TakeExpired();
-    if (!expired.empty()) {
+    // Records of tokens past their ten minutes go as later tokens are claimed.
+    auto drop = [this](const std::vector<std::string>& expired) {
       rocksdb::WriteBatch stale;
       for (const auto& t : expired) stale.Delete(catalog_cf_, kTokenPrefix + t).PermitUncheckedError();
       Status ignored = Commit(&stale);  // a leftover record is dropped at the next open
       (void)ignored;
-    }
+    };
     const uint64_t fingerprint = Fingerprint(req);
     Status error;
-    switch (tokens_.Begin(token, fingerprint, &error)) {
+    switch (tokens_.Begin(token, fingerprint, drop, &error)) {
       case IdempotencyCache::Claim::kRefuse:
         return error;
       case IdempotencyCache::Claim::kAlreadyDone:
@@ -227,7 +210,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
       ~FinishToken() { cache.Finish(token, ok); }
     } finish{tokens_, token};
     const std::pair<std::string, std::string> record{kTokenPrefix + token,
-                                                     TokenRecord(fingerprint, NowMillis())};
+                                                     TokenRecord(fingerprint, std::llround(NowEpochSeconds() * 1000))};
     StatusOr<TransactWriteItemsResponse> result = RunTransactWriteItems(req, &record);
     finish.ok = result.ok();
     return result;
@@ -333,6 +316,10 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
           "conditionExpression' failed to satisfy constraint: Member must not be null");
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+    if (a.condition) {
+      DR_RETURN_IF_ERROR(
+          CheckKeyPathsScalar(expr::ConditionPaths(*a.condition), a.table->key, nullptr));
+    }
     request_bytes += is_put ? ItemSize(a.put_item) : ItemSize(a.key_item);
     actions.push_back(std::move(a));
   }
@@ -393,7 +380,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
 
   std::vector<CancellationReason> reasons(actions.size(), CancellationReason{"None", "", {}});
   bool cancelled = false;
-  rocksdb::WriteBatch batch;
+  WriteSet batch;
   std::map<std::string, CapacityCounter> costs;  // by table as named in the request
   std::map<std::string, double> billed;          // what a cancellation still costs
   size_t touched_bytes = 0;                      // the larger of old and new, per item
@@ -470,7 +457,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
   if (!cancelled && token_record) {
     // The token is remembered in the same commit as the transaction: after a
     // crash both are there or neither.
-    status = FromRocksDB(batch.Put(catalog_cf_, token_record->first, token_record->second));
+    status = FromRocksDB(batch.batch.Put(catalog_cf_, token_record->first, token_record->second));
   }
   if (!cancelled && status.ok()) status = Commit(&batch);
   unlock();
@@ -550,6 +537,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
       DR_ASSIGN_OR_RETURN(r.projection, expr::ParseProjection(*t.projection_expression, &ctx));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
+    if (r.projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(r.projection->paths, table->key, nullptr));
     reads.push_back(std::move(r));
   }
   TransactGetItemsResponse resp;

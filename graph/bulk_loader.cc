@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <thread>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "dynarock/item_size.h"
 #include "engine/limits.h"
@@ -62,6 +64,24 @@ Status BulkLoader::Drain() {
   if (pending_.empty()) return Status::Ok();
   std::vector<Item> items = std::move(pending_);
   pending_.clear();
+  // An edge added more than once is written in its last version only: one
+  // BatchWriteItem refuses a key twice, and two threads must not race on it.
+  // (Drains run one after another, so across drains the last one wins anyway.)
+  const Schema& s = graph_->schema();
+  std::unordered_map<std::string, size_t> last;
+  last.reserve(items.size());
+  auto key = [&](const Item& item) {
+    return item.at(s.pk_attribute).scalar() + '\0' + item.at(s.sk_attribute).scalar();
+  };
+  for (size_t i = 0; i < items.size(); ++i) last[key(items[i])] = i;
+  if (last.size() != items.size()) {
+    std::vector<Item> kept;
+    kept.reserve(last.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (last[key(items[i])] == i) kept.push_back(std::move(items[i]));
+    }
+    items = std::move(kept);
+  }
   items_written_ += static_cast<int64_t>(items.size());
   graph_->counters().items_written += static_cast<int64_t>(items.size());
   const size_t n = static_cast<size_t>(threads_);
@@ -104,9 +124,15 @@ Status BulkLoader::Finish() {
     }
     auto es = edge_sets_.find(id);
     if (es != edge_sets_.end() && !es->second.empty()) {
-      std::vector<std::string>& v = es->second;
+      // One entry per edge, that of its last version (the rank may have changed).
+      std::vector<std::string> v;
+      std::unordered_set<std::string> edges;
+      for (auto e = es->second.rbegin(); e != es->second.rend(); ++e) {
+        EdgeRef ref;
+        std::string edge = s.ParseEdgeSetEntry(*e, &ref) ? ref.type + '\0' + ref.target : *e;
+        if (edges.insert(std::move(edge)).second) v.push_back(std::move(*e));
+      }
       std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
       size_t bytes = s.edge_set_attribute.size();
       std::map<std::string, size_t> per_type;
       for (const std::string& e : v) {
@@ -135,11 +161,6 @@ Status BulkLoader::Finish() {
   nodes_.clear();
   edge_sets_.clear();
   in_types_.clear();
-  return Drain();
-}
-
-Status BulkLoader::Send(std::vector<Item> items) {
-  for (auto& i : items) pending_.push_back(std::move(i));
   return Drain();
 }
 

@@ -627,28 +627,20 @@ Status Graph::UpdateNode(const std::string& id, const NodeUpdate& update) {
   return client_->UpdateItem(req).status();
 }
 
-StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std::string>& ids) {
-  std::map<std::string, Item> out;
-  std::vector<std::string> unique(ids.begin(), ids.end());
-  std::sort(unique.begin(), unique.end());
-  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
-  for (size_t pos = 0; pos < unique.size(); pos += 100) {
+Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
+                           const std::function<void(Item&)>& each) {
+  for (size_t pos = 0; pos < keys.size(); pos += kBatchGetItemsMax) {
     BatchGetItemRequest req;
     KeysAndAttributes& ka = req.request_items[schema_.table_name];
-    for (size_t i = pos; i < std::min(unique.size(), pos + 100); ++i) {
-      ka.keys.push_back(schema_.NodeKey(unique[i]));
-    }
+    ka.consistent_read = consistent_read;
+    const size_t end = std::min(keys.size(), pos + kBatchGetItemsMax);
+    ka.keys.assign(keys.begin() + static_cast<long>(pos), keys.begin() + static_cast<long>(end));
     for (int attempt = 0;; ++attempt) {
       counters_.requests++;
       DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
       for (auto& [table, items] : r.responses) {
         counters_.items_read += static_cast<int64_t>(items.size());
-        for (Item& item : items) {
-          auto pk = item.find(schema_.pk_attribute);
-          if (pk == item.end()) continue;
-          std::string id = pk->second.scalar();
-          out.emplace(std::move(id), std::move(item));
-        }
+        for (Item& item : items) each(item);
       }
       auto un = r.unprocessed_keys.find(schema_.table_name);
       if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
@@ -660,6 +652,23 @@ StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std:
       internal::Backoff(attempt);
     }
   }
+  return Status::Ok();
+}
+
+StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std::string>& ids) {
+  std::vector<std::string> unique(ids.begin(), ids.end());
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  std::vector<Item> keys;
+  keys.reserve(unique.size());
+  for (const std::string& id : unique) keys.push_back(schema_.NodeKey(id));
+  std::map<std::string, Item> out;
+  DR_RETURN_IF_ERROR(BatchGetEach(keys, /*consistent_read=*/false, [&](Item& item) {
+    auto pk = item.find(schema_.pk_attribute);
+    if (pk == item.end()) return;
+    std::string id = pk->second.scalar();
+    out.emplace(std::move(id), std::move(item));
+  }));
   return out;
 }
 
@@ -964,33 +973,10 @@ Status Graph::ValidateEdges(const std::vector<EdgeSpec>& edges) const {
 
 Status Graph::ReadRanks(const std::vector<Item>& keys,
                         std::map<std::string, std::string>* ranks) {
-  for (size_t pos = 0; pos < keys.size(); pos += kBatchGetItemsMax) {
-    BatchGetItemRequest req;
-    KeysAndAttributes& ka = req.request_items[schema_.table_name];
-    ka.consistent_read = true;
-    const size_t end = std::min(keys.size(), pos + kBatchGetItemsMax);
-    ka.keys.assign(keys.begin() + static_cast<long>(pos), keys.begin() + static_cast<long>(end));
-    for (int attempt = 0;; ++attempt) {
-      counters_.requests++;
-      DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
-      for (auto& [t, items] : r.responses) {
-        counters_.items_read += static_cast<int64_t>(items.size());
-        for (const Item& item : items) {
-          Edge e = ToEdge(item);
-          (*ranks)[e.source + '\0' + schema_.EdgeSortKey(e.type, e.target)] = e.rank;
-        }
-      }
-      auto un = r.unprocessed_keys.find(schema_.table_name);
-      if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
-      if (attempt >= 12) {
-        return Status(ErrorType::kProvisionedThroughputExceeded,
-                      "graph: BatchGetItem keys still unprocessed after 12 retries");
-      }
-      req.request_items = std::move(r.unprocessed_keys);
-      internal::Backoff(attempt);
-    }
-  }
-  return Status::Ok();
+  return BatchGetEach(keys, /*consistent_read=*/true, [&](Item& item) {
+    Edge e = ToEdge(item);
+    (*ranks)[e.source + '\0' + schema_.EdgeSortKey(e.type, e.target)] = e.rank;
+  });
 }
 
 StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,

@@ -332,6 +332,10 @@ class Graph {
                                 const std::vector<std::string>& key_attributes,
                                 const std::string& exclude_attr = "",
                                 const std::optional<std::string>& exclude = std::nullopt);
+  // BatchGetItem of `keys` in requests of 100, unprocessed keys retried with
+  // backoff; `each` sees every item returned.
+  Status BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
+                      const std::function<void(Item&)>& each);
   StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids);
   Status ValidateEdges(const std::vector<EdgeSpec>& edges) const;
   StatusOr<WriteReport> AddEdgesImpl(const std::vector<EdgeSpec>& edges,
@@ -357,8 +361,9 @@ class Graph {
 // Fast loading for large graphs (benchmarks, imports): BatchWriteItem (25 items
 // per request, UnprocessedItems retried) from several threads, edge sets and
 // incoming types built in memory and written with their nodes at Finish(). No
-// transactions: load into a graph nobody else writes meanwhile. Nodes named by
-// edges but never added are created with only the layer's attributes. A node
+// transactions: load into a graph nobody else writes meanwhile. An edge added
+// twice is written in its last version. Nodes named by edges but never added
+// are created with only the layer's attributes. A node
 // whose edge set would pass 400 KB fails Finish() with an error naming the edge
 // type to opt out.
 class BulkLoader {
@@ -371,7 +376,6 @@ class BulkLoader {
   int64_t items_written() const { return items_written_; }
 
  private:
-  Status Send(std::vector<Item> items);
   Status Drain();
   Graph* graph_;
   int threads_;

@@ -136,13 +136,12 @@ bool Retryable(const Status& s, int http_status) {
   switch (s.type()) {
     case ErrorType::kProvisionedThroughputExceeded:
     case ErrorType::kRequestLimitExceeded:
+    case ErrorType::kThrottling:
     case ErrorType::kInternalServerError:
       return true;
     default:
-      break;
+      return false;
   }
-  // Types Dynarock does not model arrive as ValidationException naming the type.
-  return s.message().find("ThrottlingException") != std::string::npos;
 }
 
 std::string RandomToken() {

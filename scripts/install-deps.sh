@@ -9,18 +9,18 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
-  wrk
+  clang libclang-rt-14-dev llvm
+  ca-certificates wrk curl
 )
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# The end-to-end tests drive the server with boto3 and the AWS CLI.
-py=$(command -v python3 || true)
-if [ -z "$py" ]; then missing+=(python3); fi
-if [ -n "$py" ] && ! "$py" -c 'import boto3' 2>/dev/null; then missing+=(python3-boto3); fi
-command -v aws >/dev/null 2>&1 || missing+=(awscli)
+# The end-to-end tests drive the server with boto3 (and botocore, which comes
+# with it) and the AWS CLI; python3-boto3 brings python3 along when it is missing.
+boto3_ok() { python3 -c 'import boto3, botocore' >/dev/null 2>&1; }
+boto3_ok || missing+=(python3-boto3)
+aws --version >/dev/null 2>&1 || missing+=(awscli)
 # The JavaScript SDK tests need node and npm; a machine may have them from
 # another source than Debian (whose npm package would then conflict).
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
@@ -32,9 +32,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || SUDO=sudo
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # Debian's python3-boto3 is for /usr/bin/python3; another python3 first on
+  # PATH (pyenv, a virtualenv) needs boto3 installed for it by its own means.
+  boto3_ok || echo "install-deps: warning: $(command -v python3 || echo python3) cannot import boto3" >&2
 fi
 
-# The JavaScript SDK v3, pinned by tests/e2e/js/package-lock.json.
-if [ -f tests/e2e/js/package-lock.json ] && [ ! -d tests/e2e/js/node_modules ]; then
-  (cd tests/e2e/js && npm ci --no-audit --no-fund --loglevel=error)
+# The JavaScript SDK v3, pinned by tests/e2e/js/package-lock.json (a version
+# whose whole tree supports Debian 12's Node.js 18). Installed again whenever
+# the lock differs from the one last installed (kept in node_modules).
+js=tests/e2e/js
+if [ -f $js/package-lock.json ] && ! cmp -s $js/package-lock.json $js/node_modules/.installed-lock.json; then
+  (cd $js && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi

@@ -8,8 +8,6 @@
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "tools/command.h"
@@ -17,9 +15,6 @@
 #include "tools/patterns/report.h"
 #include "tools/patterns/runner.h"
 #include "tools/patterns/user_file.h"
-
-// See tools/patterns/unity.inc.
-#include "tools/patterns/unity.inc"
 
 namespace dynarock::tools {
 namespace {
@@ -88,13 +83,18 @@ bool ParsePrice(const std::string& s, double* out) {
   return true;
 }
 
+// False with errno set when `path` cannot be opened or read (a directory: EISDIR).
 bool ReadFile(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  *out = ss.str();
-  return static_cast<bool>(in) || in.eof();
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return false;
+  char buf[1 << 16];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out->append(buf, n);
+  const bool ok = !std::ferror(f);
+  const int saved = errno;
+  std::fclose(f);
+  errno = saved;
+  return ok;
 }
 
 bool WriteFile(const std::string& path, const std::string& data) {
@@ -118,7 +118,7 @@ int RunPatterns(const Args& args) {
   while (r.Next()) {
     const std::string_view flag = r.flag();
     auto need_value = [&]() -> bool { return r.Value(&v); };
-    auto number = [&](const char* name, long long min, long long max, long long* out) -> bool {
+    auto number = [&](long long min, long long max, long long* out) -> bool {
       return need_value() && ParseInt(v, min, max, out);
     };
     long long n = 0;
@@ -132,27 +132,27 @@ int RunPatterns(const Args& args) {
       if (!need_value() || v.empty()) return UsageError("patterns", "--file needs a file name");
       file = v;
     } else if (flag == "--iterations") {
-      if (!number("--iterations", 1, 100000000, &n)) {
+      if (!number(1, patterns::kMaxIterations, &n)) {
         return UsageError("patterns", "--iterations needs a number from 1 to 100000000");
       }
       run.iterations = n;
     } else if (flag == "--warmup") {
-      if (!number("--warmup", 0, 100000000, &n)) {
+      if (!number(0, 100000000, &n)) {
         return UsageError("patterns", "--warmup needs a number from 0 to 100000000");
       }
       run.warmup = n;
     } else if (flag == "--size") {
-      if (!number("--size", 2, 10000000, &n)) {
+      if (!number(2, 10000000, &n)) {
         return UsageError("patterns", "--size needs a number from 2 to 10000000");
       }
       builtin.size = n;
     } else if (flag == "--fanout") {
-      if (!number("--fanout", 1, 10000, &n)) {
+      if (!number(1, 10000, &n)) {
         return UsageError("patterns", "--fanout needs a number from 1 to 10000");
       }
       builtin.fanout = n;
     } else if (flag == "--seed") {
-      if (!number("--seed", 0, 999999999999999999LL, &n)) {
+      if (!number(0, 999999999999999999LL, &n)) {
         return UsageError("patterns", "--seed needs a whole number");
       }
       run.seed = static_cast<uint64_t>(n);
@@ -207,8 +207,9 @@ int RunPatterns(const Args& args) {
       }
     }
     if (!found) {
-      return UsageError("patterns", "unknown comparison '" + name +
-                                        "' (built in: adjacency, edge-set, type-index, hierarchy)");
+      std::string known;
+      for (const auto& s : all) known += (known.empty() ? "" : ", ") + s.name;
+      return UsageError("patterns", "unknown comparison '" + name + "' (built in: " + known + ")");
     }
   }
   if (!file.empty()) {

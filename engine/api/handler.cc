@@ -11,6 +11,7 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
+#include "engine/api/streams_json.h"
 
 namespace dynarock::api {
 namespace internal {
@@ -160,6 +161,28 @@ ApiReply TransactWriteItems(HandlerState& s, std::string_view body) {
              Plain<TransactWriteItemsRequest>(EncodeTransactWriteItemsResponse));
 }
 
+// ---------------------------------------------------------------- DynamoDB Streams
+
+ApiReply ListStreams(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeListStreamsRequest, &DB::ListStreams,
+             Plain<ListStreamsRequest>(EncodeListStreamsResponse));
+}
+
+ApiReply DescribeStream(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeDescribeStreamRequest, &DB::DescribeStream,
+             Plain<DescribeStreamRequest>(EncodeDescribeStreamResponse));
+}
+
+ApiReply GetShardIterator(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeGetShardIteratorRequest, &DB::GetShardIterator,
+             Plain<GetShardIteratorRequest>(EncodeGetShardIteratorResponse));
+}
+
+ApiReply GetRecords(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeGetRecordsRequest, &DB::GetRecords,
+             Plain<GetRecordsRequest>(EncodeGetRecordsResponse));
+}
+
 // ---------------------------------------------------------------- served here
 
 
@@ -245,6 +268,10 @@ constexpr Operation kOperations[] = {
     {"DescribeLimits", DescribeLimits},
     {"DescribeTable", DescribeTable},
     {"DescribeTimeToLive", DescribeTimeToLive},
+    {"DynamoDBStreams_20120810.DescribeStream", DescribeStream},
+    {"DynamoDBStreams_20120810.GetRecords", GetRecords},
+    {"DynamoDBStreams_20120810.GetShardIterator", GetShardIterator},
+    {"DynamoDBStreams_20120810.ListStreams", ListStreams},
     {"GetItem", GetItem},
     {"ListTables", ListTables},
     {"ListTagsOfResource", ListTagsOfResource},

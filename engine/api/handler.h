@@ -34,6 +34,9 @@
 
 namespace dynarock::api {
 
+// The X-Amz-Target prefix of the DynamoDB Streams operations.
+inline constexpr std::string_view kStreamsTargetPrefix = "DynamoDBStreams_20120810.";
+
 struct ApiReply {
   int http_status = 200;
   std::string body;
@@ -51,7 +54,9 @@ class Handler {
   Handler(const Handler&) = delete;
   Handler& operator=(const Handler&) = delete;
 
-  // operation: the part after "DynamoDB_20120810." in X-Amz-Target, e.g. "PutItem".
+  // operation: the part after "DynamoDB_20120810." in X-Amz-Target, e.g.
+  // "PutItem"; for DynamoDB Streams the whole target, e.g.
+  // "DynamoDBStreams_20120810.GetRecords" (kStreamsTargetPrefix).
   ApiReply Handle(std::string_view operation, std::string_view body);
 
   // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.

@@ -22,17 +22,6 @@ void WriteNameMap(JsonWriter* w, const NameMap& names) {
   w->EndObject();
 }
 
-void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks) {
-  w->Key("KeySchema");
-  w->BeginArray();
-  for (const auto& k : ks) {
-    w->BeginObject();
-    w->Member("AttributeName", k.attribute_name);
-    w->Member("KeyType", KeyTypeName(k.key_type));
-    w->EndObject();
-  }
-  w->EndArray();
-}
 
 void WriteAttributeDefinitions(JsonWriter* w, const std::vector<AttributeDefinition>& defs) {
   w->Key("AttributeDefinitions");
@@ -450,6 +439,18 @@ void WriteItem(JsonWriter* w, const Item& item) {
     WriteAttributeValue(w, value);
   }
   w->EndObject();
+}
+
+void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks) {
+  w->Key("KeySchema");
+  w->BeginArray();
+  for (const auto& k : ks) {
+    w->BeginObject();
+    w->Member("AttributeName", k.attribute_name);
+    w->Member("KeyType", KeyTypeName(k.key_type));
+    w->EndObject();
+  }
+  w->EndArray();
 }
 
 void WriteTableDescription(JsonWriter* w, const TableDescription& t) {

@@ -29,6 +29,8 @@ void WriteAttributeValue(JsonWriter* w, const AttributeValue& v);
 // {"name":{"S":"x"},...}
 void WriteItem(JsonWriter* w, const Item& item);
 void WriteTableDescription(JsonWriter* w, const TableDescription& t);
+// "KeySchema":[{"AttributeName":...,"KeyType":"HASH"},...]
+void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks);
 void WriteConsumedCapacity(JsonWriter* w, const ConsumedCapacity& c);
 
 std::string EncodeAttributeValueJson(const AttributeValue& v);

@@ -1,4 +1,4 @@
-// File: tools/server/sigv4.cc
+// File: engine/api/sigv4.cc
 //
 // SigV4 verification; SHA-256 after FIPS 180-4 section 6.2, HMAC after RFC 2104.
 
@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstring>
 #include <unordered_map>
+
+#include "engine/api/base64.h"
 
 namespace dynarock::api {
 
@@ -79,30 +81,6 @@ std::string PercentDecode(std::string_view s) {
       }
     }
     out.push_back(s[i]);
-  }
-  return out;
-}
-
-std::string Base64(const uint8_t* data, size_t len) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((len + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < len; i += 3) {
-    uint32_t v = (uint32_t{data[i]} << 16) | (uint32_t{data[i + 1]} << 8) | data[i + 2];
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(kAlphabet[(v >> 6) & 63]);
-    out.push_back(kAlphabet[v & 63]);
-  }
-  if (i < len) {
-    uint32_t v = uint32_t{data[i]} << 16;
-    if (i + 1 < len) v |= uint32_t{data[i + 1]} << 8;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    out.push_back(i + 1 < len ? kAlphabet[(v >> 6) & 63] : '=');
-    out.push_back('=');
   }
   return out;
 }
@@ -503,7 +481,9 @@ Status ParseAuthorization(std::string_view header, bool has_date, ParsedAuthoriz
       return Status(ErrorType::kIncompleteSignature,
                     "Invalid key=value pair (missing equal-sign) in Authorization header "
                     "(hashed with SHA-256 and encoded with Base64): '" +
-                        Base64(d.data(), d.size()) + "'.");
+                        Base64Encode(std::string_view(reinterpret_cast<const char*>(d.data()),
+                                                      d.size())) +
+                        "'.");
     }
     std::string_view name = token.substr(0, eq), value = token.substr(eq + 1);
     if (name == "Credential") {

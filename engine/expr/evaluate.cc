@@ -10,6 +10,7 @@
 //   - size: UTF-16 length of S, bytes of B, elements of sets, L and M.
 // The walk recurses once per level of the tree, which the parser bounds.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -297,32 +298,9 @@ StatusOr<bool> EvaluateCondition(const Condition& condition, const Item& item) {
 }
 
 std::vector<Path> ConditionPaths(const Condition& condition) {
+  // Depth first, children and operands pushed in reverse: paths in the order
+  // they are written.
   std::vector<Path> paths;
-  std::vector<const Condition*> conditions = {&condition};
-  std::vector<const Operand*> operands;
-  while (!conditions.empty()) {
-    const Condition* c = conditions.back();
-    conditions.pop_back();
-    for (const auto& child : c->children) conditions.push_back(child.get());
-    for (const auto& op : c->operands) operands.push_back(&op);
-    while (!operands.empty()) {
-      const Operand* op = operands.back();
-      operands.pop_back();
-      if (op->kind == OperandKind::kPath) paths.push_back(op->path);
-      for (const auto& arg : op->args) operands.push_back(&arg);
-    }
-  }
-  return paths;
-}
-
-std::vector<std::string> ConditionAttributeNames(const Condition& condition) {
-  std::vector<std::string> names;
-  auto add = [&names](const std::string& name) {
-    for (const auto& n : names) {
-      if (n == name) return;
-    }
-    names.push_back(name);
-  };
   std::vector<const Condition*> conditions = {&condition};
   std::vector<const Operand*> operands;
   while (!conditions.empty()) {
@@ -335,9 +313,18 @@ std::vector<std::string> ConditionAttributeNames(const Condition& condition) {
     while (!operands.empty()) {
       const Operand* op = operands.back();
       operands.pop_back();
-      if (op->kind == OperandKind::kPath && !op->path.empty()) add(op->path[0].name);
+      if (op->kind == OperandKind::kPath) paths.push_back(op->path);
       for (auto it = op->args.rbegin(); it != op->args.rend(); ++it) operands.push_back(&*it);
     }
+  }
+  return paths;
+}
+
+std::vector<std::string> ConditionAttributeNames(const Condition& condition) {
+  std::vector<std::string> names;
+  for (const Path& path : ConditionPaths(condition)) {
+    if (path.empty() || std::find(names.begin(), names.end(), path[0].name) != names.end()) continue;
+    names.push_back(path[0].name);
   }
   return names;
 }

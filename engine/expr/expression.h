@@ -112,7 +112,7 @@ StatusOr<bool> EvaluateCondition(const Condition& condition, const Item& item);
 // contain non-primary key attributes" and index projection checks).
 std::vector<std::string> ConditionAttributeNames(const Condition& condition);
 
-// Every document path a condition reads.
+// Every document path a condition reads, in the order they are written.
 std::vector<Path> ConditionPaths(const Condition& condition);
 
 // ---------------------------------------------------------------- key conditions

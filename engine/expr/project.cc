@@ -8,6 +8,8 @@
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "engine/expr/ast.h"
@@ -79,14 +81,11 @@ Item Project(const ProjectionSpec& projection, const Item& item) {
 
 StatusOr<ProjectionSpec> ProjectionFromAttributesToGet(const std::vector<std::string>& names) {
   ProjectionSpec spec;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const std::string& name = names[i];
-    for (size_t j = 0; j < i; ++j) {
-      if (names[j] == name) {
-        return ValidationError(
-            "One or more parameter values were invalid: Duplicate value in attribute name: " +
-            name);
-      }
+  std::unordered_set<std::string_view> seen;
+  for (const std::string& name : names) {
+    if (!seen.insert(name).second) {
+      return ValidationError(
+          "One or more parameter values were invalid: Duplicate value in attribute name: " + name);
     }
     PathElement e;
     e.name = name;

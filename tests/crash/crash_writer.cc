@@ -1,6 +1,10 @@
 // File: tests/crash/crash_writer.cc
 //
 // The writer and verifier of the kill -9 crash test (tests/crash/test_crash_recovery.py).
+// Not a test itself: the Python test drives it and asserts on its exit codes and
+// output. `verify` is that test's oracle; every check it makes reports a
+// "problem: ..." line, and the Python test also feeds it a damaged database and
+// forged acknowledgements to show that it fails when it should.
 //
 //   crash_writer run    --data DIR [--sync] [--start N] [--accounts K] [--add-index]
 //   crash_writer verify --data DIR [--acks FILE] [--accounts K]

@@ -14,8 +14,10 @@ Runs alternate --sync (fsync before acknowledging) and the default; both
 promise that an acknowledged write survives a process crash (db.h). The third
 run first adds a GSI with UpdateTable; with --sync its backfill is slow, so the
 kill usually lands mid-backfill and the next open must resume it.
-Then `dynarock check` must notice a deleted index entry (exit 1), and refuse
-bad usage (exit 2).
+Then `dynarock check` and the verifier must notice a deleted index entry
+(exit 1), the verifier must notice acknowledged writes that are not there
+(it is this test's oracle, so it must be able to fail), and `dynarock check`
+must refuse bad usage (exit 2).
 
 Environment: DYNAROCK_BIN and CRASH_WRITER_BIN (set by ctest), CRASH_SEED to
 replay a run's random timings, CRASH_ROUNDS (default 5).
@@ -142,24 +144,34 @@ class CrashRecoveryTest(unittest.TestCase):
             raise
         self.assertGreater(total_acks, 0)
 
-    def test_check_reports_a_missing_index_entry(self):
-        # A small database of its own: one writer round, then delete one raw
-        # index entry and expect `dynarock check` to say so.
-        d = os.path.join(self.tmp, "corrupt")
+    def small_database(self, name, acks=300):
+        """A database of its own, written by one `crash_writer run --start 1`
+        stopped after `acks` acknowledged writes; returns (dir, its stdout lines)."""
+        d = os.path.join(self.tmp, name)
         p = subprocess.Popen([WRITER, "run", "--data", d, "--start", "1"],
                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              stdin=subprocess.DEVNULL)
-        n = 0
+        lines = []
         for ln in p.stdout:
-            if ln.startswith(b"ack "):
-                n += 1
-                if n >= 300:
-                    break
+            lines.append(ln.decode().rstrip("\n"))
+            if sum(1 for x in lines if x.startswith("ack ")) >= acks:
+                break
         p.kill()
         p.wait()
+        # What it printed before the kill, but for a partial last line.
+        rest = p.stdout.read().decode()
         p.stdout.close()
-        self.assertGreaterEqual(n, 300, "crash_writer stopped early")
+        lines += rest.split("\n")[:-1]
+        self.assertGreaterEqual(sum(1 for x in lines if x.startswith("ack ")), acks,
+                                "crash_writer stopped early")
+        return d, lines
+
+    def test_check_and_verify_report_a_missing_index_entry(self):
+        # Delete one raw index entry under the engine: `dynarock check` and the
+        # verifier must both say so.
+        d, _ = self.small_database("corrupt")
         self.assertEqual(run([DYNAROCK, "check", "--data", d]).returncode, 0)
+        self.assertEqual(run([WRITER, "verify", "--data", d]).returncode, 0)
         c = run([WRITER, "corrupt", "--data", d])
         self.assertEqual(c.returncode, 0, c.stderr)
         chk = run([DYNAROCK, "check", "--data", d])
@@ -168,6 +180,37 @@ class CrashRecoveryTest(unittest.TestCase):
         self.assertRegex(out[-1], r"^checked \d+ tables, \d+ items, \d+ index entries: "
                                   r"\d+ differences?$")
         self.assertTrue(any("missing entry" in ln for ln in out[:-1]), chk.stdout)
+        ver = run([WRITER, "verify", "--data", d])
+        self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
+        self.assertIn("verify: FAILED", ver.stdout)
+        self.assertRegex(ver.stdout, r"problem: index by_\w+: missing ")
+        self.assertIn("problem: CheckConsistency: ", ver.stdout)
+
+    def test_verify_reports_an_acknowledged_write_that_is_not_there(self):
+        # The verifier is this test's oracle, so it must be able to fail: claim
+        # acknowledgements for writes that never ran (well past the one that
+        # may have been in flight at the kill) and it must name them.
+        d, lines = self.small_database("forged")
+        acks = os.path.join(self.tmp, "forged-acks.txt")
+        with open(acks, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        ok = run([WRITER, "verify", "--data", d, "--acks", acks])
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        last = max(int(x.split()[1]) for x in lines if x.startswith("ack "))
+        with open(acks, "a") as f:
+            for n in range(last + 1000, last + 1040):
+                f.write("ack %d\n" % n)
+        ver = run([WRITER, "verify", "--data", d, "--acks", acks])
+        self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
+        self.assertIn("verify: FAILED", ver.stdout)
+        self.assertRegex(ver.stdout, r"problem: acknowledged transaction \d+ missing")
+        self.assertRegex(ver.stdout, r"problem: item#\d+: state .* is not what acknowledged write \d+")
+        # An acknowledgement before its run started is itself a problem.
+        with open(acks, "w") as f:
+            f.write("ack 0\n" + "\n".join(lines) + "\n")
+        ver = run([WRITER, "verify", "--data", d, "--acks", acks])
+        self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
+        self.assertIn("problem: ack 0 outside any run", ver.stdout)
 
     def test_check_usage(self):
         h = run([DYNAROCK, "check", "--help"])

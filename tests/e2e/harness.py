@@ -261,6 +261,20 @@ def error_of(exc):
     return err.get("Code"), err.get("Message", "")
 
 
+def assert_error(test, ctx, code, message=None, contains=None):
+    """Asserts that the ClientError caught by `test.assertRaises(...) as ctx`
+    carries the error `code` and `message` (exact) or every one of `contains`
+    (a string or a list of them); returns the message."""
+    c, m = error_of(ctx.exception)
+    test.assertEqual(c, code, m)
+    if message is not None:
+        test.assertEqual(m, message)
+    if contains is not None:
+        for part in ([contains] if isinstance(contains, str) else contains):
+            test.assertIn(part, m)
+    return m
+
+
 # ------------------------------------------------------------------ CLI mode
 
 def _serve_main():

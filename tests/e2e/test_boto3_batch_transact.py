@@ -29,6 +29,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness import assert_error  # noqa: E402
 from boto3.dynamodb.conditions import Key  # noqa: E402
 from botocore.exceptions import ClientError  # noqa: E402
 
@@ -96,17 +97,6 @@ def uid(p="k"):
 def get(table, key):
     r = C.get_item(TableName=table, Key=key, ConsistentRead=True)
     return r.get("Item")
-
-
-def err(test, ctx, code, message=None, contains=None):
-    c, m = harness.error_of(ctx.exception)
-    test.assertEqual(c, code, m)
-    if message is not None:
-        test.assertEqual(m, message)
-    if contains is not None:
-        for part in ([contains] if isinstance(contains, str) else contains):
-            test.assertIn(part, m)
-    return m
 
 
 # ================================================================== BatchGetItem
@@ -193,26 +183,26 @@ class BatchGetItemTest(unittest.TestCase):
         keys2 = [{"pk": S("y"), "sk": N(i)} for i in range(41)]
         with self.assertRaises(ClientError) as e:
             CN.batch_get_item(RequestItems={T1: {"Keys": keys1}, T2: {"Keys": keys2}})
-        err(self, e, "ValidationException", "Too many items requested for the BatchGetItem call")
+        assert_error(self, e, "ValidationException", "Too many items requested for the BatchGetItem call")
         with self.assertRaises(ClientError) as e:
             CN.batch_get_item(RequestItems={T1: {"Keys": [{"pk": S("x%d" % i)} for i in range(101)]}})
-        err(self, e, "ValidationException", "Too many items requested for the BatchGetItem call")
+        assert_error(self, e, "ValidationException", "Too many items requested for the BatchGetItem call")
 
     def test_duplicate_keys(self):
         with self.assertRaises(ClientError) as e:
             C.batch_get_item(RequestItems={T1: {"Keys": [self.k1(1), self.k1(2), self.k1(1)]}})
-        err(self, e, "ValidationException", "Provided list of item keys contains duplicates")
+        assert_error(self, e, "ValidationException", "Provided list of item keys contains duplicates")
 
     def test_missing_table(self):
         with self.assertRaises(ClientError) as e:
             C.batch_get_item(RequestItems={T1: {"Keys": [self.k1(1)]},
                                            uid("missing"): {"Keys": [{"pk": S("a")}]}})
-        err(self, e, "ResourceNotFoundException", contains="Requested resource not found")
+        assert_error(self, e, "ResourceNotFoundException", contains="Requested resource not found")
 
     def test_key_not_matching_schema(self):
         with self.assertRaises(ClientError) as e:
             C.batch_get_item(RequestItems={T2: {"Keys": [{"pk": S("a")}]}})
-        err(self, e, "ValidationException", "The provided key element does not match the schema")
+        assert_error(self, e, "ValidationException", "The provided key element does not match the schema")
 
     def test_resource_batch_get(self):
         r = R.batch_get_item(RequestItems={T1: {"Keys": [{"pk": "%s-%d" % (self.p, 7)}],
@@ -261,8 +251,8 @@ class BatchWriteItemTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             CN.batch_write_item(RequestItems={
                 T1: [{"PutRequest": {"Item": {"pk": S("%s-%d" % (p, i))}}} for i in range(26)]})
-        err(self, e, "ValidationException",
-            contains="Member must have length less than or equal to 25")
+        assert_error(self, e, "ValidationException",
+                     contains="Member must have length less than or equal to 25")
         self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
 
     def test_more_than_25_over_two_tables_refused(self):
@@ -271,15 +261,15 @@ class BatchWriteItemTest(unittest.TestCase):
             CN.batch_write_item(RequestItems={
                 T1: [{"PutRequest": {"Item": {"pk": S("%s-%d" % (p, i))}}} for i in range(13)],
                 T2: [{"PutRequest": {"Item": {"pk": S(p), "sk": N(i)}}} for i in range(13)]})
-        err(self, e, "ValidationException", "Too many items requested for the BatchWriteItem call")
+        assert_error(self, e, "ValidationException", "Too many items requested for the BatchWriteItem call")
         self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
 
     def test_empty_list_for_a_table_refused(self):
         with self.assertRaises(ClientError) as e:
             CN.batch_write_item(RequestItems={T1: []})
-        err(self, e, "ValidationException",
-            contains="Map value must satisfy constraint: [Member must have length less than or "
-                     "equal to 25, Member must have length greater than or equal to 1]")
+        assert_error(self, e, "ValidationException",
+                     contains="Map value must satisfy constraint: [Member must have length less than or "
+                              "equal to 25, Member must have length greater than or equal to 1]")
 
     def test_duplicate_keys_refused(self):
         p = uid("dup")
@@ -287,12 +277,12 @@ class BatchWriteItemTest(unittest.TestCase):
             C.batch_write_item(RequestItems={T1: [
                 {"PutRequest": {"Item": {"pk": S(p), "v": N(1)}}},
                 {"PutRequest": {"Item": {"pk": S(p), "v": N(2)}}}]})
-        err(self, e, "ValidationException", "Provided list of item keys contains duplicates")
+        assert_error(self, e, "ValidationException", "Provided list of item keys contains duplicates")
         with self.assertRaises(ClientError) as e:
             C.batch_write_item(RequestItems={T2: [
                 {"PutRequest": {"Item": {"pk": S(p), "sk": N(1)}}},
                 {"DeleteRequest": {"Key": {"pk": S(p), "sk": N(1)}}}]})
-        err(self, e, "ValidationException", "Provided list of item keys contains duplicates")
+        assert_error(self, e, "ValidationException", "Provided list of item keys contains duplicates")
         self.assertIsNone(get(T1, {"pk": S(p)}))
 
     def test_missing_table_rejects_whole_batch(self):
@@ -301,7 +291,7 @@ class BatchWriteItemTest(unittest.TestCase):
             C.batch_write_item(RequestItems={
                 T1: [{"PutRequest": {"Item": {"pk": S(p)}}}],
                 uid("missing"): [{"PutRequest": {"Item": {"pk": S(p)}}}]})
-        err(self, e, "ResourceNotFoundException", contains="Requested resource not found")
+        assert_error(self, e, "ResourceNotFoundException", contains="Requested resource not found")
         self.assertIsNone(get(T1, {"pk": S(p)}))
 
     def test_bad_key_rejects_whole_batch(self):
@@ -310,7 +300,7 @@ class BatchWriteItemTest(unittest.TestCase):
             C.batch_write_item(RequestItems={
                 T1: [{"PutRequest": {"Item": {"pk": S(p)}}}],
                 T2: [{"PutRequest": {"Item": {"pk": S(p)}}}]})  # no sort key
-        err(self, e, "ValidationException")
+        assert_error(self, e, "ValidationException")
         self.assertIsNone(get(T1, {"pk": S(p)}))
 
     def test_wrong_index_key_type_rejects_whole_batch(self):
@@ -319,9 +309,9 @@ class BatchWriteItemTest(unittest.TestCase):
             C.batch_write_item(RequestItems={TG: [
                 {"PutRequest": {"Item": {"pk": S(p + "a"), "g": S("ok")}}},
                 {"PutRequest": {"Item": {"pk": S(p + "b"), "g": N(1)}}}]})
-        err(self, e, "ValidationException",
-            "One or more parameter values were invalid: Type mismatch for Index Key g "
-            "Expected: S Actual: N IndexName: byg")
+        assert_error(self, e, "ValidationException",
+                     "One or more parameter values were invalid: Type mismatch for Index Key g "
+                     "Expected: S Actual: N IndexName: byg")
         self.assertIsNone(get(TG, {"pk": S(p + "a")}))
 
     def test_batch_write_maintains_index(self):
@@ -467,15 +457,15 @@ class TransactWriteItemsTest(unittest.TestCase):
                 {"Put": {"TableName": T1, "Item": {"pk": S(a), "n": N(1)}}},
                 {"Update": {"TableName": T1, "Key": {"pk": S(a)}, "UpdateExpression": "SET n = :v",
                             "ExpressionAttributeValues": {":v": N(2)}}}])
-        err(self, e, "ValidationException",
-            "Transaction request cannot include multiple operations on one item")
+        assert_error(self, e, "ValidationException",
+                     "Transaction request cannot include multiple operations on one item")
         with self.assertRaises(ClientError) as e:
             C.transact_write_items(TransactItems=[
                 {"ConditionCheck": {"TableName": T2, "Key": {"pk": S(a), "sk": N(1)},
                                     "ConditionExpression": "attribute_not_exists(pk)"}},
                 {"Delete": {"TableName": T2, "Key": {"pk": S(a), "sk": N(1)}}}])
-        err(self, e, "ValidationException",
-            "Transaction request cannot include multiple operations on one item")
+        assert_error(self, e, "ValidationException",
+                     "Transaction request cannot include multiple operations on one item")
         self.assertIsNone(get(T1, {"pk": S(a)}))
 
     def test_same_key_in_different_tables_is_fine(self):
@@ -491,8 +481,8 @@ class TransactWriteItemsTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             CN.transact_write_items(TransactItems=[
                 {"Put": {"TableName": T1, "Item": {"pk": S("%s-%d" % (p, i))}}} for i in range(101)])
-        err(self, e, "ValidationException",
-            contains="Member must have length less than or equal to 100")
+        assert_error(self, e, "ValidationException",
+                     contains="Member must have length less than or equal to 100")
         self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
 
     def test_100_actions_accepted(self):
@@ -505,7 +495,7 @@ class TransactWriteItemsTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.transact_write_items(TransactItems=[
                 {"Put": {"TableName": uid("missing"), "Item": {"pk": S("a")}}}])
-        err(self, e, "ResourceNotFoundException", contains="Requested resource not found")
+        assert_error(self, e, "ResourceNotFoundException", contains="Requested resource not found")
 
     def test_transaction_maintains_index(self):
         a, b = uid("a"), uid("b")
@@ -539,8 +529,8 @@ class TransactionLimitsTest(unittest.TestCase):
                  for i in range(11)]
         with self.assertRaises(ClientError) as e:
             C.transact_write_items(TransactItems=items)
-        err(self, e, "ValidationException",
-            contains="The aggregate size of the items in the transaction cannot exceed 4 MB")
+        assert_error(self, e, "ValidationException",
+                     contains="The aggregate size of the items in the transaction cannot exceed 4 MB")
         self.assertIsNone(get(T1, {"pk": S(p + "-0")}))
         C.transact_write_items(TransactItems=items[:10])
         self.assertIsNotNone(get(T1, {"pk": S(p + "-0")}))
@@ -550,9 +540,9 @@ class TransactionLimitsTest(unittest.TestCase):
             CN.transact_write_items(
                 TransactItems=[{"Put": {"TableName": T1, "Item": {"pk": S(uid())}}}],
                 ClientRequestToken="t" * 37)
-        err(self, e, "ValidationException",
-            contains="at 'clientRequestToken' failed to satisfy constraint: Member must have "
-                     "length less than or equal to 36")
+        assert_error(self, e, "ValidationException",
+                     contains="at 'clientRequestToken' failed to satisfy constraint: Member must have "
+                              "length less than or equal to 36")
 
 
 class IdempotencyTest(unittest.TestCase):
@@ -578,7 +568,7 @@ class IdempotencyTest(unittest.TestCase):
         C.transact_write_items(TransactItems=self.items(k), ClientRequestToken=token)
         with self.assertRaises(ClientError) as e:
             C.transact_write_items(TransactItems=self.items(k, 2), ClientRequestToken=token)
-        err(self, e, "IdempotentParameterMismatchException")
+        assert_error(self, e, "IdempotentParameterMismatchException")
         self.assertEqual(get(T1, {"pk": S(k)})["n"], N(1))
 
     def test_resource_client_token(self):
@@ -671,21 +661,21 @@ class TransactGetItemsTest(unittest.TestCase):
             C.transact_get_items(TransactItems=[
                 {"Get": {"TableName": T1, "Key": {"pk": S(a)}}},
                 {"Get": {"TableName": T1, "Key": {"pk": S(a)}}}])
-        err(self, e, "ValidationException",
-            "Transaction request cannot include multiple operations on one item")
+        assert_error(self, e, "ValidationException",
+                     "Transaction request cannot include multiple operations on one item")
 
     def test_more_than_100_refused(self):
         with self.assertRaises(ClientError) as e:
             CN.transact_get_items(TransactItems=[
                 {"Get": {"TableName": T1, "Key": {"pk": S("k%d" % i)}}} for i in range(101)])
-        err(self, e, "ValidationException",
-            contains="Member must have length less than or equal to 100")
+        assert_error(self, e, "ValidationException",
+                     contains="Member must have length less than or equal to 100")
 
     def test_missing_table(self):
         with self.assertRaises(ClientError) as e:
             C.transact_get_items(TransactItems=[
                 {"Get": {"TableName": uid("missing"), "Key": {"pk": S("a")}}}])
-        err(self, e, "ResourceNotFoundException", contains="Requested resource not found")
+        assert_error(self, e, "ResourceNotFoundException", contains="Requested resource not found")
 
     def test_number_round_trips_exactly(self):
         a = uid("a")

@@ -656,6 +656,18 @@ class LegacyParametersTest(Base):
             ScanIndexForward=False)
         self.assertEqual([i["sk"] for i in r["Items"]], [N(1), N(0)])
 
+    def test_key_conditions_and_query_filter_refusals(self):
+        eq = lambda v: {"ComparisonOperator": "EQ", "AttributeValueList": [v]}  # noqa: E731
+        self.assertValidation(
+            lambda: C.query(TableName=TR, KeyConditions={"pk": eq(S("x")), "sk": eq(N(1)),
+                                                         "v": eq(N(1))}),
+            "Conditions can be of length 1 or 2 only")
+        self.assertValidation(
+            lambda: C.query(TableName=TR, KeyConditions={"pk": eq(S("x"))},
+                            QueryFilter={"sk": {"ComparisonOperator": "GT",
+                                                "AttributeValueList": [N(1)]}}),
+            "QueryFilter can only contain non-primary key attributes: Primary key attribute: sk")
+
     def test_scan_filter(self):
         pk = _uid()
         for i in range(6):
@@ -794,6 +806,24 @@ class ValidationRulesTest(Base):
                                               FilterExpression="pk.a = :v",
                                               ExpressionAttributeValues={":p": S(pk),
                                                                          ":v": N(1)}), msg)
+        # Transactions and batch reads check the same, before doing anything.
+        self.assertValidation(lambda: C.transact_write_items(TransactItems=[
+            {"ConditionCheck": {"TableName": T, "Key": {"pk": S(pk)},
+                                "ConditionExpression": "pk.a = :v",
+                                "ExpressionAttributeValues": {":v": N(1)}}},
+            {"Put": {"TableName": T, "Item": {"pk": S(pk + "-other")}}}]), msg)
+        self.assertIsNone(self.get(pk + "-other"))
+        self.assertValidation(lambda: C.transact_get_items(TransactItems=[
+            {"Get": {"TableName": T, "Key": {"pk": S(pk)}, "ProjectionExpression": "v, pk.x"}}]),
+            msg)
+        self.assertValidation(lambda: C.batch_get_item(RequestItems={
+            T: {"Keys": [{"pk": S(pk)}], "ProjectionExpression": "pk.x"}}), msg)
+        # The first key attribute written is the one named.
+        self.assertValidation(
+            lambda: C.query(TableName=TR, KeyConditionExpression="pk = :p",
+                            FilterExpression="sk.b = :v AND pk.a = :v",
+                            ExpressionAttributeValues={":p": S(pk), ":v": N(1)}),
+            msg.replace("Key: pk", "Key: sk"))
 
     def test_duplicate_attributes_to_get(self):
         pk = self.put(v=N(1))

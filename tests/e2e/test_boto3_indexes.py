@@ -36,6 +36,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
+from harness import assert_error  # noqa: E402
 from boto3.dynamodb.conditions import Attr, Key  # noqa: E402
 from botocore.exceptions import ClientError  # noqa: E402
 
@@ -203,17 +204,6 @@ def tkey(it):
     return (it["pk"], it["sk"])
 
 
-def err(test, exc_ctx, code, message=None, contains=None):
-    c, m = harness.error_of(exc_ctx.exception)
-    test.assertEqual(c, code, m)
-    if message is not None:
-        test.assertEqual(m, message)
-    if contains is not None:
-        for part in ([contains] if isinstance(contains, str) else contains):
-            test.assertIn(part, m)
-    return m
-
-
 # ------------------------------------------------------------------ DescribeTable
 
 class DescribeIndexesTest(unittest.TestCase):
@@ -324,40 +314,40 @@ class CreateTableIndexValidationTest(unittest.TestCase):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", l="N"),
                         LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("pk", "l"),
                                                 "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException",
-            INVALID + "Table KeySchema does not have a range key, which is required when "
-            "specifying a LocalSecondaryIndex")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Table KeySchema does not have a range key, which is required when "
+                     "specifying a LocalSecondaryIndex")
 
     def test_lsi_hash_differs_from_table_hash(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S", o="S", l="N"),
                         LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("o", "l"),
                                                 "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException",
-            INVALID + "Index KeySchema does not have the same leading hash key as table KeySchema "
-            "for index: lsi1. index hash key: o, table hash key: pk")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Index KeySchema does not have the same leading hash key as table KeySchema "
+                     "for index: lsi1. index hash key: o, table hash key: pk")
 
     def test_empty_index_lists(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
                         GlobalSecondaryIndexes=[])
-        err(self, e, "ValidationException", INVALID + "List of GlobalSecondaryIndexes is empty")
+        assert_error(self, e, "ValidationException", INVALID + "List of GlobalSecondaryIndexes is empty")
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
                         LocalSecondaryIndexes=[])
-        err(self, e, "ValidationException", INVALID + "List of LocalSecondaryIndexes is empty")
+        assert_error(self, e, "ValidationException", INVALID + "List of LocalSecondaryIndexes is empty")
 
     def test_lsi_needs_a_range_key(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
                         LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("pk"),
                                                 "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException",
-            INVALID + "Index KeySchema does not have a range key for index: lsi1")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Index KeySchema does not have a range key for index: lsi1")
 
     def test_undefined_key_is_reported_with_its_index_keys(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", x="S"),
                         GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("g1"),
                                                  "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException",
-            INVALID + "Some index key attributes are not defined in AttributeDefinitions. "
-            "Keys: [g1], AttributeDefinitions: [pk, x]")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Some index key attributes are not defined in AttributeDefinitions. "
+                     "Keys: [g1], AttributeDefinitions: [pk, x]")
 
     def test_projected_attributes_count_over_all_indexes(self):
         names = ["a%d" % i for i in range(60)]
@@ -367,26 +357,26 @@ class CreateTableIndexValidationTest(unittest.TestCase):
                              "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": names}},
                             {"IndexName": "gg2", "KeySchema": ks("h"),
                              "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": names}}])
-        err(self, e, "LimitExceededException",
-            INVALID + "Number of projected attributes in all indexes exceeds limit of 100")
+        assert_error(self, e, "LimitExceededException",
+                     INVALID + "Number of projected attributes in all indexes exceeds limit of 100")
 
     def test_gsi_key_attribute_not_defined(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S"),
                         GlobalSecondaryIndexes=[{"IndexName": "gsi1", "KeySchema": ks("gkeep"),
                                                  "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException", contains="Some index key attribute")
+        assert_error(self, e, "ValidationException", contains="Some index key attribute")
 
     def test_lsi_key_attribute_not_defined(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S"),
                         LocalSecondaryIndexes=[{"IndexName": "lsi1", "KeySchema": ks("pk", "lk"),
                                                 "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException", contains="Some index key attribute")
+        assert_error(self, e, "ValidationException", contains="Some index key attribute")
 
     def test_duplicate_gsi_names(self):
         g = {"IndexName": "dup", "KeySchema": ks("g"), "Projection": {"ProjectionType": "ALL"}}
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                         GlobalSecondaryIndexes=[g, dict(g)])
-        err(self, e, "ValidationException", contains="Duplicate index name: dup")
+        assert_error(self, e, "ValidationException", contains="Duplicate index name: dup")
 
     def test_duplicate_name_across_gsi_and_lsi(self):
         e = self.create(KeySchema=ks("pk", "sk"), AttributeDefinitions=ad(pk="S", sk="S", g="S", l="N"),
@@ -394,22 +384,22 @@ class CreateTableIndexValidationTest(unittest.TestCase):
                                                  "Projection": {"ProjectionType": "ALL"}}],
                         LocalSecondaryIndexes=[{"IndexName": "same", "KeySchema": ks("pk", "l"),
                                                 "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException", contains="Duplicate index name: same")
+        assert_error(self, e, "ValidationException", contains="Duplicate index name: same")
 
     def test_include_without_non_key_attributes(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                         GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "INCLUDE"}}])
-        err(self, e, "ValidationException",
-            INVALID + "ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "ProjectionType is INCLUDE, but NonKeyAttributes is not specified")
 
     def test_all_with_non_key_attributes(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
                         GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "ALL",
                                                                 "NonKeyAttributes": ["x"]}}])
-        err(self, e, "ValidationException",
-            INVALID + "ProjectionType is ALL, but NonKeyAttributes is specified")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "ProjectionType is ALL, but NonKeyAttributes is specified")
 
     def test_gsi_throughput_missing_on_provisioned_table(self):
         e = self.create(KeySchema=ks("pk"), AttributeDefinitions=ad(pk="S", g="S"),
@@ -417,7 +407,7 @@ class CreateTableIndexValidationTest(unittest.TestCase):
                         ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1},
                         GlobalSecondaryIndexes=[{"IndexName": "gin", "KeySchema": ks("g"),
                                                  "Projection": {"ProjectionType": "ALL"}}])
-        err(self, e, "ValidationException", contains="ProvisionedThroughput")
+        assert_error(self, e, "ValidationException", contains="ProvisionedThroughput")
 
     def test_failed_create_leaves_no_table(self):
         name = harness.table_name("bad")
@@ -480,9 +470,9 @@ class IndexQueryTest(unittest.TestCase):
                 C.query(TableName=IDX, IndexName=index, Select="ALL_ATTRIBUTES",
                         KeyConditionExpression="g1 = :g",
                         ExpressionAttributeValues={":g": {"S": "G0"}})
-            err(self, e, "ValidationException",
-                INVALID + "Select type ALL_ATTRIBUTES is not supported for global secondary "
-                "index %s because its projection type is not ALL" % index)
+            assert_error(self, e, "ValidationException",
+                         INVALID + "Select type ALL_ATTRIBUTES is not supported for global secondary "
+                         "index %s because its projection type is not ALL" % index)
 
     def test_select_count(self):
         r = C.query(TableName=IDX, IndexName="g_keys", Select="COUNT",
@@ -511,27 +501,27 @@ class IndexQueryTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.query(TableName=IDX, IndexName="g_all", KeyConditionExpression="pk = :p",
                     ExpressionAttributeValues={":p": {"S": "p0"}})
-        err(self, e, "ValidationException", "Query condition missed key schema element: g1")
+        assert_error(self, e, "ValidationException", "Query condition missed key schema element: g1")
 
     def test_consistent_read_refused_on_gsi(self):
         with self.assertRaises(ClientError) as e:
             C.query(TableName=IDX, IndexName="g_all", ConsistentRead=True,
                     KeyConditionExpression="g1 = :g", ExpressionAttributeValues={":g": {"S": "G0"}})
-        err(self, e, "ValidationException",
-            "Consistent reads are not supported on global secondary indexes")
+        assert_error(self, e, "ValidationException",
+                     "Consistent reads are not supported on global secondary indexes")
         with self.assertRaises(ClientError) as e:
             C.scan(TableName=IDX, IndexName="g_keys", ConsistentRead=True)
-        err(self, e, "ValidationException",
-            "Consistent reads are not supported on global secondary indexes")
+        assert_error(self, e, "ValidationException",
+                     "Consistent reads are not supported on global secondary indexes")
 
     def test_unknown_index(self):
         with self.assertRaises(ClientError) as e:
             C.query(TableName=IDX, IndexName="nope", KeyConditionExpression="g1 = :g",
                     ExpressionAttributeValues={":g": {"S": "G0"}})
-        err(self, e, "ValidationException", "The table does not have the specified index: nope")
+        assert_error(self, e, "ValidationException", "The table does not have the specified index: nope")
         with self.assertRaises(ClientError) as e:
             C.scan(TableName=IDX, IndexName="nope")
-        err(self, e, "ValidationException", "The table does not have the specified index: nope")
+        assert_error(self, e, "ValidationException", "The table does not have the specified index: nope")
 
 
 class LocalIndexQueryTest(unittest.TestCase):
@@ -686,18 +676,18 @@ class LastEvaluatedKeyTest(unittest.TestCase):
                               ExpressionAttributeValues={":g": {"S": "G1"}})
                 with self.assertRaises(ClientError) as e:
                     call(**kw)
-                err(self, e, "ValidationException",
-                    "The provided starting key is invalid: The provided key element does not "
-                    "match the schema")
+                assert_error(self, e, "ValidationException",
+                             "The provided starting key is invalid: The provided key element does not "
+                             "match the schema")
         lsi = C.query(TableName=IDX, IndexName="l_keys", Limit=1, KeyConditionExpression="pk = :p",
                       ExpressionAttributeValues={":p": {"S": "p0"}})["LastEvaluatedKey"]
         with self.assertRaises(ClientError) as e:
             C.query(TableName=IDX, IndexName="l_keys", KeyConditionExpression="pk = :p",
                     ExpressionAttributeValues={":p": {"S": "p0"}},
                     ExclusiveStartKey={k: v for k, v in lsi.items() if k != "sk"})
-        err(self, e, "ValidationException",
-            "The provided starting key is invalid: The provided key element does not match "
-            "the schema")
+        assert_error(self, e, "ValidationException",
+                     "The provided starting key is invalid: The provided key element does not match "
+                     "the schema")
 
     def test_scan_paging_on_index(self):
         t = R.Table(IDX)
@@ -770,32 +760,32 @@ class IndexWriteTest(unittest.TestCase):
         k = self.uid()
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"N": "1"}})
-        err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key g Expected: S Actual: N IndexName: gmi")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Type mismatch for Index Key g Expected: S Actual: N IndexName: gmi")
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x"}, "r": {"S": "1"}})
-        err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key r Expected: N Actual: S IndexName: gmi")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Type mismatch for Index Key r Expected: N Actual: S IndexName: gmi")
         C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x"}})
         with self.assertRaises(ClientError) as e:
             C.update_item(TableName=MUT, Key={"pk": {"S": k}}, UpdateExpression="SET r = :r",
                           ExpressionAttributeValues={":r": {"BOOL": True}})
         # UpdateItem words it differently from PutItem (DynamoDB's
         # UPDATING_INDEX_KEY_TYPE_MISMATCH).
-        err(self, e, "ValidationException",
-            "The update expression attempted to update the secondary index key to unsupported type")
+        assert_error(self, e, "ValidationException",
+                     "The update expression attempted to update the secondary index key to unsupported type")
         # Index keys have the key size limits too.
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": "x" * 2049}})
-        err(self, e, "ValidationException",
-            INVALID + "Size limit exceeded for Index Key g Actual Size: 2049 bytes Max Size: 2048 "
-            "bytes IndexName: gmi")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Size limit exceeded for Index Key g Actual Size: 2049 bytes Max Size: 2048 "
+                     "bytes IndexName: gmi")
         with self.assertRaises(ClientError) as e:
             C.update_item(TableName=MUT, Key={"pk": {"S": k}}, UpdateExpression="SET g = :g",
                           ExpressionAttributeValues={":g": {"S": "x" * 2049}})
-        err(self, e, "ValidationException",
-            "The update expression attempted to update the secondary index key beyond allowed "
-            "size limits")
+        assert_error(self, e, "ValidationException",
+                     "The update expression attempted to update the secondary index key beyond allowed "
+                     "size limits")
         # Nothing changed.
         self.assertEqual(C.get_item(TableName=MUT, Key={"pk": {"S": k}}, ConsistentRead=True)["Item"],
                          {"pk": {"S": k}, "g": {"S": "x"}})
@@ -804,13 +794,13 @@ class IndexWriteTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=IDX, Item={"pk": {"S": "zz"}, "sk": {"S": "zz"},
                                             "lsk": {"S": "not a number"}})
-        err(self, e, "ValidationException",
-            INVALID + "Type mismatch for Index Key lsk Expected: N Actual: S IndexName: l_keys")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "Type mismatch for Index Key lsk Expected: N Actual: S IndexName: l_keys")
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=IDX, Item={"pk": {"S": "zz"}, "sk": {"S": "zz"},
                                             "g1": {"N": "5"}})
-        m = err(self, e, "ValidationException",
-                contains=INVALID + "Type mismatch for Index Key g1 Expected: S Actual: N IndexName: ")
+        m = assert_error(self, e, "ValidationException",
+                         contains=INVALID + "Type mismatch for Index Key g1 Expected: S Actual: N IndexName: ")
         self.assertIn(m.rsplit(" ", 1)[-1], ("g_all", "g_keys", "g_inc"))
         r = C.get_item(TableName=IDX, Key={"pk": {"S": "zz"}, "sk": {"S": "zz"}}, ConsistentRead=True)
         self.assertNotIn("Item", r)
@@ -819,9 +809,9 @@ class IndexWriteTest(unittest.TestCase):
         k = self.uid()
         with self.assertRaises(ClientError) as e:
             C.put_item(TableName=MUT, Item={"pk": {"S": k}, "g": {"S": ""}, "r": {"N": "1"}})
-        err(self, e, "ValidationException",
-            contains=["A value specified for a secondary index key is not supported",
-                      "IndexName: gmi", "IndexKey: g"])
+        assert_error(self, e, "ValidationException",
+                     contains=["A value specified for a secondary index key is not supported",
+                               "IndexName: gmi", "IndexKey: g"])
 
     def test_index_key_of_other_type_elsewhere_in_item_ok(self):
         # Only top-level attributes named like the index key are checked.
@@ -956,7 +946,7 @@ class UpdateTableIndexTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.update_table(TableName=name, GlobalSecondaryIndexUpdates=[{"Create": {
                 "IndexName": "gxx", "KeySchema": ks("gxx"), "Projection": {"ProjectionType": "ALL"}}}])
-        err(self, e, "ValidationException")
+        assert_error(self, e, "ValidationException")
 
     def test_only_one_index_change_per_call(self):
         name = self.new_table(AttributeDefinitions=ad(pk="S"))
@@ -967,9 +957,9 @@ class UpdateTableIndexTest(unittest.TestCase):
                                            "Projection": {"ProjectionType": "ALL"}}},
                                {"Create": {"IndexName": "gbb", "KeySchema": ks("b"),
                                            "Projection": {"ProjectionType": "ALL"}}}])
-        err(self, e, "LimitExceededException",
-            "Subscriber limit exceeded: Only 1 online index can be created or deleted "
-            "simultaneously per table")
+        assert_error(self, e, "LimitExceededException",
+                     "Subscriber limit exceeded: Only 1 online index can be created or deleted "
+                     "simultaneously per table")
         self.assertNotIn("GlobalSecondaryIndexes", C.describe_table(TableName=name)["Table"])
 
     def wait_gsi_gone(self, name, index, timeout=60):
@@ -1004,7 +994,7 @@ class UpdateTableIndexTest(unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.query(TableName=name, IndexName="gdel", KeyConditionExpression="g = :g",
                     ExpressionAttributeValues={":g": {"S": "x"}})
-        err(self, e, "ValidationException", "The table does not have the specified index: gdel")
+        assert_error(self, e, "ValidationException", "The table does not have the specified index: gdel")
         # The remaining index still works and is complete.
         r = C.query(TableName=name, IndexName="gkeep", KeyConditionExpression="h = :h",
                     ExpressionAttributeValues={":h": {"S": "y"}})
@@ -1099,8 +1089,8 @@ class UpdateTableThroughputTest(unittest.TestCase):
         tp = {"ReadCapacityUnits": 2, "WriteCapacityUnits": 2}
         with self.assertRaises(ClientError) as e:
             C.update_table(TableName=name, BillingMode="PROVISIONED", ProvisionedThroughput=tp)
-        err(self, e, "ValidationException",
-            INVALID + "ProvisionedThroughput must be specified for index: swg")
+        assert_error(self, e, "ValidationException",
+                     INVALID + "ProvisionedThroughput must be specified for index: swg")
         self.assertEqual(C.describe_table(TableName=name)["Table"]["BillingModeSummary"]
                          ["BillingMode"], "PAY_PER_REQUEST")
         C.update_table(TableName=name, BillingMode="PROVISIONED", ProvisionedThroughput=tp,

@@ -365,6 +365,21 @@ class ValueValidationTest(ItemsTestBase):
                          "ValidationException",
                          "Item size has exceeded the maximum allowed size")
 
+    def test_attribute_name_lengths(self):
+        # Attribute names: at least one character and under 64 KB; nothing is written.
+        pk = _uid()
+        self.assertError(lambda: C.put_item(TableName=HASH, Item={"pk": {"S": pk}, "": {"S": "x"}}),
+                         "ValidationException", contains="attribute name")
+        name = "\u00e9" * 32768  # 65536 UTF-8 bytes
+        err = self.assertError(
+            lambda: C.put_item(TableName=HASH, Item={"pk": {"S": pk}, name: {"S": "x"}}),
+            "ValidationException", contains=["65536 bytes", "64 KB"])
+        self.assertIn("\u00e9" * 8 + "...", harness.error_of(err)[1])  # cut between characters
+        self.assertNotIn("Item", C.get_item(TableName=HASH, Key={"pk": {"S": pk}}, ConsistentRead=True))
+        ok = "n" * 65535
+        C.put_item(TableName=HASH, Item={"pk": {"S": pk}, ok: {"S": "x"}})
+        self.assertIn(ok, C.get_item(TableName=HASH, Key={"pk": {"S": pk}}, ConsistentRead=True)["Item"])
+
     def test_number_too_many_digits(self):
         self.assertError(
             lambda: C.put_item(TableName=HASH, Item={

@@ -297,10 +297,37 @@ class DescribeTableTest(unittest.TestCase):
                          {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
         self.assertRegex(t["LatestStreamLabel"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$")
         self.assertEqual(t["LatestStreamArn"], t["TableArn"] + "/stream/" + t["LatestStreamLabel"])
+        def refused(message, **kw):
+            with self.assertRaises(ClientError) as e:
+                C.update_table(TableName=name, **kw)
+            self.assertEqual(harness.error_of(e.exception), ("ValidationException", message))
+
+        refused("Table already has an enabled stream: TableName: " + name,
+                StreamSpecification={"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+        refused("One or more parameter values were invalid: If stream is being disabled, then "
+                "UpdateViewType must not be specified",
+                StreamSpecification={"StreamEnabled": False, "StreamViewType": "KEYS_ONLY"})
+        C.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
+        t = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(t["StreamSpecification"], {"StreamEnabled": False})
+        refused("Table has no stream to disable: TableName: " + name,
+                StreamSpecification={"StreamEnabled": False})
+        C.update_table(TableName=name, StreamSpecification={"StreamEnabled": True,
+                                                            "StreamViewType": "KEYS_ONLY"})
+        t = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(t["StreamSpecification"], {"StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
+
+    def test_stream_disabled_at_creation_takes_no_view_type(self):
+        name = harness.table_name("strm")
         with self.assertRaises(ClientError) as e:
-            C.update_table(TableName=name, StreamSpecification={
-                "StreamEnabled": True, "StreamViewType": "KEYS_ONLY"})
-        self.assertEqual(harness.error_of(e.exception)[0], "ValidationException")
+            C.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                           KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                           AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                           StreamSpecification={"StreamEnabled": False, "StreamViewType": "KEYS_ONLY"})
+        self.assertEqual(harness.error_of(e.exception),
+                         ("ValidationException", "One or more parameter values were invalid: Table is "
+                          "being created with a stream disabled, UpdateViewType should not be specified"))
+        self.assertNotIn(name, C.list_tables()["TableNames"])
 
     def test_fields(self):
         t = C.describe_table(TableName=self.name)["Table"]
@@ -510,6 +537,77 @@ class DeleteTableTest(unittest.TestCase):
             self.assertEqual(code, "ResourceNotFoundException")
             # AWS data-plane message is "Requested resource not found"
             self.assertIn("Requested resource not found", msg)
+
+
+class AdminValidationTest(unittest.TestCase):
+    """Bad input to the tag, time-to-live and backup operations: DynamoDB's error
+    type (and, where its wording is known, message), and nothing changed."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.name = harness.table_name("adm")
+        _hash_only(cls.name, Tags=[{"Key": "keep", "Value": "v"}])
+        harness.wait_active(C, cls.name)
+        cls.arn = C.describe_table(TableName=cls.name)["Table"]["TableArn"]
+
+    @classmethod
+    def tearDownClass(cls):
+        C.delete_table(TableName=cls.name)
+
+    def refused(self, call, message=None, contains=None):
+        with self.assertRaises(ClientError) as e:
+            call()
+        return harness.assert_error(self, e, "ValidationException", message, contains)
+
+    def tags(self):
+        return C.list_tags_of_resource(ResourceArn=self.arn)["Tags"]
+
+    def test_tag_rules(self):
+        tag = lambda k, v="v": lambda: C.tag_resource(  # noqa: E731
+            ResourceArn=self.arn, Tags=[{"Key": k, "Value": v}])
+        self.refused(tag("aws:owner"), contains=["aws:owner", "aws:"])
+        self.refused(tag("AWS:Owner"), contains="AWS:Owner")
+        self.refused(tag("bad#key"), contains="bad#key")
+        self.refused(tag("k", "bad\u0000value"))
+        self.refused(lambda: C.tag_resource(ResourceArn=self.arn, Tags=[
+            {"Key": "t%02d" % i, "Value": "v"} for i in range(50)]), contains="50")
+        self.assertEqual(self.tags(), [{"Key": "keep", "Value": "v"}])
+        # 49 more make 50: allowed; tagging a key again replaces its value.
+        C.tag_resource(ResourceArn=self.arn, Tags=[{"Key": "t%02d" % i, "Value": "v"}
+                                                   for i in range(49)])
+        C.tag_resource(ResourceArn=self.arn, Tags=[{"Key": "keep", "Value": "w"}])
+        tags = self.tags()
+        self.assertEqual(len(tags), 50)
+        self.assertEqual(tags[0], {"Key": "keep", "Value": "w"})
+        C.untag_resource(ResourceArn=self.arn, TagKeys=["t%02d" % i for i in range(49)])
+        C.tag_resource(ResourceArn=self.arn, Tags=[{"Key": "keep", "Value": "v"}])
+
+    def test_create_table_with_a_tag_key_twice(self):
+        name = harness.table_name("dup")
+        self.refused(lambda: _hash_only(name, Tags=[{"Key": "a", "Value": "1"},
+                                                    {"Key": "a", "Value": "2"}]),
+                     "One or more parameter values were invalid: Duplicate tag key: a")
+        self.assertNotIn(name, C.list_tables()["TableNames"])
+
+    def test_time_to_live_attribute_name_length(self):
+        spec = lambda n: lambda: CNV.update_time_to_live(  # noqa: E731
+            TableName=self.name, TimeToLiveSpecification={"Enabled": True, "AttributeName": n})
+        self.refused(spec(""), "1 validation error detected: Value '' at "
+                     "'timeToLiveSpecification.attributeName' failed to satisfy constraint: "
+                     "Member must have length greater than or equal to 1")
+        self.refused(spec("a" * 256), contains="Member must have length less than or equal to 255")
+        self.assertEqual(C.describe_time_to_live(TableName=self.name)["TimeToLiveDescription"],
+                         {"TimeToLiveStatus": "DISABLED"})
+
+    def test_recovery_period_needs_point_in_time_recovery(self):
+        if not harness.model_has(C, "PointInTimeRecoverySpecification", "RecoveryPeriodInDays"):
+            self.skipTest("this botocore does not know RecoveryPeriodInDays")
+        self.refused(lambda: C.update_continuous_backups(
+            TableName=self.name, PointInTimeRecoverySpecification={
+                "PointInTimeRecoveryEnabled": False, "RecoveryPeriodInDays": 7}),
+            "RecoveryPeriodInDays can only be specified when PointInTimeRecoveryEnabled is true")
+        d = C.describe_continuous_backups(TableName=self.name)["ContinuousBackupsDescription"]
+        self.assertEqual(d["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"], "DISABLED")
 
 
 if __name__ == "__main__":

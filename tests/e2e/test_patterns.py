@@ -104,7 +104,23 @@ class PatternsTest(unittest.TestCase):
         out = self.run_patterns("--format", "xml", expect=2)
         self.assertIn("--format", out.stderr)
         out = self.run_patterns("no-such-comparison", expect=2)
-        self.assertIn("unknown comparison", out.stderr)
+        self.assertIn("unknown comparison 'no-such-comparison' (built in: adjacency, edge-set, "
+                      "type-index, hierarchy)", out.stderr)
+        out = self.run_patterns("--iterations", "0", expect=2)
+        self.assertIn("--iterations needs a number from 1 to 100000000", out.stderr)
+        out = self.run_patterns("--size", "5", "--fanout", "5", expect=2)
+        self.assertIn("--fanout must be smaller than --size", out.stderr)
+        out = self.run_patterns("--list=x", expect=2)
+        self.assertEqual(out.stdout, "")
+        with tempfile.TemporaryDirectory() as d:
+            out = self.run_patterns("--file", d, expect=1)
+            self.assertIn("cannot read %s: Is a directory" % d, out.stderr)
+            missing = os.path.join(d, "missing.json")
+            out = self.run_patterns("--file", missing, expect=1)
+            self.assertIn("cannot read %s: No such file or directory" % missing, out.stderr)
+            svg = os.path.join(d, "no-such-dir", "out.svg")
+            out = self.run_patterns(*SMALL, "hierarchy", "--svg", svg, expect=1)
+            self.assertIn("cannot write %s" % svg, out.stderr)
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             f.write('{"patterns": [{"name": "p", "requests": [{"operation": "Nope", "body": {}}]}]}')
         try:

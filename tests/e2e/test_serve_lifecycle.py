@@ -233,9 +233,19 @@ class RegionTest(unittest.TestCase):
             self.assertTrue(arn.startswith("arn:aws:dynamodb:eu-west-1:"), arn)
             self.assertEqual(c.list_tags_of_resource(ResourceArn=arn)["Tags"],
                              [{"Key": "k", "Value": "v"}])
-            with self.assertRaises(ClientError) as e:
-                c.list_tags_of_resource(ResourceArn=arn.replace("eu-west-1", "us-east-1"))
-            self.assertEqual(harness.error_of(e.exception)[0], "ResourceNotFoundException")
+            self.assertEqual(c.describe_table(TableName=arn)["Table"]["TableName"], "regional")
+            # An ARN of another region or account names no table here, whatever the operation.
+            for other in (arn.replace("eu-west-1", "us-east-1"),
+                          arn.replace(arn.split(":")[4], "999999999999")):
+                with self.assertRaises(ClientError) as e:
+                    c.list_tags_of_resource(ResourceArn=other)
+                self.assertEqual(harness.error_of(e.exception)[0], "ResourceNotFoundException")
+                for call in (lambda: c.describe_table(TableName=other),
+                             lambda: c.describe_time_to_live(TableName=other),
+                             lambda: c.get_item(TableName=other, Key={"pk": {"S": "x"}})):
+                    with self.assertRaises(ClientError) as e:
+                        call()
+                    self.assertEqual(harness.error_of(e.exception)[0], "ResourceNotFoundException")
         finally:
             harness.stop_process(proc)
 

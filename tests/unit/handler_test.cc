@@ -181,6 +181,27 @@ class FakeDB : public DB {
     return ListTagsOfResourceResponse{};
   }
   StatusOr<ConsistencyReport> CheckConsistency() override { return ConsistencyReport{}; }
+  StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest&) override {
+    last_op = "ListStreams";
+    return ListStreamsResponse{};
+  }
+  StatusOr<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest&) override {
+    return DescribeStreamResponse{};
+  }
+  StatusOr<GetShardIteratorResponse> GetShardIterator(const GetShardIteratorRequest&) override {
+    return GetShardIteratorResponse{};
+  }
+  StatusOr<GetRecordsResponse> GetRecords(const GetRecordsRequest&) override {
+    return GetRecordsResponse{};
+  }
+  StatusOr<std::unique_ptr<Subscription>> Subscribe(std::string_view, const SubscribeOptions&,
+                                                    StreamHandler) override {
+    return ValidationError("not in the fake");
+  }
+  Status SaveCheckpoint(std::string_view, std::string_view) override { return Status(); }
+  StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view) override {
+    return std::optional<std::string>();
+  }
 };
 
 class HandlerTest : public ::testing::Test {

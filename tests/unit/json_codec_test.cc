@@ -1256,10 +1256,15 @@ TEST(JsonClient, ErrorResponses) {
   EXPECT_EQ(s.cancellation_reasons()[1].message, "The conditional request failed");
   EXPECT_EQ(s.cancellation_reasons()[1].item, Key("x"));
 
-  s = DecodeErrorResponse(400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException",)"
+  s = DecodeErrorResponse(400, R"({"__type":"com.amazon.coral.availability#ThrottlingException",)"
                                R"("message":"slow down"})");
+  EXPECT_EQ(s.type(), ErrorType::kThrottling);
+  EXPECT_EQ(s.message(), "slow down");
+  // A type the error model does not know: ValidationException naming it.
+  s = DecodeErrorResponse(400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ReplicaNotFoundException",)"
+                               R"("message":"no replica"})");
   EXPECT_EQ(s.type(), ErrorType::kValidation);
-  EXPECT_EQ(s.message(), "ThrottlingException: slow down");
+  EXPECT_EQ(s.message(), "ReplicaNotFoundException: no replica");
   s = DecodeErrorResponse(503, "<html>Service Unavailable</html>");
   EXPECT_EQ(s.type(), ErrorType::kInternalServerError);
   EXPECT_EQ(s.message(), "HTTP 503: <html>Service Unavailable</html>");

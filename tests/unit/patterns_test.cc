@@ -16,9 +16,6 @@
 #include "tools/patterns/runner.h"
 #include "tools/patterns/user_file.h"
 
-// The test binary links no tool sources; see tools/patterns/unity.inc.
-#include "tools/patterns/unity.inc"
-
 namespace dynarock::patterns {
 namespace {
 
@@ -182,6 +179,16 @@ TEST(TemplateTest, RandIsInRangeAndDeterministic) {
   for (const auto& [v, n] : seen) EXPECT_TRUE(v >= "0" && v <= "4") << v;
 }
 
+TEST(TemplateTest, ArithmeticWrapsAroundInsteadOfOverflowing) {
+  Rng rng(1);
+  auto t = Template::Compile("{i*999999999999999*999999999999999}|{i-999999999999999*10000}");
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const uint64_t big = 999999999999999u;
+  const int64_t product = static_cast<int64_t>(7u * big * big);
+  const int64_t difference = static_cast<int64_t>((uint64_t{7} - big) * 10000u);
+  EXPECT_EQ(t->Expand(7, 0, rng), std::to_string(product) + "|" + std::to_string(difference));
+}
+
 TEST(TemplateTest, LeavesJsonBracesAlone) {
   Rng rng(1);
   auto t = Template::Compile(R"({"k":{"S":"x"},"l":[{}]})");
@@ -320,6 +327,18 @@ TEST(PatternFileTest, ReportsMistakesBeforeRunning) {
       "patterns": [{"name": "p", "requests": [
       {"operation": "GetItem", "body": {"TableName": "tab", "Key": {}}}]}]})");
   EXPECT_NE(m.find("setup.items[0]"), std::string::npos) << m;
+  // Numbers past their bounds are refused before anything is allocated or run.
+  const std::string get = R"({"operation": "GetItem", "body": {"TableName": "tab", "Key": {}}})";
+  m = err(R"({"patterns": [{"name": "p", "iterations": 999999999999999, "requests": [)" + get + "]}]}");
+  EXPECT_EQ(m, "f.json: pattern 'p': \"iterations\" must be a whole number from 1 to 100000000");
+  m = err(R"({"patterns": [{"name": "p", "requests": [{"operation": "GetItem", "repeat": 100001,
+      "body": {"TableName": "tab", "Key": {}}}]}]})");
+  EXPECT_EQ(m, "f.json: pattern 'p', request 0: \"repeat\" must be a whole number from 1 to 100000");
+  m = err(R"({"setup": {"items": [{"table": "t", "count": 10000001, "item": {"a": {"S": "x"}}}]},
+      "patterns": [{"name": "p", "requests": [)" + get + "]}]}");
+  EXPECT_EQ(m, "f.json: setup.items[0]: \"count\" must be a whole number from 0 to 10000000");
+  m = err(R"({"patterns": [{"name": "p", "iterations": 1.5, "requests": [)" + get + "]}]}");
+  EXPECT_NE(m.find("\"iterations\" must be a whole number"), std::string::npos) << m;
 }
 
 // ---------------------------------------------------------------- outputs
@@ -549,6 +568,16 @@ TEST(PatternsJsonTest, RoundTrips) {
   EXPECT_FALSE(ParseJson("[1,]").ok());
   EXPECT_FALSE(ParseJson("\"unterminated").ok());
   EXPECT_FALSE(ParseJson("{} x").ok());
+  // Not JSON either: a lone low surrogate, a leading zero, a member twice.
+  auto fails = [](std::string_view text) {
+    auto d = ParseJson(text);
+    return d.ok() ? std::string("(parsed)") : d.status().message();
+  };
+  EXPECT_EQ(fails(R"(["\udc00"])"), "line 1, column 9: unpaired surrogate");
+  EXPECT_EQ(fails(R"(["\ud800x"])"), "line 1, column 9: unpaired surrogate");
+  EXPECT_EQ(fails("[01]"), "line 1, column 4: invalid number (leading zero)");
+  EXPECT_TRUE(ParseJson("[0, -0, 0.5, 10]").ok());
+  EXPECT_EQ(fails("{\"a\": 1,\n \"a\": 2}"), "line 2, column 5: duplicate member \"a\"");
 }
 
 }  // namespace

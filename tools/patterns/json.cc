@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "engine/api/json_writer.h"
+
 namespace dynarock::patterns {
 namespace {
 
@@ -90,7 +92,9 @@ class Parser {
       return pos_ > b;
     };
     if (s_[pos_] == '-') ++pos_;
+    const size_t int_start = pos_;
     if (!digits()) return Fail("invalid number");
+    if (s_[int_start] == '0' && pos_ - int_start > 1) return Fail("invalid number (leading zero)");
     if (pos_ < s_.size() && s_[pos_] == '.') {
       ++pos_;
       if (!digits()) return Fail("invalid number");
@@ -169,6 +173,7 @@ class Parser {
         case 'u': {
           uint32_t cp;
           if (!Hex4(&cp)) return false;
+          if (cp >= 0xDC00 && cp < 0xE000) return Fail("unpaired surrogate");
           if (cp >= 0xD800 && cp < 0xDC00) {
             uint32_t lo;
             if (s_.substr(pos_, 2) != "\\u") return Fail("unpaired surrogate");
@@ -221,6 +226,7 @@ class Parser {
       if (pos_ >= s_.size() || s_[pos_] != '"') return Fail("expected a member name");
       std::string key;
       if (!String(&key)) return false;
+      if (out->Find(key) != nullptr) return Fail("duplicate member \"" + key + "\"");
       SkipSpace();
       if (pos_ >= s_.size() || s_[pos_] != ':') return Fail("expected ':'");
       ++pos_;
@@ -248,7 +254,7 @@ void Write(const Json& v, std::string* out) {
     case Json::Type::kNull: out->append("null"); break;
     case Json::Type::kBool: out->append(v.boolean ? "true" : "false"); break;
     case Json::Type::kNumber: out->append(v.text); break;
-    case Json::Type::kString: AppendJsonString(out, v.text); break;
+    case Json::Type::kString: api::AppendJsonString(v.text, out); break;
     case Json::Type::kArray: {
       out->push_back('[');
       for (size_t i = 0; i < v.array.size(); ++i) {
@@ -262,7 +268,7 @@ void Write(const Json& v, std::string* out) {
       out->push_back('{');
       for (size_t i = 0; i < v.object.size(); ++i) {
         if (i) out->push_back(',');
-        AppendJsonString(out, v.object[i].first);
+        api::AppendJsonString(v.object[i].first, out);
         out->push_back(':');
         Write(v.object[i].second, out);
       }
@@ -288,30 +294,6 @@ std::string WriteJson(const Json& v) {
   std::string out;
   Write(v, &out);
   return out;
-}
-
-void AppendJsonString(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  for (char ch : s) {
-    unsigned char c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\r': out->append("\\r"); break;
-      case '\t': out->append("\\t"); break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xF]);
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
 }
 
 }  // namespace dynarock::patterns

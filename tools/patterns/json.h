@@ -4,6 +4,8 @@
 // writes request bodies back as text (to expand placeholders and hand them to
 // engine/api's DecodeXxxRequest) and writes the --format json report. Numbers
 // keep their text; objects keep their members in file order.
+// Not simdjson (engine/api's parser): a hand-written pattern file needs errors
+// with a line and column, and the numbers' text as written.
 //
 //   auto doc = patterns::ParseJson(text);
 //   if (!doc.ok()) ... doc.status().message() ...   // "line 3, column 7: expected ':'"
@@ -42,8 +44,6 @@ StatusOr<Json> ParseJson(std::string_view text);
 
 // Compact JSON text of `v`.
 std::string WriteJson(const Json& v);
-// Appends `s` as a JSON string literal (quotes included) to *out.
-void AppendJsonString(std::string* out, std::string_view s);
 
 }  // namespace dynarock::patterns
 

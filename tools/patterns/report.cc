@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "tools/patterns/json.h"
+#include "engine/api/json_writer.h"
 
 namespace dynarock::patterns {
 namespace {
@@ -148,11 +148,11 @@ std::string FormatJson(const std::vector<PatternResult>& results, const ReportIn
     const PatternResult& r = results[k];
     if (k) out += ",";
     out += "\n{\"comparison\":";
-    AppendJsonString(&out, r.comparison);
+    api::AppendJsonString(r.comparison, &out);
     out += ",\"pattern\":";
-    AppendJsonString(&out, r.pattern);
+    api::AppendJsonString(r.pattern, &out);
     out += ",\"description\":";
-    AppendJsonString(&out, r.description);
+    api::AppendJsonString(r.description, &out);
     out += ",\"executions\":" + std::to_string(r.executions) + ",\"requests\":" + NumText(r.requests) +
            ",\"items_read\":" + NumText(r.items_read) + ",\"bytes_read\":" + NumText(r.bytes_read) +
            ",\"items_returned\":" + NumText(r.items_returned) +

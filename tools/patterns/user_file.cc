@@ -98,11 +98,13 @@ std::string Template::Expand(int64_t i, int64_t j, Rng& rng) const {
       case Var::kRand: v = rng.Uniform(p.rand_bound > 0 ? p.rand_bound : (int64_t{1} << 31)); break;
       case Var::kNone: break;
     }
+    // + - * wrap around (two's complement) instead of overflowing; operands are >= 0.
     for (const auto& [op, operand] : p.ops) {
+      const uint64_t u = static_cast<uint64_t>(v), w = static_cast<uint64_t>(operand);
       switch (op) {
-        case '+': v += operand; break;
-        case '-': v -= operand; break;
-        case '*': v *= operand; break;
+        case '+': v = static_cast<int64_t>(u + w); break;
+        case '-': v = static_cast<int64_t>(u - w); break;
+        case '*': v = static_cast<int64_t>(u * w); break;
         case '/': v /= operand; break;
         case '%': v %= operand; break;
         default: break;
@@ -185,8 +187,9 @@ Status Err(std::string_view source, const std::string& where, const std::string&
   return ValidationError(std::string(source) + ": " + where + (where.empty() ? "" : ": ") + what);
 }
 
-// A whole number member; `dflt` when absent.
-bool IntMember(const Json& obj, std::string_view key, int64_t min, int64_t dflt, int64_t* out) {
+// A whole number member from min to max; `dflt` when absent.
+bool IntMember(const Json& obj, std::string_view key, int64_t min, int64_t max, int64_t dflt,
+               int64_t* out) {
   const Json* v = obj.Find(key);
   if (v == nullptr) {
     *out = dflt;
@@ -198,7 +201,7 @@ bool IntMember(const Json& obj, std::string_view key, int64_t min, int64_t dflt,
     if (c < '0' || c > '9') return false;
     n = n * 10 + (c - '0');
   }
-  if (n < min) return false;
+  if (n < min || n > max) return false;
   *out = n;
   return true;
 }
@@ -251,8 +254,9 @@ StatusOr<Suite> LoadPatternFile(std::string_view text, std::string_view source) 
         ItemGen gen;
         gen.table = StringMember(g, "table");
         if (gen.table.empty()) return Err(source, where, "\"table\" (a table name) is required");
-        if (!IntMember(g, "count", 0, 1, &gen.count)) {
-          return Err(source, where, "\"count\" must be a whole number");
+        if (!IntMember(g, "count", 0, kMaxItemCount, 1, &gen.count)) {
+          return Err(source, where,
+                     "\"count\" must be a whole number from 0 to " + std::to_string(kMaxItemCount));
         }
         const Json* item = g.Find("item");
         if (item == nullptr || !item->is_object()) {
@@ -276,14 +280,15 @@ StatusOr<Suite> LoadPatternFile(std::string_view text, std::string_view source) 
       if (!r.ok()) return r.status();
     }
     for (const ItemGen& g : generators) {
-      std::vector<Item> items;
-      items.reserve(static_cast<size_t>(g.count));
-      for (int64_t i = 0; i < g.count; ++i) {
-        auto item = api::DecodeItemJson(g.item.Expand(i, 0, rng));
-        if (!item.ok()) return item.status();
-        items.push_back(std::move(item).value());
+      for (int64_t i = 0; i < g.count;) {  // in chunks: a large count needs no large memory
+        std::vector<Item> items;
+        for (const int64_t end = std::min(g.count, i + 1000); i < end; ++i) {
+          auto item = api::DecodeItemJson(g.item.Expand(i, 0, rng));
+          if (!item.ok()) return item.status();
+          items.push_back(std::move(item).value());
+        }
+        DR_RETURN_IF_ERROR(BatchPut(db, g.table, std::move(items)));
       }
-      DR_RETURN_IF_ERROR(BatchPut(db, g.table, std::move(items)));
     }
     return Status::Ok();
   };
@@ -305,8 +310,9 @@ StatusOr<Suite> LoadPatternFile(std::string_view text, std::string_view source) 
       if (other.name == pattern.name) return Err(source, where, "defined twice");
     }
     pattern.description = StringMember(pj, "description");
-    if (!IntMember(pj, "iterations", 1, 0, &pattern.iterations)) {
-      return Err(source, where, "\"iterations\" must be a whole number >= 1");
+    if (!IntMember(pj, "iterations", 1, kMaxIterations, 0, &pattern.iterations)) {
+      return Err(source, where,
+                 "\"iterations\" must be a whole number from 1 to " + std::to_string(kMaxIterations));
     }
     if (const Json* c = pj.Find("continue_on_error")) {
       if (c->type != Json::Type::kBool) return Err(source, where, "\"continue_on_error\" must be true or false");
@@ -330,8 +336,9 @@ StatusOr<Suite> LoadPatternFile(std::string_view text, std::string_view source) 
                    "Scan, BatchGetItem, BatchWriteItem, TransactGetItems, TransactWriteItems (not '" +
                        op + "')");
       }
-      if (!IntMember(rj, "repeat", 1, 1, &step.repeat)) {
-        return Err(source, rwhere, "\"repeat\" must be a whole number >= 1");
+      if (!IntMember(rj, "repeat", 1, kMaxRepeat, 1, &step.repeat)) {
+        return Err(source, rwhere,
+                   "\"repeat\" must be a whole number from 1 to " + std::to_string(kMaxRepeat));
       }
       if (const Json* ap = rj.Find("all_pages")) {
         if (ap->type != Json::Type::kBool) return Err(source, rwhere, "\"all_pages\" must be true or false");

@@ -27,7 +27,8 @@
 // in setup; the execution's index in a pattern, from 0 with warm-up runs first),
 // {j} (the repeat index of a request), {rand} (a pseudo-random integer in
 // [0, 2^31)), {rand:N} (in [0, N)), each optionally followed by integer
-// operations +N, -N, *N, /N, %N applied left to right: "{i%100}", "{j+1}",
+// operations +N, -N, *N, /N, %N applied left to right (64-bit, + - * wrap
+// around): "{i%100}", "{j+1}",
 // "{i%100*3+1}", "{rand:50*2}". Random values are deterministic for a given
 // --seed; every pattern draws from the same sequence, so two patterns drawing
 // alike (say "{rand:50}" once per execution) get the same values.
@@ -50,6 +51,12 @@
 #include "tools/patterns/runner.h"
 
 namespace dynarock::patterns {
+
+// Bounds of a pattern file's numbers (the command line's --iterations and --size
+// have the same ones).
+inline constexpr int64_t kMaxIterations = 100000000;
+inline constexpr int64_t kMaxItemCount = 10000000;
+inline constexpr int64_t kMaxRepeat = 100000;
 
 // A text with placeholders, compiled once and expanded per use.
 class Template {

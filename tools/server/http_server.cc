@@ -360,7 +360,11 @@ class Session : public std::enable_shared_from_this<Session> {
     std::string_view op;
     if (target != req.end()) {
       std::string_view t = SV(target->value());
-      if (t.substr(0, kTargetPrefix.size()) == kTargetPrefix) op = t.substr(kTargetPrefix.size());
+      if (t.substr(0, kTargetPrefix.size()) == kTargetPrefix) {
+        op = t.substr(kTargetPrefix.size());
+      } else if (t.substr(0, api::kStreamsTargetPrefix.size()) == api::kStreamsTargetPrefix) {
+        op = t;  // the Streams operations go by their whole target
+      }
     }
     if (op.empty()) {
       reply = api::Handler::ErrorReply(Status(ErrorType::kUnknownOperation, ""));

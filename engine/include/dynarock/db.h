@@ -16,6 +16,7 @@
 #ifndef DYNAROCK_DB_H_
 #define DYNAROCK_DB_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
+#include "dynarock/streams.h"
 
 namespace dynarock {
 
@@ -47,6 +49,15 @@ struct Options {
   // Open without writing anything (no recovery writes, no background work): for
   // `dynarock check` and other inspections. Every write operation fails.
   bool read_only = false;
+  // DynamoDB Streams: how long stream records are kept (DynamoDB: 24 hours),
+  // and how often a stream's open shard is closed and succeeded by a child
+  // (DynamoDB: about every 4 hours). Shorter values serve tests.
+  double stream_retention_seconds = 24 * 3600;
+  double stream_shard_seconds = 4 * 3600;
+  // The clock of stream records, shard rollover, retention and iterator
+  // expiry, in seconds since the epoch; the system clock when empty. Tests
+  // inject one to move time.
+  std::function<double()> clock;
 };
 
 // What DB::CheckConsistency found.
@@ -120,6 +131,33 @@ class DB {
   virtual StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) = 0;
   virtual StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
       const ListTagsOfResourceRequest& req) = 0;
+
+  // DynamoDB Streams (dynarock/streams.h). Errors: ValidationException,
+  // ResourceNotFoundException (unknown stream or shard),
+  // ExpiredIteratorException (an iterator older than 15 minutes),
+  // TrimmedDataAccessException (records past their retention).
+  virtual StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest& req) = 0;
+  virtual StatusOr<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& req) = 0;
+  virtual StatusOr<GetShardIteratorResponse> GetShardIterator(
+      const GetShardIteratorRequest& req) = 0;
+  virtual StatusOr<GetRecordsResponse> GetRecords(const GetRecordsRequest& req) = 0;
+
+  // Not a DynamoDB operation: delivers the records of `table`'s stream to
+  // `handler`, in order, on a thread of the subscription's own, from where
+  // `options` says; it follows the table's stream across shards, and to the
+  // next stream when the stream is disabled and enabled again. Errors:
+  // ResourceNotFoundException, ValidationException (no stream enabled, a
+  // malformed sequence number), TrimmedDataAccessException (resuming from a
+  // record past its retention).
+  virtual StatusOr<std::unique_ptr<Subscription>> Subscribe(std::string_view table,
+                                                            const SubscribeOptions& options,
+                                                            StreamHandler handler) = 0;
+
+  // Not DynamoDB operations: a small durable store of named positions for
+  // consumers of the change log (`dynarock replicate` keeps its checkpoint
+  // here). A value is written in one atomic commit.
+  virtual Status SaveCheckpoint(std::string_view name, std::string_view value) = 0;
+  virtual StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) = 0;
 
   // Not a DynamoDB operation: verifies, on one snapshot, that every secondary
   // index holds exactly the entries its table's items imply (keys and projected

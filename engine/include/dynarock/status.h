@@ -40,6 +40,7 @@ enum class ErrorType : uint8_t {
   kItemCollectionSizeLimitExceeded,
   kProvisionedThroughputExceeded,
   kRequestLimitExceeded,
+  kThrottling,  // control-plane rate (DynamoDB's ThrottlingException); Dynarock never sends it
   kLimitExceeded,
   kUnknownOperation,
   kMissingAuthenticationToken,
@@ -48,6 +49,8 @@ enum class ErrorType : uint8_t {
   kIncompleteSignature,
   kAccessDenied,
   kTableNotFound,  // the backup operations' "no such table"
+  kExpiredIterator,     // DynamoDB Streams: a shard iterator older than 15 minutes
+  kTrimmedDataAccess,   // DynamoDB Streams: records past their retention
   kInternalServerError,
 };
 

@@ -14,43 +14,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { requirePackages, startServer, stopServer, uniq } from './harness.mjs';
-
-requirePackages('test_admin_doc.mjs', ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
+import { connect, createTable, disconnect, rejectsWith, uniq } from './harness.mjs';
 
 const ddb = await import('@aws-sdk/client-dynamodb');
 const lib = await import('@aws-sdk/lib-dynamodb');
 const {
-  DynamoDBClient, CreateTableCommand, DeleteTableCommand, DescribeTableCommand, UpdateTableCommand,
+  DescribeTableCommand, UpdateTableCommand,
   TagResourceCommand, UntagResourceCommand, ListTagsOfResourceCommand, UpdateTimeToLiveCommand,
   DescribeTimeToLiveCommand, DescribeContinuousBackupsCommand, UpdateContinuousBackupsCommand,
-  DescribeLimitsCommand, DescribeEndpointsCommand, PutItemCommand, waitUntilTableExists,
-  DynamoDBServiceException, ConditionalCheckFailedException, TransactionCanceledException,
+  DescribeLimitsCommand, DescribeEndpointsCommand, PutItemCommand,
+  ConditionalCheckFailedException, TransactionCanceledException,
   ResourceNotFoundException, TableNotFoundException,
 } = ddb;
 const {
-  DynamoDBDocumentClient, PutCommand, GetCommand, UpdateCommand, BatchWriteCommand, TransactWriteCommand,
+  PutCommand, GetCommand, UpdateCommand, BatchWriteCommand, TransactWriteCommand,
   QueryCommand: DocQueryCommand, ScanCommand: DocScanCommand, paginateQuery: docPaginateQuery,
 } = lib;
 
-let endpoint = null;
-
 let client;
 let doc;
-const created = [];
-
-async function createTable(name, extra = {}) {
-  const out = await client.send(new CreateTableCommand({
-    TableName: name,
-    KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
-    AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' }],
-    BillingMode: 'PAY_PER_REQUEST',
-    ...extra,
-  }));
-  created.push(name);
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: name });
-  return out.TableDescription;
-}
+const PK = ['pk', 'S'];
+const SK = ['sk', 'N'];
 
 // Polls DescribeTable until pred(Table) holds (10 s at most); returns the Table.
 async function waitForTable(name, pred, what) {
@@ -63,47 +47,18 @@ async function waitForTable(name, pred, what) {
   assert.fail(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
 }
 
-// Asserts that `promise` rejects with the modelled error `name` (an instance of `cls`
-// when the SDK has a class for it), HTTP 400, and `message` (string: exact, RegExp: match).
-async function rejectsWith(promise, name, message, cls) {
-  await assert.rejects(promise, (err) => {
-    assert.equal(err.name, name, `expected ${name}, got ${err.name}: ${err.message}`);
-    assert.ok(err instanceof DynamoDBServiceException, 'errors extend DynamoDBServiceException');
-    if (cls) assert.ok(err instanceof cls, `${name} is an instance of the SDK's ${cls.name}`);
-    assert.equal(err.$fault, 'client');
-    assert.equal(err.$metadata.httpStatusCode, 400);
-    if (message instanceof RegExp) assert.match(err.message, message);
-    else if (message !== undefined) assert.equal(err.message, message);
-    return true;
-  });
-}
-
 const payload = (out) => Object.fromEntries(Object.entries(out).filter(([k]) => k !== '$metadata'));
 const byKey = (tags) => [...tags].sort((a, b) => a.Key.localeCompare(b.Key));
 
-before(async () => {
-  endpoint = await startServer();
-  client = new DynamoDBClient({
-    endpoint, region: 'us-east-1', maxAttempts: 1,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-});
-
-after(async () => {
-  for (const t of created) {
-    try { await client.send(new DeleteTableCommand({ TableName: t })); } catch { /* gone */ }
-  }
-  client?.destroy();
-  stopServer();
-});
+before(async () => ({ client, doc } = await connect()));
+after(disconnect);
 
 describe('TagResource / UntagResource / ListTagsOfResource', () => {
   const table = uniq('js-tags');
   let arn;
 
   before(async () => {
-    arn = (await createTable(table, { Tags: [{ Key: 'created', Value: 'at-create' }] })).TableArn;
+    arn = (await createTable(table, PK, SK, { Tags: [{ Key: 'created', Value: 'at-create' }] })).TableArn;
   });
 
   test('tags given to CreateTable are listed', async () => {
@@ -148,7 +103,7 @@ describe('TagResource / UntagResource / ListTagsOfResource', () => {
 
 describe('UpdateTimeToLive / DescribeTimeToLive', () => {
   const table = uniq('js-ttl');
-  before(async () => { await createTable(table); });
+  before(async () => { await createTable(table, PK, SK); });
 
   test('DISABLED, then enabled on an attribute', async () => {
     assert.deepEqual(payload(await client.send(new DescribeTimeToLiveCommand({ TableName: table }))),
@@ -183,7 +138,7 @@ describe('UpdateTimeToLive / DescribeTimeToLive', () => {
 
 describe('DescribeContinuousBackups / UpdateContinuousBackups', () => {
   const table = uniq('js-pitr');
-  before(async () => { await createTable(table); });
+  before(async () => { await createTable(table, PK, SK); });
 
   test('PITR is off on a new table; enabling it sets the recovery window', async () => {
     assert.deepEqual(payload(await client.send(new DescribeContinuousBackupsCommand({ TableName: table }))), {
@@ -252,7 +207,7 @@ describe('DescribeLimits / DescribeEndpoints', () => {
 describe('UpdateTable', () => {
   test('billing mode and throughput, table and GSI', async () => {
     const table = uniq('js-billing');
-    await createTable(table, {
+    await createTable(table, PK, SK, {
       BillingMode: 'PROVISIONED', ProvisionedThroughput: { ReadCapacityUnits: 2, WriteCapacityUnits: 2 },
       AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'N' },
         { AttributeName: 'g', AttributeType: 'S' }],
@@ -296,7 +251,7 @@ describe('UpdateTable', () => {
     let arn;
 
     before(async () => {
-      arn = (await createTable(table)).TableArn;
+      arn = (await createTable(table, PK, SK)).TableArn;
       const items = [
         { pk: 'p1', sk: 1, team: 'a', name: 'n1', secret: 's' },
         { pk: 'p2', sk: 2, team: 'a', name: 'n2', secret: 's' },
@@ -397,7 +352,7 @@ describe('DynamoDBDocumentClient', () => {
   const table = uniq('js-docx');
 
   before(async () => {
-    await createTable(table);
+    await createTable(table, PK, SK);
     const items = Array.from({ length: 20 }, (_, k) => {
       const i = k + 1;
       return { pk: 'p', sk: i, even: i % 2 === 0, info: { level: i % 3 }, tags: new Set(i % 4 === 0 ? ['x', 'four'] : ['x']) };
@@ -478,21 +433,19 @@ describe('DynamoDBDocumentClient', () => {
     await rejectsWith(doc.send(new PutCommand({
       TableName: table, Item: { pk: 'p', sk: 2 }, ConditionExpression: 'attribute_not_exists(pk)',
     })), 'ConditionalCheckFailedException', 'The conditional request failed', ConditionalCheckFailedException);
-    await assert.rejects(doc.send(new UpdateCommand({
+    await rejectsWith(doc.send(new UpdateCommand({
       TableName: table, Key: { pk: 'p', sk: 2 }, UpdateExpression: 'SET even = :f', ConditionExpression: 'even = :f',
       ExpressionAttributeValues: { ':f': false }, ReturnValues: 'UPDATED_NEW', ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-    })), (err) => {
-      assert.ok(err instanceof ConditionalCheckFailedException);
+    })), 'ConditionalCheckFailedException', 'The conditional request failed', ConditionalCheckFailedException, (err) => {
       // Error payloads stay in AttributeValue form, even through the document client.
       assert.deepEqual(err.Item.sk, { N: '2' });
       assert.deepEqual(err.Item.even, { BOOL: true });
-      return true;
     });
     assert.equal((await doc.send(new GetCommand({ TableName: table, Key: { pk: 'p', sk: 2 } }))).Item.even, true);
   });
 
   test('TransactionCanceledException with CancellationReasons', async () => {
-    await assert.rejects(doc.send(new TransactWriteCommand({
+    await rejectsWith(doc.send(new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: table, Item: { pk: 'tx', sk: 1 } } },
         { ConditionCheck: { TableName: table, Key: { pk: 'p', sk: 3 }, ConditionExpression: 'even = :t',
@@ -500,15 +453,10 @@ describe('DynamoDBDocumentClient', () => {
         { Update: { TableName: table, Key: { pk: 'p', sk: 4 }, UpdateExpression: 'SET touched = :t',
           ExpressionAttributeValues: { ':t': true } } },
       ],
-    })), (err) => {
-      assert.ok(err instanceof TransactionCanceledException, `got ${err.name}: ${err.message}`);
-      assert.ok(err instanceof DynamoDBServiceException);
-      assert.equal(err.$metadata.httpStatusCode, 400);
-      assert.equal(err.message, 'Transaction cancelled, please refer cancellation reasons for specific reasons ' +
-        '[None, ConditionalCheckFailed, None]');
+    })), 'TransactionCanceledException', 'Transaction cancelled, please refer cancellation reasons for specific ' +
+      'reasons [None, ConditionalCheckFailed, None]', TransactionCanceledException, (err) => {
       assert.deepEqual(err.CancellationReasons.map((r) => r.Code), ['None', 'ConditionalCheckFailed', 'None']);
       assert.equal(err.CancellationReasons[1].Message, 'The conditional request failed');
-      return true;
     });
     assert.equal((await doc.send(new GetCommand({ TableName: table, Key: { pk: 'tx', sk: 1 } }))).Item, undefined);
     assert.equal((await doc.send(new GetCommand({ TableName: table, Key: { pk: 'p', sk: 4 } }))).Item.touched, undefined);

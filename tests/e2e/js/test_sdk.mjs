@@ -11,68 +11,34 @@
 // Exception", and returns Items for Select=COUNT.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { requirePackages, startServer, stopServer, uniq } from './harness.mjs';
-
-requirePackages('test_sdk.mjs', ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']);
+import { connect, createTable, disconnect, rejectsWith, uniq } from './harness.mjs';
 
 const ddb = await import('@aws-sdk/client-dynamodb');
 const lib = await import('@aws-sdk/lib-dynamodb');
 const {
-  DynamoDBClient, CreateTableCommand, DescribeTableCommand, DeleteTableCommand,
+  DescribeTableCommand, DeleteTableCommand,
   ListTablesCommand, PutItemCommand, GetItemCommand, QueryCommand, ScanCommand,
-  DeleteItemCommand, waitUntilTableExists, waitUntilTableNotExists, paginateQuery,
+  DeleteItemCommand, waitUntilTableNotExists, paginateQuery,
   paginateScan, ConditionalCheckFailedException, ResourceNotFoundException,
 } = ddb;
 const {
-  DynamoDBDocumentClient, PutCommand, GetCommand, QueryCommand: DocQueryCommand,
+  PutCommand, GetCommand, QueryCommand: DocQueryCommand,
   ScanCommand: DocScanCommand, DeleteCommand, UpdateCommand, paginateQuery: docPaginateQuery,
 } = lib;
 
-let endpoint = null;
-
 let client;
 let doc;
-const created = [];
 
-async function createTable(name, hash, range) {
-  const KeySchema = [{ AttributeName: hash[0], KeyType: 'HASH' }];
-  const AttributeDefinitions = [{ AttributeName: hash[0], AttributeType: hash[1] }];
-  if (range) {
-    KeySchema.push({ AttributeName: range[0], KeyType: 'RANGE' });
-    AttributeDefinitions.push({ AttributeName: range[0], AttributeType: range[1] });
-  }
-  const out = await client.send(new CreateTableCommand({
-    TableName: name, KeySchema, AttributeDefinitions, BillingMode: 'PAY_PER_REQUEST',
-  }));
-  created.push(name);
-  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: name });
-  return out;
-}
-
-before(async () => {
-  endpoint = await startServer();
-  client = new DynamoDBClient({
-    endpoint, region: 'us-east-1', maxAttempts: 1,
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-});
-
-after(async () => {
-  for (const t of created) {
-    try { await client.send(new DeleteTableCommand({ TableName: t })); } catch { /* gone */ }
-  }
-  client?.destroy();
-  stopServer();
-});
+before(async () => ({ client, doc } = await connect()));
+after(disconnect);
 
 describe('DynamoDBClient (low level)', () => {
   const table = uniq('js-low');
 
   test('create, describe and list the table', async () => {
     const out = await createTable(table, ['pk', 'S'], ['sk', 'N']);
-    assert.equal(out.TableDescription.TableName, table);
-    assert.ok(['CREATING', 'ACTIVE'].includes(out.TableDescription.TableStatus));
+    assert.equal(out.TableName, table);
+    assert.ok(['CREATING', 'ACTIVE'].includes(out.TableStatus));
     const d = await client.send(new DescribeTableCommand({ TableName: table }));
     assert.equal(d.Table.TableStatus, 'ACTIVE');
     assert.deepEqual(d.Table.KeySchema, [
@@ -172,42 +138,26 @@ describe('DynamoDBClient (low level)', () => {
   });
 
   test('ConditionalCheckFailedException with ReturnValuesOnConditionCheckFailure', async () => {
-    await assert.rejects(
+    await rejectsWith(
       client.send(new PutItemCommand({
         TableName: table, Item: { pk: { S: 'q' }, sk: { N: '0' } },
         ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       })),
-      (err) => {
-        assert.ok(err instanceof ConditionalCheckFailedException);
-        assert.equal(err.name, 'ConditionalCheckFailedException');
-        assert.equal(err.$metadata.httpStatusCode, 400);
-        assert.match(err.message, /The conditional request failed/);
-        assert.deepEqual(err.Item, { pk: { S: 'q' }, sk: { N: '0' }, even: { BOOL: true } });
-        return true;
-      });
+      'ConditionalCheckFailedException', 'The conditional request failed', ConditionalCheckFailedException,
+      (err) => assert.deepEqual(err.Item, { pk: { S: 'q' }, sk: { N: '0' }, even: { BOOL: true } }));
   });
 
   test('ValidationException for a key that does not match the schema', async () => {
-    await assert.rejects(
-      client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'q' } } })),
-      (err) => {
-        assert.equal(err.name, 'ValidationException');
-        assert.equal(err.message, 'The provided key element does not match the schema');
-        return true;
-      });
+    await rejectsWith(client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'q' } } })),
+      'ValidationException', 'The provided key element does not match the schema');
   });
 
   test('ResourceNotFoundException for a missing table', async () => {
-    await assert.rejects(
-      client.send(new DescribeTableCommand({ TableName: uniq('missing') })),
-      (err) => {
-        assert.ok(err instanceof ResourceNotFoundException);
-        assert.equal(err.name, 'ResourceNotFoundException');
-        return true;
-      });
-    await assert.rejects(
-      client.send(new GetItemCommand({ TableName: uniq('missing'), Key: { pk: { S: 'x' } } })),
-      { name: 'ResourceNotFoundException' });
+    const missing = uniq('missing');
+    await rejectsWith(client.send(new DescribeTableCommand({ TableName: missing })),
+      'ResourceNotFoundException', `Requested resource not found: Table: ${missing} not found`, ResourceNotFoundException);
+    await rejectsWith(client.send(new GetItemCommand({ TableName: missing, Key: { pk: { S: 'x' } } })),
+      'ResourceNotFoundException', 'Requested resource not found', ResourceNotFoundException);
   });
 });
 
@@ -245,10 +195,10 @@ describe('DynamoDBDocumentClient', () => {
     assert.equal(r.Attributes.name, 'Ada L.');
     assert.deepEqual([...r.Attributes.tags].sort(), ['a', 'b', 'c']);
     assert.equal('nothing' in r.Attributes, false);
-    await assert.rejects(doc.send(new UpdateCommand({
+    await rejectsWith(doc.send(new UpdateCommand({
       TableName: table, Key: { pk: 'u1', sk: 1 }, UpdateExpression: 'SET age = :a',
       ConditionExpression: 'age < :a', ExpressionAttributeValues: { ':a': 10 },
-    })), { name: 'ConditionalCheckFailedException' });
+    })), 'ConditionalCheckFailedException', 'The conditional request failed');
   });
 
   test('query, scan and delete', async () => {
@@ -284,7 +234,7 @@ describe('DynamoDBDocumentClient', () => {
   test('delete table then ResourceNotFoundException', async () => {
     await client.send(new DeleteTableCommand({ TableName: table }));
     await waitUntilTableNotExists({ client, maxWaitTime: 30, minDelay: 1 }, { TableName: table });
-    await assert.rejects(doc.send(new GetCommand({ TableName: table, Key: { pk: 'u1', sk: 1 } })),
-      { name: 'ResourceNotFoundException' });
+    await rejectsWith(doc.send(new GetCommand({ TableName: table, Key: { pk: 'u1', sk: 1 } })),
+      'ResourceNotFoundException', 'Requested resource not found');
   });
 });
