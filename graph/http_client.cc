@@ -472,7 +472,8 @@ StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(HttpClientOptions optio
                            " is not https://");
   }
   if (options.credentials.access_key_id.empty() &&
-      !AwsCredentials::FromEnvironment(&options.credentials)) {
+      !AwsCredentials::FromEnvironment(&options.credentials) &&
+      !AwsCredentials::FromProfile(&options.credentials)) {
     options.credentials = {"dynarock", "dynarock", ""};
   }
   if (options.region.empty()) options.region = RegionFromEndpoint(options.endpoint);

@@ -59,7 +59,8 @@ struct HttpClientOptions {
   // SigV4 region. Empty: derived (see the file comment).
   std::string region;
   // When the access key is empty: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY /
-  // AWS_SESSION_TOKEN from the environment, else the placeholder "dynarock" /
+  // AWS_SESSION_TOKEN from the environment, else the shared credentials file's
+  // profile (AwsCredentials::FromProfile), else the placeholder "dynarock" /
   // "dynarock" (accepted by endpoints that do not check, such as `dynarock serve`
   // without --require-auth and DynamoDB Local).
   AwsCredentials credentials;

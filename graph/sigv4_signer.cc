@@ -11,6 +11,8 @@
 #include <cctype>
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
+#include <string>
 
 #include "engine/api/sigv4.h"
 
@@ -24,6 +26,46 @@ bool AwsCredentials::FromEnvironment(AwsCredentials* out) {
   out->secret_access_key = secret;
   const char* token = std::getenv("AWS_SESSION_TOKEN");
   out->session_token = token != nullptr ? token : "";
+  return true;
+}
+
+bool AwsCredentials::FromProfile(AwsCredentials* out) {
+  std::string path;
+  if (const char* f = std::getenv("AWS_SHARED_CREDENTIALS_FILE"); f != nullptr && *f) {
+    path = f;
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && *home) {
+    path = std::string(home) + "/.aws/credentials";
+  } else {
+    return false;
+  }
+  const char* p = std::getenv("AWS_PROFILE");
+  const std::string profile = p != nullptr && *p ? p : "default";
+  std::ifstream in(path);
+  if (!in) return false;
+  auto trim = [](std::string s) {
+    const char* ws = " \t\r";
+    s.erase(0, s.find_first_not_of(ws));
+    s.erase(s.find_last_not_of(ws) + 1);
+    return s;
+  };
+  AwsCredentials found;
+  bool in_profile = false;
+  for (std::string line; std::getline(in, line);) {
+    line = trim(line);
+    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    if (line.front() == '[' && line.back() == ']') {
+      in_profile = trim(line.substr(1, line.size() - 2)) == profile;
+      continue;
+    }
+    const size_t eq = line.find('=');
+    if (!in_profile || eq == std::string::npos) continue;
+    const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+    if (key == "aws_access_key_id") found.access_key_id = value;
+    if (key == "aws_secret_access_key") found.secret_access_key = value;
+    if (key == "aws_session_token") found.session_token = value;
+  }
+  if (found.access_key_id.empty() || found.secret_access_key.empty()) return false;
+  *out = std::move(found);
   return true;
 }
 

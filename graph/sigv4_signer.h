@@ -31,6 +31,11 @@ struct AwsCredentials {
   // AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN; false when the
   // key or the secret is missing.
   static bool FromEnvironment(AwsCredentials* out);
+  // The shared credentials file ($AWS_SHARED_CREDENTIALS_FILE, else
+  // ~/.aws/credentials), profile $AWS_PROFILE (else "default"):
+  // aws_access_key_id, aws_secret_access_key, aws_session_token. False when the
+  // file, the profile, the key or the secret is missing.
+  static bool FromProfile(AwsCredentials* out);
 };
 
 class SigV4Signer {

@@ -42,6 +42,8 @@ int RunServe(const Args& args);
 int RunGraph(const Args& args);
 int RunCheck(const Args& args);
 int RunPatterns(const Args& args);
+int RunReplicate(const Args& args);
+int RunStreams(const Args& args);
 
 // Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.

@@ -18,6 +18,8 @@ const Command kCommands[] = {
     {"graph", "Graph layer tools: 'graph demo' runs the seed examples", &RunGraph},
     {"check", "Verify every secondary index against its table (exit 1 on differences)", &RunCheck},
     {"patterns", "Compare access patterns by requests, capacity, latency and cost", &RunPatterns},
+    {"replicate", "Ship a table's changes (its stream) to another DynamoDB endpoint", &RunReplicate},
+    {"streams", "'streams tail TABLE' prints a table's stream records as JSON lines", &RunStreams},
 };
 
 void PrintUsage(FILE* out) {
