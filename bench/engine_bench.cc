@@ -32,7 +32,9 @@
 //
 // Both databases keep their files in a RocksDB MemEnv (Options.in_memory for the
 // engine), with the engine's column families, block cache size and write options
-// (WAL on, no fsync), so the comparison is like for like.
+// (WAL on, no fsync), so the comparison is like for like. DYNAROCK_BENCH_DIR=DIR
+// puts the engine's files on disk in DIR instead (the engine-only comparisons,
+// such as PutItemStream/1 over /0, as an embedding app runs).
 //
 // After the usual table, the run prints each engine operation's CPU time as a
 // ratio of its raw RocksDB baseline's ("ratio GetItem / RawRocksDBGet: 1.32x").
@@ -51,6 +53,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -75,6 +78,7 @@ constexpr int kReadKeys = 10000;
 // Items in the queried partition, and one in kFilterEvery matches the filter.
 constexpr int kPartitionItems = 1000;
 constexpr int kSmallPartitionItems = 100;
+constexpr int kStreamRecords = 20000;
 constexpr int kScanPage = 1000;
 constexpr int kFilterEvery = 10;
 constexpr int kMaxGsis = 5;
@@ -188,14 +192,21 @@ struct Engine {
 
   Engine() {
     dynarock::Options options;
-    options.in_memory = true;
-    auto opened = dynarock::DB::Open(options, "");
+    // DYNAROCK_BENCH_DIR: the engine's files on disk there (emptied first)
+    // instead of in memory, as an embedding app keeps them.
+    const char* dir = std::getenv("DYNAROCK_BENCH_DIR");
+    options.in_memory = dir == nullptr || *dir == '\0';
+    if (!options.in_memory) std::filesystem::remove_all(dir);
+    auto opened = dynarock::DB::Open(options, options.in_memory ? "" : dir);
     Check(opened.status(), "DB::Open");
     db = std::move(*opened);
     for (int gsis : {0, 1, 5}) {
       Check(db->CreateTable(TableRequest("put" + std::to_string(gsis), gsis)).status(),
             "CreateTable");
     }
+    auto streamed = TableRequest("records", 0);
+    streamed.stream_specification = dynarock::StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+    Check(db->CreateTable(streamed).status(), "CreateTable");
     Check(db->CreateTable(TableRequest("txn", 0)).status(), "CreateTable");
     Check(db->CreateTable(TableRequest("reads", 0)).status(), "CreateTable");
     Check(db->CreateTable(TableRequest("query", 0)).status(), "CreateTable");
@@ -213,6 +224,12 @@ struct Engine {
     }
     for (int i = 0; i < kSmallPartitionItems; ++i) {
       put.item = ReadItem("SMALL", Numbered("item#", i), true);
+      Check(db->PutItem(put).status(), "PutItem");
+    }
+    // A stream of kStreamRecords records (inserts of read-sized items).
+    put.table_name = "records";
+    for (int i = 0; i < kStreamRecords; ++i) {
+      put.item = ReadItem(Numbered("user#", i), "profile", true);
       Check(db->PutItem(put).status(), "PutItem");
     }
   }
@@ -266,6 +283,76 @@ void PutItemBench(benchmark::State& state, int gsis) {
 void BM_PutItem_0Gsi(benchmark::State& state) { PutItemBench(state, 0); }
 void BM_PutItem_1Gsi(benchmark::State& state) { PutItemBench(state, 1); }
 void BM_PutItem_5Gsi(benchmark::State& state) { PutItemBench(state, 5); }
+// PutItem with and without a stream, each on a fresh database of its own (so
+// neither inherits the other's memtables and compactions): /0 a table
+// without a stream, /1 the same table with a NEW_AND_OLD_IMAGES stream, whose
+// writes also record their change (both images) in the same commit.
+void BM_PutItemStream(benchmark::State& state) {
+  dynarock::Options options;
+  const char* dir = std::getenv("DYNAROCK_BENCH_DIR");
+  options.in_memory = dir == nullptr || *dir == '\0';
+  const std::string path = options.in_memory ? "" : std::string(dir) + "-stream";
+  if (!options.in_memory) std::filesystem::remove_all(path);
+  auto opened = dynarock::DB::Open(options, path);
+  Check(opened.status(), "DB::Open");
+  std::unique_ptr<dynarock::DB> db = std::move(*opened);
+  auto table = TableRequest("puts", 0);
+  if (state.range(0)) {
+    table.stream_specification = dynarock::StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+  }
+  Check(db->CreateTable(table).status(), "CreateTable");
+  dynarock::PutItemRequest req;
+  req.table_name = "puts";
+  size_t counter = 0;
+  for (auto _ : state) {
+    Item& item = NextWriteItem(&counter);
+    req.item.swap(item);
+    auto r = db->PutItem(req);
+    req.item.swap(item);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+// GetRecords: pages of 1000 records read from the start of a stream of
+// kStreamRecords records (iterator from GetShardIterator, then the pages'
+// NextShardIterator), decoded into StreamRecord structs.
+void BM_GetRecords1000(benchmark::State& state) {
+  dynarock::DB* db = GetEngine().db.get();
+  dynarock::DescribeTableRequest dt;
+  dt.table_name = "records";
+  auto table = db->DescribeTable(dt);
+  Check(table.status(), "DescribeTable");
+  dynarock::DescribeStreamRequest ds;
+  ds.stream_arn = *table->table.latest_stream_arn;
+  auto stream = db->DescribeStream(ds);
+  Check(stream.status(), "DescribeStream");
+  dynarock::GetShardIteratorRequest gi;
+  gi.stream_arn = ds.stream_arn;
+  gi.shard_id = stream->stream_description.shards.at(0).shard_id;
+  std::string iterator;
+  int64_t records = 0;
+  for (auto _ : state) {
+    if (iterator.empty()) {
+      auto it = db->GetShardIterator(gi);
+      Check(it.status(), "GetShardIterator");
+      iterator = *it->shard_iterator;
+    }
+    dynarock::GetRecordsRequest req;
+    req.shard_iterator = iterator;
+    auto r = db->GetRecords(req);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    records += static_cast<int64_t>(r->records.size());
+    iterator = r->records.empty() ? std::string() : r->next_shard_iterator.value_or("");
+  }
+  state.SetItemsProcessed(records);
+}
 
 void BM_TransactWriteItems10(benchmark::State& state) {
   dynarock::DB* db = GetEngine().db.get();
@@ -724,6 +811,8 @@ void BM_ItemDecode(benchmark::State& state) {
 BENCHMARK(BM_PutItem_0Gsi);
 BENCHMARK(BM_PutItem_1Gsi);
 BENCHMARK(BM_PutItem_5Gsi);
+BENCHMARK(BM_PutItemStream)->Arg(0)->Arg(1);
+BENCHMARK(BM_GetRecords1000);
 BENCHMARK(BM_RawRocksDBPut)->Arg(0)->Arg(1)->Arg(5);
 BENCHMARK(BM_TransactWriteItems10);
 BENCHMARK(BM_RawRocksDBWriteBatch10);
@@ -760,6 +849,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
         {"BM_PutItem_0Gsi", "BM_RawRocksDBPut/0"},
         {"BM_PutItem_1Gsi", "BM_RawRocksDBPut/1"},
         {"BM_PutItem_5Gsi", "BM_RawRocksDBPut/5"},
+        {"BM_PutItemStream/1", "BM_PutItemStream/0"},
         {"BM_TransactWriteItems10", "BM_RawRocksDBWriteBatch10"},
         {"BM_BatchGetItem100", "BM_RawRocksDBMultiGet100"},
         {"BM_Query100", "BM_RawRocksDBIterate100"},
@@ -771,7 +861,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
       auto a = cpu_ns_.find(op), b = cpu_ns_.find(base);
       if (a == cpu_ns_.end() || b == cpu_ns_.end() || b->second <= 0) continue;
       if (!header) {
-        std::printf("\nCPU time of each operation over its raw RocksDB baseline:\n");
+        std::printf("\nCPU time of each operation over its baseline (raw RocksDB; for\n"
+                    "PutItemStream/1, the same PutItem without a stream):\n");
         header = true;
       }
       std::printf("  ratio %-24s / %-26s %6.2fx\n", op + 3, base + 3, a->second / b->second);

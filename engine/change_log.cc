@@ -20,7 +20,7 @@ namespace dynarock {
 namespace {
 
 constexpr uint8_t kRecordFormatV1 = 0x01;
-constexpr uint8_t kByTtl = 1, kHasOld = 2, kHasNew = 4;
+constexpr uint8_t kByTtl = 1, kHasOld = 2, kHasNew = 4, kKeysInImage = 8;
 constexpr size_t kTimeOffset = 3;  // where the creation time sits in a record
 constexpr size_t kHeaderBytes = 11;
 
@@ -135,8 +135,8 @@ std::string EventId(uint32_t stream, uint64_t seq) {
   return Hex64(a, 16) + Hex64(b, 16);
 }
 
-bool DecodeRecord(std::string_view v, uint32_t stream, uint64_t seq, const std::string& region,
-                  const std::string& view, StreamRecord* r) {
+bool DecodeRecord(std::string_view v, const StreamInfo& stream, uint64_t seq,
+                  const std::string& region, StreamRecord* r) {
   if (v.size() < kHeaderBytes || static_cast<uint8_t>(v[0]) != kRecordFormatV1) return false;
   const uint8_t event = static_cast<uint8_t>(v[1]);
   const uint8_t flags = static_cast<uint8_t>(v[2]);
@@ -144,7 +144,9 @@ bool DecodeRecord(std::string_view v, uint32_t stream, uint64_t seq, const std::
   uint64_t ms = 0, size = 0;
   if (!GetFixed64(&in, &ms) || !GetVarint64(&in, &size)) return false;
   std::string_view keys, old_image, new_image;
-  if (!GetLengthPrefixed(&in, &keys) || !DecodeItem(keys, &r->keys)) return false;
+  if (!(flags & kKeysInImage) && (!GetLengthPrefixed(&in, &keys) || !DecodeItem(keys, &r->keys))) {
+    return false;
+  }
   if (flags & kHasOld) {
     r->old_image.emplace();
     if (!GetLengthPrefixed(&in, &old_image) || !DecodeItem(old_image, &*r->old_image)) return false;
@@ -153,15 +155,24 @@ bool DecodeRecord(std::string_view v, uint32_t stream, uint64_t seq, const std::
     r->new_image.emplace();
     if (!GetLengthPrefixed(&in, &new_image) || !DecodeItem(new_image, &*r->new_image)) return false;
   }
+  if (flags & kKeysInImage) {
+    const Item* image = r->new_image ? &*r->new_image : r->old_image ? &*r->old_image : nullptr;
+    if (image == nullptr) return false;
+    for (const KeySchemaElement& k : stream.key_schema) {
+      auto it = image->find(k.attribute_name);
+      if (it == image->end()) return false;
+      r->keys.insert(*it);
+    }
+  }
   static const char* const kEvents[] = {"", "INSERT", "MODIFY", "REMOVE"};
   if (event < 1 || event > 3) return false;
   r->event_name = kEvents[event];
-  r->event_id = EventId(stream, seq);
+  r->event_id = EventId(stream.id, seq);
   r->aws_region = region;
   r->approximate_creation_date_time = static_cast<double>(ms) / 1000.0;
   r->sequence_number = FormatSequenceNumber(seq);
   r->size_bytes = static_cast<int64_t>(size);
-  r->stream_view_type = view;
+  r->stream_view_type = stream.view_type;
   r->by_time_to_live = flags & kByTtl;
   return true;
 }
@@ -292,45 +303,55 @@ void ChangeLog::StartTrimmer() {
 
 // ---------------------------------------------------------------- writing
 
-void ChangeLog::Stage(const TableInfo& table, const std::optional<Item>& old_item,
-                      const std::optional<Item>& new_item, ChangeOrigin origin,
-                      WriteSet* writes) const {
+void ChangeLog::Stage(const TableInfo& table, const Image& old_image, const Image& new_image,
+                      ChangeOrigin origin, WriteSet* writes) const {
   if (table.stream_id == 0 || !table.stream_specification ||
       !table.stream_specification->stream_enabled) {
     return;
   }
+  const Item* old_item = old_image.item;
+  const Item* new_item = new_image.item;
   if (!old_item && !new_item) return;
   if (old_item && new_item && *old_item == *new_item) return;  // nothing changed
   const std::string& view = table.stream_specification->stream_view_type;
   const bool keep_new = new_item && (view == "NEW_IMAGE" || view == "NEW_AND_OLD_IMAGES");
   const bool keep_old = old_item && (view == "OLD_IMAGE" || view == "NEW_AND_OLD_IMAGES");
-  const Item keys = KeyAttributes(table.key, new_item ? *new_item : *old_item);
+  // The keys are stored on their own only when no image carries them.
+  const bool keys_apart = !keep_new && !keep_old;
+  const Item& any = new_item ? *new_item : *old_item;
   PendingChange change;
   change.stream_id = table.stream_id;
   std::string& v = change.value;
-  v.reserve(64 + (keep_new ? 256 : 0) + (keep_old ? 256 : 0));
+  v.reserve(64 + (keep_new ? new_image.size + 16 : 0) + (keep_old ? old_image.size + 16 : 0));
   v.push_back(static_cast<char>(kRecordFormatV1));
   v.push_back(static_cast<char>(!old_item ? 1 : !new_item ? 3 : 2));
   v.push_back(static_cast<char>((origin == ChangeOrigin::kTimeToLive ? kByTtl : 0) |
-                                (keep_old ? kHasOld : 0) | (keep_new ? kHasNew : 0)));
+                                (keep_old ? kHasOld : 0) | (keep_new ? kHasNew : 0) |
+                                (keys_apart ? 0 : kKeysInImage)));
   v.append(8, '\0');  // creation time, at commit
-  size_t size = ItemSize(keys);
-  if (keep_old) size += ItemSize(*old_item);
-  if (keep_new) size += ItemSize(*new_item);
+  size_t size = 0;  // SizeBytes: the keys and the images, by DynamoDB's item sizes
+  for (const auto& [name, value] : any) {
+    if (table.key.IsKeyAttribute(name)) size += AttributeSize(name, value);
+  }
+  if (keep_old) size += old_image.size;
+  if (keep_new) size += new_image.size;
   PutVarint64(&v, size);
   std::string scratch;
-  EncodeItemTo(keys, &scratch);
-  PutLengthPrefixed(&v, scratch);
-  if (keep_old) {
-    scratch.clear();
-    EncodeItemTo(*old_item, &scratch);
+  if (keys_apart) {
+    EncodeItemTo(KeyAttributes(table.key, any), &scratch);
     PutLengthPrefixed(&v, scratch);
   }
-  if (keep_new) {
+  auto put_image = [&](const Image& image) {
+    if (!image.encoded.empty()) {
+      PutLengthPrefixed(&v, image.encoded);
+      return;
+    }
     scratch.clear();
-    EncodeItemTo(*new_item, &scratch);
+    EncodeItemTo(*image.item, &scratch);
     PutLengthPrefixed(&v, scratch);
-  }
+  };
+  if (keep_old) put_image(old_image);
+  if (keep_new) put_image(new_image);
   writes->changes.push_back(std::move(change));
 }
 
@@ -492,15 +513,18 @@ Status ChangeLog::Read(const StreamInfo& stream, uint64_t from, uint64_t to, siz
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, records_));
   size_t bytes = 0;
   size_t count = 0;
-  for (it->Seek(lower); it->Valid() && count < limit && bytes < max_bytes; it->Next()) {
+  for (it->Seek(lower); it->Valid() && count < limit; it->Next()) {
     if (it->key().size() != 12) continue;
     const uint64_t seq = DecodeFixed64BE(it->key().data() + 4);
     StreamRecord r;
-    if (!DecodeRecord(std::string_view(it->value().data(), it->value().size()), stream.id, seq,
-                      config_.region, stream.view_type, &r)) {
+    if (!DecodeRecord(std::string_view(it->value().data(), it->value().size()), stream, seq,
+                      config_.region, &r)) {
       return InternalError("Corrupt stream record");
     }
-    bytes += it->value().size();
+    // At most max_bytes of records (by SizeBytes), one at least.
+    const size_t size = static_cast<size_t>(r.size_bytes);
+    if (count > 0 && bytes + size > max_bytes) break;
+    bytes += size;
     out->push_back(std::move(r));
     ++count;
     *next = seq + 1;

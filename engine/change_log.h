@@ -27,9 +27,12 @@
 //                                                     fixed64 creation ms
 //             "r/" fixed32be(id) "t"               -> fixed64: records <= it trimmed
 //   record := 0x01 event(1: INSERT 2: MODIFY 3: REMOVE) flags(bit0 by TTL,
-//             bit1 old image, bit2 new image) fixed64(creation ms)
-//             varint64(SizeBytes) lp(keys) [lp(old image)] [lp(new image)]
-//             (images and keys in the item codec)
+//             bit1 old image, bit2 new image, bit3 keys in the image)
+//             fixed64(creation ms) varint64(SizeBytes) [lp(keys)]
+//             [lp(old image)] [lp(new image)]
+//             (images and keys in the item codec; the keys are stored apart
+//             only when the record keeps no image, KEYS_ONLY, and are otherwise
+//             taken from the image by the stream's key schema)
 
 #ifndef DYNAROCK_ENGINE_CHANGE_LOG_H_
 #define DYNAROCK_ENGINE_CHANGE_LOG_H_
@@ -127,11 +130,17 @@ class ChangeLog {
   double Now() const { return config_.clock(); }
 
   // ---- writing (under the item's lock stripe)
+  // One side of a change: the item (null: none), its size, and its encoding
+  // when the caller has it already.
+  struct Image {
+    const Item* item = nullptr;
+    size_t size = 0;
+    std::string_view encoded;
+  };
   // Stages the record of a change to `table`'s item, unless the table has no
-  // stream enabled or the write changes nothing. `new_encoded` is the new
-  // item's encoding when the caller has it.
-  void Stage(const TableInfo& table, const std::optional<Item>& old_item,
-             const std::optional<Item>& new_item, ChangeOrigin origin, WriteSet* writes) const;
+  // stream enabled or the write changes nothing.
+  void Stage(const TableInfo& table, const Image& old_image, const Image& new_image,
+             ChangeOrigin origin, WriteSet* writes) const;
   // Numbers the staged records, adds them to the batch, calls `write` (which
   // commits the batch) and releases the numbers.
   Status Commit(WriteSet* writes, const std::function<Status(rocksdb::WriteBatch*)>& write);

@@ -178,21 +178,24 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
   TableInfoPtr current = CurrentTable(table);
   const TableInfo& info = current ? *current : table;
   rocksdb::WriteBatch* batch = &writes->batch;
-  change_log_->Stage(info, old_item, new_item, origin, writes);
+  const size_t old_size = old_item ? ItemSize(*old_item) : 0;
+  const size_t new_size = new_item ? ItemSize(*new_item) : 0;
   int64_t count_delta = 0, bytes_delta = 0;
+  std::string value;
   if (old_item) {
     count_delta -= 1;
-    bytes_delta -= static_cast<int64_t>(ItemSize(*old_item));
+    bytes_delta -= static_cast<int64_t>(old_size);
   }
   if (new_item) {
-    std::string value;
     EncodeItemTo(*new_item, &value);
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Put(items_cf_, key, value)));
     count_delta += 1;
-    bytes_delta += static_cast<int64_t>(ItemSize(*new_item));
+    bytes_delta += static_cast<int64_t>(new_size);
   } else if (old_item) {
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Delete(items_cf_, key)));
   }
+  change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size},
+                     {new_item ? &*new_item : nullptr, new_size, value}, origin, writes);
   if (count_delta != 0 || bytes_delta != 0) {
     DR_RETURN_IF_ERROR(FromRocksDB(
         batch->Merge(catalog_cf_, StatsKey(info.id), StatsDelta(count_delta, bytes_delta))));
@@ -202,8 +205,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
     return db_->Get(rocksdb::ReadOptions(), indexes_cf_, entry_key, &value).ok();
   };
   if (cost) {
-    cost->table += WriteUnits(std::max(old_item ? ItemSize(*old_item) : 0,
-                                       new_item ? ItemSize(*new_item) : 0));
+    cost->table += WriteUnits(std::max(old_size, new_size));
   }
   return StageIndexUpdates(info, old_item, new_item, indexes_cf_, catalog_cf_, batch, entry_exists,
                            cost);

@@ -242,8 +242,17 @@ StatusOr<DescribeStreamResponse> DBImpl::DescribeStream(const DescribeStreamRequ
     int found = s.FindShard(*req.exclusive_start_shard_id);
     i = found < 0 ? s.shards.size() : static_cast<size_t>(found) + 1;
   }
+  int parent = -2;  // -2: no filter
+  if (req.child_shards_of) {
+    ConstraintErrors errors;
+    CheckShardId(*req.child_shards_of, "shardFilter.shardId", &errors);
+    DR_RETURN_IF_ERROR(errors.ToStatus());
+    parent = s.FindShard(*req.child_shards_of);
+    if (parent < 0) i = s.shards.size();  // an unknown shard has no children
+  }
   for (; i < s.shards.size(); ++i) {
     if (!ShardVisible(s, i)) continue;
+    if (parent != -2 && static_cast<int>(i) != parent + 1) continue;
     if (static_cast<int64_t>(d.shards.size()) == limit) break;
     Shard shard;
     shard.shard_id = s.ShardId(i);

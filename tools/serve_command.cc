@@ -44,6 +44,12 @@ constexpr char kServeHelp[] =
     "                         us-east-1); tag ARNs must name it\n"
     "  --ttl-sweep-seconds N  How often items whose TimeToLive has passed are deleted\n"
     "                         (default 5; 0 never deletes them)\n"
+    "  --stream-retention-seconds N\n"
+    "                         How long stream records are kept (default 86400, as\n"
+    "                         DynamoDB Streams; shorter for tests)\n"
+    "  --stream-shard-seconds N\n"
+    "                         How often a stream's open shard is closed and succeeded\n"
+    "                         by a child (default 14400, DynamoDB's four hours)\n"
     "  --sync                 fsync the write-ahead log before acknowledging each write\n"
     "                         (survives power loss; slower)\n"
     "  --metrics-port N       Also serve Prometheus metrics (text format 0.0.4) at\n"
@@ -137,6 +143,13 @@ int RunServe(const Args& args) {
         return UsageError("serve", "--ttl-sweep-seconds must be a number from 0 to 86400");
       }
       db_opts.ttl_sweep_seconds = static_cast<double>(n);
+    } else if (flag == "--stream-retention-seconds" || flag == "--stream-shard-seconds") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 1, 30LL * 86400, &n)) {
+        return UsageError("serve", std::string(flag) + " must be a number from 1 to 2592000");
+      }
+      (flag == "--stream-retention-seconds" ? db_opts.stream_retention_seconds
+                                            : db_opts.stream_shard_seconds) = static_cast<double>(n);
     } else if (flag == "--metrics-port") {
       if (!need_value()) return UsageError("serve", "--metrics-port needs a number");
       if (!ParseInt(v, 0, 65535, &metrics_port)) {

@@ -14,6 +14,7 @@ namespace dom = simdjson::dom;
 // In the order DynamoDB Streams lists them in its messages.
 constexpr std::string_view kShardIteratorType[] = {"TRIM_HORIZON", "LATEST", "AT_SEQUENCE_NUMBER",
                                                    "AFTER_SEQUENCE_NUMBER"};
+constexpr std::string_view kShardFilterType[] = {"CHILD_SHARDS"};
 
 ShardIteratorType ToShardIteratorType(std::string_view s) {
   if (s == "LATEST") return ShardIteratorType::kLatest;
@@ -45,6 +46,14 @@ StatusOr<DescribeStreamRequest> DecodeDescribeStreamRequest(std::string_view bod
         if (!d.Str(o, "StreamArn", &r->stream_arn) && !d.failed()) d.Missing("StreamArn");
         LimitMember(d, o, &r->limit);
         d.Str(o, "ExclusiveStartShardId", &r->exclusive_start_shard_id);
+        dom::object filter;
+        if (d.Obj(o, "ShardFilter", &filter)) {
+          Decoder::Scope scope(&d, "shardFilter");
+          std::string type, shard;
+          d.Enum(filter, "Type", kShardFilterType, &type, /*required=*/true);
+          if (!d.Str(filter, "ShardId", &shard) && !d.failed()) d.Missing("ShardId");
+          r->child_shards_of = shard;
+        }
       });
 }
 

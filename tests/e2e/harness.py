@@ -205,6 +205,16 @@ def client(url=None, validate=True):
                         config=_config(validate))
 
 
+def streams_client(url=None, validate=True):
+    """boto3 DynamoDB Streams client ("dynamodbstreams") for the same endpoint
+    (the Streams API is told apart by its X-Amz-Target prefix
+    DynamoDBStreams_20120810). validate=False as in client()."""
+    import boto3
+    return boto3.client("dynamodbstreams", endpoint_url=url or endpoint(), region_name=REGION,
+                        aws_access_key_id="test", aws_secret_access_key="test",
+                        config=_config(validate))
+
+
 def model_has(c, shape, member):
     """Whether the installed botocore model of client ``c`` knows
     ``shape.member`` (old botocore drops unknown request/response members)."""

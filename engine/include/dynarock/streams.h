@@ -84,6 +84,8 @@ struct DescribeStreamRequest {
   std::string stream_arn;
   std::optional<int64_t> limit;  // shards, 1..100
   std::optional<std::string> exclusive_start_shard_id;
+  // ShardFilter {Type: CHILD_SHARDS, ShardId}: only that shard's children.
+  std::optional<std::string> child_shards_of;
 };
 struct DescribeStreamResponse {
   StreamDescription stream_description;

@@ -17,7 +17,7 @@ const READY_TIMEOUT_MS = 10_000;
 
 // Exits with a clear message when an SDK package is missing (before the
 // imports below would fail with a bare ERR_MODULE_NOT_FOUND).
-for (const pkg of ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']) {
+for (const pkg of ['@aws-sdk/client-dynamodb', '@aws-sdk/client-dynamodb-streams', '@aws-sdk/lib-dynamodb']) {
   if (!existsSync(path.join(HERE, 'node_modules', ...pkg.split('/')))) {
     console.error(
       `${path.basename(process.argv[1] ?? 'harness.mjs')}: missing dependency ${pkg} ` +
