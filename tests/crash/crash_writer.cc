@@ -8,10 +8,10 @@
 //
 //   crash_writer run    --data DIR [--sync] [--start N] [--accounts K] [--add-index]
 //   crash_writer verify --data DIR [--acks FILE] [--accounts K]
-//   crash_writer corrupt --data DIR
+//   crash_writer corrupt --data DIR [--stream]
 //
 // run: opens DIR (Options::sync_writes = --sync), makes sure table "crash"
-// exists with two GSIs and holds K accounts (created by one transaction), prints
+// exists with two GSIs and a NEW_AND_OLD_IMAGES stream and holds K accounts (created by one transaction), prints
 // "start N", then loops forever over writes numbered N, N+1, ...; each write's
 // content is a pure function of its number (splitmix64), so the verifier can
 // recompute it. After each acknowledged write it prints "ack <n>" and flushes.
@@ -37,11 +37,17 @@
 //     has at most one in flight when killed);
 //   - when "by_tag" exists, it becomes ACTIVE (the backfill resumes on open);
 //   - every GSI, read back through Scan, holds exactly the entries the table
-//     implies, and DB::CheckConsistency() reports nothing.
+//     implies, and DB::CheckConsistency() reports nothing;
+//   - the stream, read through the Streams API over every shard: sequence
+//     numbers increase, and each item's records chain (every record's old
+//     image is the previous record's new image) from absent to the item's
+//     state now, so every durable change has exactly one record and no
+//     record stands for a change that is not there.
 // Prints "verify: OK ..." and exits 0, or prints each problem and exits 1.
 //
-// corrupt: deletes the first raw entry of RocksDB's "indexes" column family,
-// under the engine's feet, so that a test can see `dynarock check` catch it.
+// corrupt: deletes the first raw entry of RocksDB's "indexes" column family
+// (with --stream: the last stream record), under the engine's feet, so that a
+// test can see `dynarock check` and `verify` catch it.
 // Exit 2: usage error or the database cannot be opened; 3: a write failed.
 
 #include <algorithm>
@@ -220,6 +226,7 @@ void EnsureTable(DB* db, int accounts) {
   g2.projection.projection_type = dynarock::ProjectionType::kInclude;
   g2.projection.non_key_attributes = {"bal"};
   c.global_secondary_indexes = {g1, g2};
+  c.stream_specification = dynarock::StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
   auto r = db->CreateTable(c);
   if (!r.ok() && r.status().type() != dynarock::ErrorType::kResourceInUse) Die("CreateTable", r.status());
   if (!WaitActive(db)) Die("table not ACTIVE", dynarock::Status());
@@ -374,6 +381,86 @@ std::vector<Item> ScanAll(DB* db, const std::optional<std::string>& index) {
     s.exclusive_start_key = r->last_evaluated_key;
   }
   return out;
+}
+
+// Every record of the table's stream, over all its shards in order.
+std::vector<dynarock::StreamRecord> ReadStream(DB* db, const std::string& arn, Problems* p) {
+  std::vector<dynarock::StreamRecord> out;
+  dynarock::DescribeStreamRequest ds;
+  ds.stream_arn = arn;
+  auto desc = db->DescribeStream(ds);
+  if (!desc.ok()) {
+    p->Add("DescribeStream: " + desc.status().ToString());
+    return out;
+  }
+  for (const auto& shard : desc->stream_description.shards) {
+    dynarock::GetShardIteratorRequest gi;
+    gi.stream_arn = arn;
+    gi.shard_id = shard.shard_id;
+    auto it = db->GetShardIterator(gi);
+    if (!it.ok()) {
+      p->Add("GetShardIterator: " + it.status().ToString());
+      return out;
+    }
+    std::optional<std::string> next = it->shard_iterator;
+    while (next) {
+      dynarock::GetRecordsRequest gr;
+      gr.shard_iterator = *next;
+      auto page = db->GetRecords(gr);
+      if (!page.ok()) {
+        p->Add("GetRecords: " + page.status().ToString());
+        return out;
+      }
+      if (page->records.empty()) break;
+      for (auto& r : page->records) out.push_back(std::move(r));
+      next = page->next_shard_iterator;
+    }
+  }
+  return out;
+}
+
+bool SeqLess(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+size_t CheckStream(DB* db, const dynarock::DescribeTableResponse& table,
+                   const std::map<std::string, Item>& by_pk, Problems* p) {
+  if (!table.table.latest_stream_arn) {
+    p->Add("stream: the table has none");
+    return 0;
+  }
+  std::vector<dynarock::StreamRecord> records = ReadStream(db, *table.table.latest_stream_arn, p);
+  std::map<std::string, std::optional<Item>> state;  // each item after its records
+  std::string last;
+  for (const auto& r : records) {
+    if (!last.empty() && !SeqLess(last, r.sequence_number)) {
+      p->Add("stream: sequence number " + r.sequence_number + " after " + last);
+    }
+    last = r.sequence_number;
+    auto pk = r.keys.find("pk");
+    if (pk == r.keys.end()) {
+      p->Add("stream: record " + r.sequence_number + " without its key");
+      continue;
+    }
+    std::optional<Item>& before = state[pk->second.scalar()];
+    const char* want = !before ? "INSERT" : !r.new_image ? "REMOVE" : "MODIFY";
+    if (r.event_name != want || r.old_image != before) {
+      p->Add("stream: " + pk->second.scalar() + " record " + r.sequence_number + " (" +
+             r.event_name + ") does not follow its previous state " +
+             (before ? dynarock::DebugString(*before) : "absent"));
+    }
+    before = r.new_image;
+  }
+  for (const auto& [pk, item] : by_pk) {
+    auto f = state.find(pk);
+    if (f == state.end() || f->second != item) {
+      p->Add("stream: " + pk + "'s records do not end in its state " + dynarock::DebugString(item));
+    }
+  }
+  for (const auto& [pk, image] : state) {
+    if (image && !by_pk.count(pk)) p->Add("stream: " + pk + "'s records end in an item not there");
+  }
+  return records.size();
 }
 
 int Verify(DB* db, int accounts, const std::string& acks_file) {
@@ -566,6 +653,8 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
     tag_index = "by_tag " + *tag_state + " at open, " + std::to_string(e3) + " entries";
   }
 
+  size_t stream_records = CheckStream(db, *desc, by_pk, &p);
+
   auto report = db->CheckConsistency();
   if (!report.ok()) {
     p.Add("CheckConsistency failed: " + report.status().ToString());
@@ -574,10 +663,10 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
   }
 
   std::printf("verify: %s: %zu items, %d accounts (sum %lld), %zu committed transactions, "
-              "%zu + %zu index entries, %s; %lld acknowledged transactions and %lld "
-              "acknowledged item writes over %zu runs\n",
+              "%zu + %zu index entries, %s, %zu stream records; %lld acknowledged transactions "
+              "and %lld acknowledged item writes over %zu runs\n",
               p.list.empty() ? "OK" : "FAILED", by_pk.size(), present,
-              static_cast<long long>(total), logs.size(), e1, e2, tag_index.c_str(),
+              static_cast<long long>(total), logs.size(), e1, e2, tag_index.c_str(), stream_records,
               static_cast<long long>(acked_txns), static_cast<long long>(acked_item_writes),
               runs.size());
   if (!p.list.empty()) std::printf("%zu problems\n", p.list.size());
@@ -590,7 +679,7 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
 // log (which may hold merges) is first recovered and flushed by opening the
 // database through the engine; then nothing here may flush or compact, and
 // recovery and shutdown flushes and compactions are off.
-int Corrupt(const std::string& dir) {
+int Corrupt(const std::string& dir, bool stream) {
   {
     dynarock::Options options;
     options.create_if_missing = false;
@@ -625,9 +714,9 @@ int Corrupt(const std::string& dir) {
   }
   int rc = 1;
   for (size_t i = 0; i < names.size(); ++i) {
-    if (names[i] != "indexes") continue;
+    if (names[i] != (stream ? "streams" : "indexes")) continue;
     std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), handles[i]));
-    it->SeekToFirst();
+    if (stream) it->SeekToLast(); else it->SeekToFirst();
     if (!it->Valid()) break;
     std::string key = it->key().ToString();
     it.reset();
@@ -635,11 +724,12 @@ int Corrupt(const std::string& dir) {
     wo.sync = true;
     s = raw->Delete(wo, handles[i], key);
     if (s.ok()) {
-      std::printf("deleted index entry %s\n", rocksdb::Slice(key).ToString(true).c_str());
+      std::printf("deleted %s %s\n", stream ? "stream record" : "index entry",
+                  rocksdb::Slice(key).ToString(true).c_str());
       rc = 0;
     }
   }
-  if (rc != 0) std::fprintf(stderr, "crash_writer corrupt: no index entry to delete\n");
+  if (rc != 0) std::fprintf(stderr, "crash_writer corrupt: nothing to delete\n");
   for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
   delete raw;
   return rc;
@@ -650,7 +740,7 @@ int Usage(const char* msg) {
   std::fprintf(stderr,
                "usage: crash_writer run --data DIR [--sync] [--start N] [--accounts K] [--add-index]\n"
                "       crash_writer verify --data DIR [--acks FILE] [--accounts K]\n"
-               "       crash_writer corrupt --data DIR\n");
+               "       crash_writer corrupt --data DIR [--stream]\n");
   return 2;
 }
 
@@ -665,7 +755,7 @@ int main(int argc, char** argv) {
   }
   if (mode != "run" && mode != "verify" && mode != "corrupt") return Usage("unknown mode");
   std::string data, acks;
-  bool sync = false, add_index = false;
+  bool sync = false, add_index = false, stream = false;
   int accounts = 16;
   int64_t start = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
@@ -682,6 +772,7 @@ int main(int argc, char** argv) {
     if (a == "--data") data = value();
     else if (a == "--sync") sync = true;
     else if (a == "--add-index") add_index = true;
+    else if (a == "--stream") stream = true;
     else if (a == "--start") start = std::stoll(value());
     else if (a == "--accounts") accounts = std::stoi(value());
     else if (a == "--acks") acks = value();
@@ -690,7 +781,7 @@ int main(int argc, char** argv) {
   if (data.empty()) return Usage("--data is required");
   if (accounts < 2 || accounts > 1000) return Usage("--accounts must be 2..1000");
 
-  if (mode == "corrupt") return Corrupt(data);
+  if (mode == "corrupt") return Corrupt(data, stream);
 
   dynarock::Options options;
   options.sync_writes = sync;

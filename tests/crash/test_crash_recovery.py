@@ -7,15 +7,18 @@ Runs `crash_writer run` (tests/crash/crash_writer.cc) on one data directory
 * `dynarock check --data DIR` must exit 0 (every GSI matches its table), and
 * `crash_writer verify --data DIR --acks FILE` must exit 0: balances sum to
   their start, each transaction is wholly present or absent, every
-  acknowledged write is there (or overwritten by a later write), and the GSIs
-  read back through Scan hold exactly what the table implies.
+  acknowledged write is there (or overwritten by a later write), the GSIs
+  read back through Scan hold exactly what the table implies, and the table's
+  stream holds exactly one record per durable change, in order (each item's
+  records chain from absent to its state now).
 
 Runs alternate --sync (fsync before acknowledging) and the default; both
 promise that an acknowledged write survives a process crash (db.h). The third
 run first adds a GSI with UpdateTable; with --sync its backfill is slow, so the
 kill usually lands mid-backfill and the next open must resume it.
 Then `dynarock check` and the verifier must notice a deleted index entry
-(exit 1), the verifier must notice acknowledged writes that are not there
+(exit 1), the verifier must notice a deleted stream record and acknowledged
+writes that are not there
 (it is this test's oracle, so it must be able to fail), and `dynarock check`
 must refuse bad usage (exit 2).
 
@@ -185,6 +188,20 @@ class CrashRecoveryTest(unittest.TestCase):
         self.assertIn("verify: FAILED", ver.stdout)
         self.assertRegex(ver.stdout, r"problem: index by_\w+: missing ")
         self.assertIn("problem: CheckConsistency: ", ver.stdout)
+
+    def test_verify_reports_a_missing_stream_record(self):
+        # Delete the newest stream record under the engine: its item's records
+        # no longer end in the item's state, and the verifier must say so.
+        d, _ = self.small_database("stream")
+        ok = run([WRITER, "verify", "--data", d])
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        self.assertRegex(ok.stdout, r", [1-9]\d* stream records;")
+        c = run([WRITER, "corrupt", "--data", d, "--stream"])
+        self.assertEqual(c.returncode, 0, c.stderr)
+        self.assertIn("deleted stream record", c.stdout)
+        ver = run([WRITER, "verify", "--data", d])
+        self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
+        self.assertRegex(ver.stdout, r"problem: stream: \S+'s records do not end in its state")
 
     def test_verify_reports_an_acknowledged_write_that_is_not_there(self):
         # The verifier is this test's oracle, so it must be able to fail: claim
