@@ -9,12 +9,18 @@
 
 #include <cctype>
 #include <cstdio>
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "dynarock/db.h"
 #include "engine/api/handler.h"
+#include "graph/http_client.h"
 #include "tools/command.h"
+#include "tools/replicate/replicator.h"
 #include "tools/server/http_server.h"
 #include "tools/server/metrics.h"
 
@@ -44,6 +50,11 @@ constexpr char kServeHelp[] =
     "                         us-east-1); tag ARNs must name it\n"
     "  --ttl-sweep-seconds N  How often items whose TimeToLive has passed are deleted\n"
     "                         (default 5; 0 never deletes them)\n"
+    "  --replicate TABLE=URL  Ship TABLE's changes (its stream, NEW_IMAGE or\n"
+    "                         NEW_AND_OLD_IMAGES) to the table of that name on another\n"
+    "                         DynamoDB endpoint for as long as the server runs, resuming\n"
+    "                         from a checkpoint after a restart (repeatable; see\n"
+    "                         'dynarock replicate --help')\n"
     "  --stream-retention-seconds N\n"
     "                         How long stream records are kept (default 86400, as\n"
     "                         DynamoDB Streams; shorter for tests)\n"
@@ -85,6 +96,7 @@ int RunServe(const Args& args) {
   bool data_given = false;
   long long metrics_port = -1;  // -1: no metrics listener
   std::string metrics_host;     // empty: server_opts.host
+  std::vector<std::pair<std::string, std::string>> replicate;  // (table, endpoint)
 
   ArgReader r(args);
   std::string v;
@@ -150,6 +162,13 @@ int RunServe(const Args& args) {
       }
       (flag == "--stream-retention-seconds" ? db_opts.stream_retention_seconds
                                             : db_opts.stream_shard_seconds) = static_cast<double>(n);
+    } else if (flag == "--replicate") {
+      size_t eq = std::string::npos;
+      if (!need_value() || (eq = v.find('='), eq == std::string::npos) || eq == 0 ||
+          eq + 1 == v.size()) {
+        return UsageError("serve", "--replicate needs TABLE=URL");
+      }
+      replicate.emplace_back(v.substr(0, eq), v.substr(eq + 1));
     } else if (flag == "--metrics-port") {
       if (!need_value()) return UsageError("serve", "--metrics-port needs a number");
       if (!ParseInt(v, 0, 65535, &metrics_port)) {
@@ -229,6 +248,36 @@ int RunServe(const Args& args) {
     std::fprintf(stderr, "dynarock serve: %s\n", s.message().c_str());
     return kExitFailure;
   }
+  // Replication threads: each ships its table until shutdown.
+  std::atomic<bool> stop_replicating{false};
+  std::vector<std::unique_ptr<graph::HttpClient>> remotes;
+  std::vector<std::unique_ptr<Replicator>> replicators;
+  std::vector<std::thread> replicator_threads;
+  for (const auto& [table, url] : replicate) {
+    graph::HttpClientOptions co;
+    co.endpoint = url;
+    auto remote = graph::HttpClient::Create(co);
+    if (!remote.ok()) {
+      std::fprintf(stderr, "dynarock serve: --replicate %s=%s: %s\n", table.c_str(), url.c_str(),
+                   remote.status().message().c_str());
+      return kExitUsage;
+    }
+    ReplicatorOptions ro;
+    ro.table = table;
+    ro.keep_going = true;
+    ro.on_error = [t = table, u = url](const Status& e) {
+      std::fprintf(stderr, "dynarock serve: replicate %s -> %s: %s (retrying)\n", t.c_str(),
+                   u.c_str(), e.ToString().c_str());
+    };
+    remotes.push_back(std::move(remote).value());
+    replicators.push_back(std::make_unique<Replicator>(database.get(), remotes.back().get(), ro));
+  }
+  for (auto& r : replicators) {
+    replicator_threads.emplace_back([r = r.get(), &stop_replicating] {
+      (void)r->Run(stop_replicating);
+    });
+  }
+
   std::printf("dynarock listening on http://%s:%u (data: %s)\n",
               UrlHost(server_opts.host).c_str(), static_cast<unsigned>(port),
               db_opts.in_memory ? "in-memory" : data_dir.c_str());
@@ -241,6 +290,8 @@ int RunServe(const Args& args) {
                sig == SIGINT ? "SIGINT" : "SIGTERM");
   server->Stop();
   server.reset();
+  stop_replicating = true;
+  for (auto& t : replicator_threads) t.join();
   if (metrics_server) metrics_server->Stop();
   handler.reset();
   database.reset();

@@ -110,6 +110,45 @@ class ReplicateTest(unittest.TestCase):
         self.assertIn(" 0 shipped", err)
         self.assertEqual(scan_all(remote, "notes"), expected)
 
+    def test_serve_replicates_across_kill9(self):
+        # serve A --replicate notes=B: A is killed with SIGKILL several times
+        # while a client writes to it, and restarted; B ends identical to A.
+        _, remote_url = self.serve()
+        remote = harness.client(remote_url)
+        args = ["--replicate", "notes=" + remote_url]
+        proc, url = harness.launch(data_dir=self.local_dir, extra_args=args)
+        self.procs.append(proc)
+        c = harness.client(url)
+        c.create_table(  # after the server started: its replicator waits for it
+            TableName="notes", BillingMode="PAY_PER_REQUEST",
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "sk", "AttributeType": "N"}],
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                       {"AttributeName": "sk", "KeyType": "RANGE"}],
+            StreamSpecification={"StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+        rng = random.Random(5)
+        step = 0
+        for _ in range(KILLS):
+            for _ in range(300):
+                pk, sk = "p%d" % rng.randrange(30), str(rng.randrange(3))
+                step += 1
+                if rng.random() < 0.2:
+                    c.delete_item(TableName="notes", Key={"pk": {"S": pk}, "sk": {"N": sk}})
+                else:
+                    c.put_item(TableName="notes", Item={"pk": {"S": pk}, "sk": {"N": sk},
+                                                        "step": {"N": str(step)}})
+            os.killpg(proc.pid, signal.SIGKILL)  # mid-stream: shipping lags the writes
+            proc.wait(timeout=10)
+            proc, url = harness.launch(data_dir=self.local_dir, extra_args=args)
+            self.procs.append(proc)
+            c = harness.client(url)
+        expected = scan_all(c, "notes")
+        deadline = time.monotonic() + 60
+        while scan_all(remote, "notes") != expected and time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.assertEqual(scan_all(remote, "notes"), expected)
+        self.assertGreater(len(expected), 20)
+
     def test_streams_tail_prints_records_as_json_lines(self):
         self.write_local(view="NEW_IMAGE")
         p = subprocess.run([harness._find_binary(), "streams", "tail", "notes", "--data",

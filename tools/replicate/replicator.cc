@@ -238,15 +238,28 @@ StatusOr<int64_t> Replicator::RunOnce() {
 }
 
 Status Replicator::Run(const std::atomic<bool>& stop) {
+  std::string last_error;
+  int failures = 0;
   while (!stop) {
     Status s = Prepare();
     if (s.ok()) {
       int64_t shipped = 0;
       s = Pass(&stop, &shipped);
-      if (s.ok() && shipped > 0) continue;
+      if (s.ok()) {
+        failures = 0;
+        last_error.clear();
+        if (shipped > 0) continue;
+        SleepFor(std::chrono::milliseconds(200), &stop);
+        continue;
+      }
     }
-    if (!s.ok() && !Retryable(s) && !stop) return s;
-    SleepFor(std::chrono::milliseconds(200), &stop);
+    if (stop) break;
+    if (!Retryable(s) && !options_.keep_going) return s;
+    if (options_.on_error && s.ToString() != last_error) options_.on_error(s);
+    last_error = s.ToString();
+    // Back off: a table that does not exist yet, an endpoint that is down.
+    failures = std::min(failures + 1, 6);
+    SleepFor(std::min(options_.max_backoff, std::chrono::milliseconds(100LL << failures)), &stop);
   }
   return Status();
 }

@@ -62,6 +62,11 @@ struct ReplicatorOptions {
   int max_batch_attempts = 0;
   std::chrono::milliseconds max_backoff{5000};
   std::function<void(const ReplicatorProgress&)> on_progress;
+  // Run(): keep trying when the table does not exist yet or has no stream, and
+  // after any error, instead of returning (a server that replicates for as
+  // long as it runs). Each error is reported to on_error, once until it changes.
+  bool keep_going = false;
+  std::function<void(const Status&)> on_error;
 };
 
 class Replicator {
