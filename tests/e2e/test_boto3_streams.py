@@ -9,9 +9,11 @@ an item in the order of its writes, each record exactly once, a disabled or
 deleted table's stream kept readable, a new stream each time one is enabled).
 Run standalone: python3 tests/e2e/test_boto3_streams.py
 
-Not covered (they need hours): ExpiredIteratorException (15 minutes),
-TrimmedDataAccessException (24 hours of retention) and shard roll-over (about
-every four hours).
+Shard roll-over (about every four hours on AWS) and the 24-hour retention
+(TrimmedDataAccessException, a disabled stream deleted once its retention
+passed) are tested on servers of their own started with
+`--stream-shard-seconds 1` and `--stream-retention-seconds 1`.
+Not covered (it needs 15 minutes): ExpiredIteratorException.
 
 Known moto 5.x deviations (these tests fail on moto, on purpose): records for
 writes that change nothing (identical puts, no-op updates, deletes of missing
@@ -171,6 +173,21 @@ def _norm_value(v):
 def norm(image):
     """An item with its sets sorted (a set has no order in DynamoDB)."""
     return None if image is None else {k: _norm_value(v) for k, v in image.items()}
+
+
+def wait_for_error(test, call, code, timeout=5):
+    """Repeats `call` (every 0.1 s, `timeout` s at most) until it fails with
+    the error `code`; any other error fails the test."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            call()
+        except ClientError as e:
+            test.assertEqual(harness.error_of(e)[0], code, harness.error_of(e))
+            return
+        if time.monotonic() > deadline:
+            test.fail("no %s after %ss" % (code, timeout))
+        time.sleep(0.1)
 
 
 def wait_stream_status(test, arn, status, timeout=10, s=None):
@@ -898,7 +915,8 @@ class LifecycleTest(StreamsTestCase):
 
 class OwnServerTest(StreamsTestCase):
     """Each test starts its own `dynarock serve` on a data directory, in region
-    eu-west-1, sweeping expired items every second."""
+    eu-west-1, sweeping expired items every second; some with a 1-second
+    stream retention or shard roll-over."""
     REGION = "eu-west-1"
 
     def setUp(self):
@@ -911,9 +929,10 @@ class OwnServerTest(StreamsTestCase):
         harness.stop_process(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def start(self):
+    def start(self, *extra):
         self.proc, url = harness.launch(os.path.join(self.dir, "data"),
-                                        ["--region", self.REGION, "--ttl-sweep-seconds", "1"])
+                                        ["--region", self.REGION, "--ttl-sweep-seconds", "1"]
+                                        + list(extra))
         return harness.client(url), harness.streams_client(url)
 
     def stop(self):
@@ -967,8 +986,10 @@ class OwnServerTest(StreamsTestCase):
         harness.wait_active(c, closed)
         before = describe(arn, s)
         closed_before = wait_stream_status(self, closed_arn, "DISABLED", s=s)
-        first = s.get_records(ShardIterator=iterator(arn, first_shard(arn, s), s=s), Limit=1)
+        shard = first_shard(arn, s)
+        first = s.get_records(ShardIterator=iterator(arn, shard, s=s), Limit=1)
         self.assertEqual(events(first["Records"]), [("INSERT", "a")])
+        saved = first["Records"][0]["dynamodb"]["SequenceNumber"]
         self.stop()
 
         c, s = self.start()
@@ -982,7 +1003,156 @@ class OwnServerTest(StreamsTestCase):
         records = read_stream(arn, s)
         self.assertEqual(events(records), [("INSERT", "a"), ("INSERT", "b"), ("INSERT", "after")])
         self.assert_increasing(records)
+        self.assertEqual(records[0]["dynamodb"]["SequenceNumber"], saved)
+        # A SequenceNumber saved before the restart (a consumer's checkpoint):
+        # AFTER_SEQUENCE_NUMBER reads exactly the later records, AT from it.
+        after, _, _ = drain(iterator(arn, shard, "AFTER_SEQUENCE_NUMBER", saved, s=s), s=s)
+        self.assertEqual(after, records[1:])
+        at, _, _ = drain(iterator(arn, shard, "AT_SEQUENCE_NUMBER", saved, s=s), s=s)
+        self.assertEqual(at, records)
         self.assertEqual(events(read_stream(closed_arn, s)), [("INSERT", "c")])
+
+    def test_shard_roll_over(self):
+        # Shard API reference: a shard closed by roll-over has an
+        # EndingSequenceNumber; its successor names it as ParentShardId. A
+        # closed shard read to its end gives no NextShardIterator.
+        c, s = self.start("--stream-shard-seconds", "1")
+        name, arn = stream_table("NEW_AND_OLD_IMAGES", c=c)
+        c.put_item(TableName=name, Item={"pk": {"S": "one"}})
+        # A reader caught up on the open shard before the roll-over.
+        seen, caught_up, _ = drain(iterator(arn, first_shard(arn, s), s=s), s=s)
+        self.assertEqual(events(seen), [("INSERT", "one")])
+        time.sleep(1.3)
+        c.put_item(TableName=name, Item={"pk": {"S": "two"}})
+        c.put_item(TableName=name, Item={"pk": {"S": "three"}})
+
+        d, shards = all_shards(arn, s)
+        self.assertEqual(d["StreamStatus"], "ENABLED")
+        self.assertEqual(len(shards), 2, shards)
+        parents = [sh for sh in shards if "ParentShardId" not in sh]
+        self.assertEqual(len(parents), 1, shards)
+        parent = parents[0]
+        child = [sh for sh in shards if sh is not parent][0]
+        self.assertEqual(child["ParentShardId"], parent["ShardId"])
+        self.assertNotEqual(child["ShardId"], parent["ShardId"])
+        prng, crng = parent["SequenceNumberRange"], child["SequenceNumberRange"]
+        self.assertRegex(prng["EndingSequenceNumber"], SEQ_RE)
+        self.assertNotIn("EndingSequenceNumber", crng, "the child is open")
+        self.assertRegex(crng["StartingSequenceNumber"], SEQ_RE)
+
+        # The closed parent: its one record, then (perhaps after an empty
+        # page) a response without NextShardIterator.
+        first, nxt, pages = drain(iterator(arn, parent["ShardId"], s=s), until_closed=True, s=s)
+        self.assertIsNone(nxt)
+        self.assertIn(pages, ([1], [1, 0]))
+        self.assertEqual(events(first), [("INSERT", "one")])
+        self.assertEqual(first, seen)
+        # The caught-up reader's iterator now reaches the parent's end.
+        more, nxt, _ = drain(caught_up, until_closed=True, s=s)
+        self.assertEqual(more, [])
+        self.assertIsNone(nxt)
+        # The open child: the later two, in order, and a next iterator.
+        rest, nxt, _ = drain(iterator(arn, child["ShardId"], s=s), s=s)
+        self.assertIsNotNone(nxt, "an open shard always has a next iterator")
+        self.assertEqual(events(rest), [("INSERT", "two"), ("INSERT", "three")])
+        records = first + rest
+        self.assert_increasing(records)
+        self.assertEqual(records, read_stream(arn, s))
+        self.assertLessEqual(int(prng["StartingSequenceNumber"]), seq(first[0]))
+        self.assertLessEqual(seq(first[0]), int(prng["EndingSequenceNumber"]))
+        self.assertLess(int(prng["EndingSequenceNumber"]), seq(rest[0]))
+        self.assertLessEqual(int(crng["StartingSequenceNumber"]), seq(rest[0]))
+
+        # ShardFilter CHILD_SHARDS: the parent's child only; the child has none.
+        kids = describe(arn, s, ShardFilter={"Type": "CHILD_SHARDS",
+                                             "ShardId": parent["ShardId"]})["Shards"]
+        self.assertEqual(kids, [child])
+        self.assertEqual(describe(arn, s, ShardFilter={"Type": "CHILD_SHARDS",
+                                                       "ShardId": child["ShardId"]})["Shards"],
+                         [])
+        # One shard a page: both shards, then an empty page.
+        page = describe(arn, s, Limit=1)
+        self.assertEqual(len(page["Shards"]), 1)
+        self.assertEqual(page["LastEvaluatedShardId"], page["Shards"][0]["ShardId"])
+        page2 = describe(arn, s, Limit=1, ExclusiveStartShardId=page["LastEvaluatedShardId"])
+        self.assertEqual(len(page2["Shards"]), 1)
+        self.assertCountEqual(page["Shards"] + page2["Shards"], shards)
+        self.assertEqual(describe(arn, s, ExclusiveStartShardId=page2["Shards"][0]["ShardId"])
+                         ["Shards"], [])
+
+    def test_records_past_their_retention_are_trimmed(self):
+        # GetShardIterator / GetRecords API reference:
+        # TrimmedDataAccessException when a position before the oldest kept
+        # record is asked for; TRIM_HORIZON starts at the oldest kept record.
+        c, s = self.start("--stream-retention-seconds", "1")
+        name, arn = stream_table("NEW_IMAGE", c=c)
+        c.put_item(TableName=name, Item={"pk": {"S": "old"}})
+        shard = first_shard(arn, s)
+        old, caught_up, _ = drain(iterator(arn, shard, s=s), s=s)
+        self.assertEqual(events(old), [("INSERT", "old")])
+        old_seq = old[0]["dynamodb"]["SequenceNumber"]
+        old_it = iterator(arn, shard, s=s)
+        # Trimming runs about every retention / 8 seconds.
+        wait_for_error(self, lambda: iterator(arn, shard, "AT_SEQUENCE_NUMBER", old_seq, s=s),
+                       "TrimmedDataAccessException")
+        with self.assertRaises(ClientError) as ctx:
+            s.get_shard_iterator(StreamArn=arn, ShardId=shard,
+                                 ShardIteratorType="AT_SEQUENCE_NUMBER", SequenceNumber=old_seq)
+        assert_error(self, ctx, "TrimmedDataAccessException", contains="trimmed")
+        with self.assertRaises(ClientError) as ctx:
+            s.get_records(ShardIterator=old_it)
+        assert_error(self, ctx, "TrimmedDataAccessException")
+
+        # The stream and its open shard stay; TRIM_HORIZON now starts after
+        # the trimmed record.
+        d, shards = all_shards(arn, s)
+        self.assertEqual(d["StreamStatus"], "ENABLED")
+        self.assertEqual([sh["ShardId"] for sh in shards], [shard])
+        self.assertEqual(drain(iterator(arn, shard, s=s), s=s)[0], [])
+        c.put_item(TableName=name, Item={"pk": {"S": "new"}})
+        records, nxt, _ = drain(iterator(arn, shard, s=s), s=s)
+        self.assertEqual(events(records), [("INSERT", "new")])
+        self.assertIsNotNone(nxt)
+        self.assertGreater(seq(records[0]), int(old_seq))
+        # A reader caught up before the trimming lost nothing: it goes on.
+        self.assertEqual(drain(caught_up, s=s)[0], records)
+
+    def test_disabled_stream_is_deleted_after_its_retention(self):
+        # Developer guide: a disabled stream stays readable for the retention
+        # period (24 hours), then it is gone. An enabled stream stays.
+        c, s = self.start("--stream-retention-seconds", "1")
+        name, arn = stream_table("KEYS_ONLY", c=c)
+        _, live_arn = stream_table("KEYS_ONLY", c=c)
+        c.put_item(TableName=name, Item={"pk": {"S": "x"}})
+        shard = first_shard(arn, s)
+        c.update_table(TableName=name, StreamSpecification={"StreamEnabled": False})
+        harness.wait_active(c, name)
+        wait_stream_status(self, arn, "DISABLED", s=s)
+        self.assertEqual([st["StreamArn"] for st in s.list_streams(TableName=name)["Streams"]],
+                         [arn])
+        wait_for_error(self, lambda: s.describe_stream(StreamArn=arn),
+                       "ResourceNotFoundException")
+        with self.assertRaises(ClientError) as ctx:
+            s.describe_stream(StreamArn=arn)
+        assert_error(self, ctx, "ResourceNotFoundException")
+        with self.assertRaises(ClientError) as ctx:
+            s.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+        assert_error(self, ctx, "ResourceNotFoundException")
+        self.assertEqual(s.list_streams(TableName=name)["Streams"], [])
+        everything = [st["StreamArn"] for st in s.list_streams(Limit=100)["Streams"]]
+        self.assertNotIn(arn, everything)
+        self.assertIn(live_arn, everything)
+        self.assertEqual(describe(live_arn, s)["StreamStatus"], "ENABLED")
+        # The table itself is untouched, and can have a new stream.
+        self.assertEqual(c.get_item(TableName=name, Key={"pk": {"S": "x"}})["Item"],
+                         {"pk": {"S": "x"}})
+        c.update_table(TableName=name, StreamSpecification={
+            "StreamEnabled": True, "StreamViewType": "NEW_IMAGE"})
+        harness.wait_active(c, name)
+        new_arn = c.describe_table(TableName=name)["Table"]["LatestStreamArn"]
+        self.assertNotEqual(new_arn, arn)
+        c.put_item(TableName=name, Item={"pk": {"S": "y"}})
+        self.assertEqual(events(read_stream(new_arn, s)), [("INSERT", "y")])
 
 
 # ------------------------------------------------------------------ errors
