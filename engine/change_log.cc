@@ -357,44 +357,61 @@ void ChangeLog::Stage(const TableInfo& table, const Image& old_image, const Imag
 
 Status ChangeLog::Commit(WriteSet* writes, const std::function<Status(rocksdb::WriteBatch*)>& write) {
   if (writes->changes.empty()) return write(&writes->batch);
-  std::vector<uint64_t> taken;
+  // (index into changes, sequence number) of the records that are written.
+  std::vector<std::pair<size_t, uint64_t>> taken;
   taken.reserve(writes->changes.size());
+  uint64_t ms = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const double now = config_.clock();
-    const uint64_t ms = static_cast<uint64_t>(std::llround(std::max(0.0, now) * 1000));
-    for (PendingChange& c : writes->changes) {
-      auto it = streams_.find(c.stream_id);
+    ms = static_cast<uint64_t>(std::llround(std::max(0.0, now) * 1000));
+    for (size_t i = 0; i < writes->changes.size(); ++i) {
+      auto it = streams_.find(writes->changes[i].stream_id);
       // Disabled since the write read the catalog: the write is after the
       // stream's end, and has no record.
       if (it == streams_.end() || !it->second.enabled()) continue;
       StreamInfo& s = it->second;
       const uint64_t seq = next_seq_++;
       if (now - s.shards.back().created >= config_.shard_seconds) {
-        // Roll over: this record opens the child shard.
-        s.shards.push_back({seq, now});
-        Status st = FromRocksDB(writes->batch.Put(
-            catalog_, ShardKey(s.id, static_cast<uint32_t>(s.shards.size() - 1)),
-            ShardValue(s.shards.back())));
-        if (!st.ok()) return st;
+        // Roll over: this record opens the child shard. The shard is made
+        // durable first, on its own, so that no record can land in a shard
+        // the catalog does not know (rare: every stream_shard_seconds).
+        const ShardInfo child{seq, now};
+        rocksdb::WriteOptions wo;
+        wo.sync = config_.sync;
+        rocksdb::WriteBatch shard;
+        if (shard.Put(catalog_, ShardKey(s.id, static_cast<uint32_t>(s.shards.size())),
+                      ShardValue(child)).ok() &&
+            db_->Write(wo, &shard).ok()) {
+          s.shards.push_back(child);
+        }  // else the open shard goes on, and the next record tries again
       }
-      char* time = &c.value[kTimeOffset];
-      std::string fixed;
-      PutFixed64(&fixed, ms);
-      std::memcpy(time, fixed.data(), 8);
-      Status st = FromRocksDB(writes->batch.Put(records_, RecordKey(c.stream_id, seq), c.value));
-      if (!st.ok()) return st;
       in_flight_.insert(seq);
-      taken.push_back(seq);
+      taken.emplace_back(i, seq);
     }
   }
-  Status s = write(&writes->batch);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (uint64_t seq : taken) in_flight_.erase(in_flight_.find(seq));
+  // Numbers taken are released on every way out.
+  struct Release {
+    ChangeLog* log;
+    const std::vector<std::pair<size_t, uint64_t>>* taken;
+    ~Release() {
+      if (taken->empty()) return;
+      {
+        std::lock_guard<std::mutex> lock(log->mu_);
+        for (const auto& [i, seq] : *taken) log->in_flight_.erase(log->in_flight_.find(seq));
+      }
+      log->committed_cv_.notify_all();
+    }
+  } release{this, &taken};
+  std::string fixed;
+  PutFixed64(&fixed, ms);
+  for (const auto& [i, seq] : taken) {
+    PendingChange& c = writes->changes[i];
+    std::memcpy(&c.value[kTimeOffset], fixed.data(), 8);
+    DR_RETURN_IF_ERROR(
+        FromRocksDB(writes->batch.Put(records_, RecordKey(c.stream_id, seq), c.value)));
   }
-  if (!taken.empty()) committed_cv_.notify_all();
-  return s;
+  return write(&writes->batch);
 }
 
 // ---------------------------------------------------------------- lifecycle
@@ -593,14 +610,18 @@ int64_t ChangeLog::Trim() {
       ++count;
     }
     if (count == 0) continue;
+    // Readers learn of the trim before the records go: one that read across
+    // the deletion sees trimmed_through moved when it checks again.
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto found = streams_.find(s.id);
+      if (found != streams_.end()) found->second.trimmed_through = last;
+    }
     batch.DeleteRange(records_, RecordKey(s.id, 0), RecordKey(s.id, last + 1)).PermitUncheckedError();
     std::string v;
     PutFixed64(&v, last);
     batch.Put(catalog_, TrimKey(s.id), v).PermitUncheckedError();
     if (!db_->Write(rocksdb::WriteOptions(), &batch).ok()) continue;
-    std::lock_guard<std::mutex> lock(mu_);
-    auto found = streams_.find(s.id);
-    if (found != streams_.end()) found->second.trimmed_through = last;
     trimmed += count;
   }
   return trimmed;

@@ -118,6 +118,7 @@ class ChangeLog {
     std::string account_id;
     double retention_seconds = 86400;
     double shard_seconds = 4 * 3600;
+    bool sync = false;              // fsync the catalog writes of its own
     std::function<double()> clock;  // seconds since the epoch
   };
   ChangeLog(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* catalog,

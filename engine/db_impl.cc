@@ -128,8 +128,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   ChangeLog::Config log_config;
   log_config.region = options.region;
   log_config.account_id = options.account_id;
-  log_config.retention_seconds = std::max(options.stream_retention_seconds, 0.001);
-  log_config.shard_seconds = std::max(options.stream_shard_seconds, 0.001);
+  // Periods that are not sane numbers of seconds (NaN too) get the defaults.
+  auto period = [](double v, double dflt) { return v > 0 && v < 1e10 ? std::max(v, 0.001) : dflt; };
+  log_config.retention_seconds = period(options.stream_retention_seconds, 24 * 3600);
+  log_config.shard_seconds = period(options.stream_shard_seconds, 4 * 3600);
+  log_config.sync = options.sync_writes;
   log_config.clock = options.clock;
   impl->change_log_ =
       std::make_unique<ChangeLog>(raw, impl->catalog_cf_, impl->streams_cf_, log_config);
@@ -179,8 +182,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       TableInfo info = *table;
       rocksdb::WriteBatch batch;
       impl->change_log_->CreateStream(&info, impl->AllocateId(&batch), &batch);
-      DR_RETURN_IF_ERROR(impl->PersistTable(info, &batch));
-      Status committed = impl->Commit(&batch);
+      Status committed = impl->PersistTable(info, &batch);
+      if (committed.ok()) committed = impl->Commit(&batch);
       impl->change_log_->Publish(committed.ok());
       DR_RETURN_IF_ERROR(committed);
       table = std::make_shared<TableInfo>(std::move(info));
@@ -199,7 +202,6 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
 DBImpl::~DBImpl() {
   shutting_down_ = true;
   StopSubscriptions();
-  change_log_.reset();  // stops its trimming thread
   {
     std::lock_guard<std::mutex> lock(ttl_mu_);
     ttl_cv_.notify_all();
@@ -209,6 +211,7 @@ DBImpl::~DBImpl() {
     std::lock_guard<std::mutex> lock(backfill_mu_);
     for (auto& t : backfills_) t.join();
   }
+  change_log_.reset();  // after every writer; stops its trimming thread
   if (db_ == nullptr) return;
   db_->FlushWAL(true).PermitUncheckedError();
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
@@ -253,6 +256,13 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   rocksdb::WriteOptions wo;
   wo.sync = sync_;
   return FromRocksDB(db_->Write(wo, batch));
+}
+
+void DBImpl::WaitForWritesInProgress() {
+  for (auto& stripe : locks_) {
+    stripe.lock();
+    stripe.unlock();
+  }
 }
 
 Status DBImpl::Commit(WriteSet* writes) {
@@ -341,8 +351,8 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
   if (info.stream_specification && info.stream_specification->stream_enabled) {
     change_log_->CreateStream(&info, AllocateId(&batch), &batch);
   }
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  Status committed = Commit(&batch);
+  Status committed = PersistTable(info, &batch);
+  if (committed.ok()) committed = Commit(&batch);
   change_log_->Publish(committed.ok());
   DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
@@ -457,15 +467,15 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
                       EncodeTablePrefix(old_index.id + 1)).PermitUncheckedError();
     batch.Delete(catalog_cf_, StatsKey(old_index.id)).PermitUncheckedError();
   }
+  const bool stream_enabled =
+      req.stream_specification && req.stream_specification->stream_enabled;
   if (req.stream_specification) {
     // Disabling closes the stream; enabling makes a new one.
     if (it->second->stream_id) change_log_->DisableStream(it->second->stream_id, &batch);
-    if (req.stream_specification->stream_enabled) {
-      change_log_->CreateStream(&info, AllocateId(&batch), &batch);
-    }
+    if (stream_enabled) change_log_->CreateStream(&info, AllocateId(&batch), &batch);
   }
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  Status committed = Commit(&batch);
+  Status committed = PersistTable(info, &batch);
+  if (committed.ok()) committed = Commit(&batch);
   change_log_->Publish(committed.ok());
   DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
@@ -475,6 +485,10 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   for (auto& ix : deleted) shown.indexes.push_back(std::move(ix));
   resp.table_description = Describe(shown, "UPDATING");
   lock.unlock();
+  // A write that read the catalog before the stream was enabled has no
+  // record: wait until every such write has committed, so that each write
+  // committing after UpdateTable returns is in the new stream.
+  if (stream_enabled) WaitForWritesInProgress();
   if (created) StartBackfill(ptr->name, *created);
   return resp;
 }

@@ -94,6 +94,8 @@ class IdempotencyCache {
   std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> expiry_;
 };
 
+struct SubscriptionRegistry;  // stream_ops.cc: the running subscriptions
+
 class DBImpl final : public DB {
  public:
   static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path);
@@ -208,6 +210,9 @@ class DBImpl final : public DB {
 
   // Lock stripes (ascending order for several keys).
   static constexpr size_t kLockStripes = 4096;
+  // Takes and releases every lock stripe once: returns when every item write
+  // that read the catalog before the call has committed.
+  void WaitForWritesInProgress();
   size_t StripeOf(const std::string& key) const;
   std::mutex& Stripe(size_t i) { return locks_[i]; }
 
@@ -257,7 +262,7 @@ class DBImpl final : public DB {
   // Stops every running subscription (at close).
   void StopSubscriptions();
   std::mutex subscriptions_mu_;
-  std::shared_ptr<void> subscriptions_;  // GUARDED_BY(subscriptions_mu_); stream_ops.cc's registry
+  std::shared_ptr<SubscriptionRegistry> subscriptions_;  // GUARDED_BY(subscriptions_mu_)
 
   Options options_;
   std::unique_ptr<rocksdb::Env> mem_env_;

@@ -29,10 +29,7 @@ void DBImpl::StartBackfill(const std::string& table_name, uint32_t index_id) {
 }
 
 void DBImpl::Backfill(const std::string& table_name, uint32_t index_id) {
-  for (auto& stripe : locks_) {
-    stripe.lock();
-    stripe.unlock();
-  }
+  WaitForWritesInProgress();
   auto table = FindTable(table_name);
   if (!table.ok()) return;
   const uint32_t table_id = (*table)->id;

@@ -323,11 +323,12 @@ StatusOr<GetShardIteratorResponse> DBImpl::GetShardIterator(const GetShardIterat
       if (number < info.start_seq || number > end) {
         return ValidationError("Invalid SequenceNumber for the shard");
       }
+      if (req.shard_iterator_type == ShardIteratorType::kAfterSequenceNumber && number == kOpen) {
+        return ValidationError("Invalid SequenceNumber for the shard");
+      }
       position = req.shard_iterator_type == ShardIteratorType::kAtSequenceNumber ? number
                                                                                  : number + 1;
-      if (number <= s.trimmed_through) {
-        return TrimmedData();
-      }
+      if (position <= s.trimmed_through) return TrimmedData();
       break;
   }
   IteratorState st;
@@ -378,6 +379,11 @@ StatusOr<GetRecordsResponse> DBImpl::GetRecords(const GetRecordsRequest& req) {
   DR_RETURN_IF_ERROR(change_log_->Read(s, st.position, std::min(end, horizon),
                                        static_cast<size_t>(limit), kGetRecordsBytesMax,
                                        &resp.records, &next));
+  // Trimmed meanwhile: the read may have passed over deleted records.
+  if (auto again = change_log_->Find(st.stream_id);
+      !again || st.position <= again->trimmed_through) {
+    return TrimmedData();
+  }
   // A closed shard read to its end (and no number of it still in flight)
   // has no next iterator.
   if (end != kOpen && next > end && horizon >= end) return resp;
@@ -390,106 +396,111 @@ StatusOr<GetRecordsResponse> DBImpl::GetRecords(const GetRecordsRequest& req) {
 
 // ---------------------------------------------------------------- subscriptions
 
-class SubscriptionImpl;
-
 namespace {
 
-// What a DB and its subscriptions share: the DB stops every subscription
-// still running when it closes.
-struct SubscriptionRegistry {
+// A subscription's state, shared by its handle, its thread and the DB's
+// registry: whichever lets go last frees it, so a handler may cancel (or
+// destroy) its own subscription.
+struct SubscriptionState {
+  ChangeLog* log = nullptr;
+  uint32_t table_id = 0;
+  StreamHandler handler;
+  uint64_t position = 0;  // the next number to deliver (the thread's own)
+  std::atomic<bool> stop{false};
   std::mutex mu;
-  bool closed = false;
-  std::set<SubscriptionImpl*> live;
+  std::string last;  // GUARDED_BY(mu)
+  std::atomic<std::thread::id> runner{};
+  std::mutex join_mu;
+  std::thread thread;  // GUARDED_BY(join_mu)
 };
+
+void RunSubscription(SubscriptionState* st) {
+  while (!st->stop) {
+    const uint64_t horizon = st->log->Horizon();
+    bool more = false;  // a read stopped at its limit: the rest of that stream first
+    for (const StreamInfo& s : st->log->List()) {  // oldest stream first
+      if (s.table_id != st->table_id) continue;
+      const uint64_t last = s.enabled() ? horizon : std::min(horizon, s.end_seq);
+      const uint64_t from = std::max(st->position, s.trimmed_through + 1);
+      if (from > last) continue;
+      std::vector<StreamRecord> records;
+      uint64_t next = from;
+      if (!st->log->Read(s, from, last, 1000, 4 << 20, &records, &next).ok()) continue;
+      for (const StreamRecord& r : records) {
+        if (st->stop) return;
+        st->handler(r);
+        std::lock_guard<std::mutex> lock(st->mu);
+        st->last = r.sequence_number;
+      }
+      if (!records.empty()) {
+        uint64_t seq = 0;
+        ParseSequenceNumber(records.back().sequence_number, &seq);
+        st->position = seq + 1;
+      }
+      if (next <= last) {
+        more = true;
+        break;
+      }
+    }
+    if (more) continue;
+    // Everything up to the horizon was delivered.
+    st->position = std::max(st->position, horizon + 1);
+    st->log->WaitBeyond(horizon, 0.5, [st] { return st->stop.load(); });
+  }
+}
+
+// Stops the subscription's thread and joins it; from the thread itself (a
+// handler cancelling its own subscription) it only asks it to end.
+void StopSubscription(const std::shared_ptr<SubscriptionState>& st) {
+  st->stop = true;
+  st->log->WakeWaiters();
+  if (st->runner.load() == std::this_thread::get_id()) {
+    if (st->join_mu.try_lock()) {  // else another thread is joining it
+      if (st->thread.joinable()) st->thread.detach();
+      st->join_mu.unlock();
+    }
+    return;
+  }
+  std::lock_guard<std::mutex> lock(st->join_mu);
+  if (st->thread.joinable()) st->thread.join();
+}
 
 }  // namespace
 
+struct SubscriptionRegistry {
+  std::mutex mu;
+  bool closed = false;                                      // GUARDED_BY(mu)
+  std::set<std::shared_ptr<SubscriptionState>> live;        // GUARDED_BY(mu)
+};
+
+namespace {
+
 class SubscriptionImpl final : public Subscription {
  public:
-  SubscriptionImpl(ChangeLog* log, std::shared_ptr<SubscriptionRegistry> registry,
-                   uint32_t table_id, uint64_t position, StreamHandler handler)
-      : log_(log),
-        registry_(std::move(registry)),
-        table_id_(table_id),
-        position_(position),
-        handler_(std::move(handler)) {}
+  SubscriptionImpl(std::shared_ptr<SubscriptionState> state,
+                   std::shared_ptr<SubscriptionRegistry> registry)
+      : state_(std::move(state)), registry_(std::move(registry)) {}
   ~SubscriptionImpl() override { Cancel(); }
 
-  void Start() {
-    thread_ = std::thread([this] { Run(); });
-  }
-
   std::string position() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return last_;
+    std::lock_guard<std::mutex> lock(state_->mu);
+    return state_->last;
   }
 
   void Cancel() override {
     {
       std::lock_guard<std::mutex> lock(registry_->mu);
-      registry_->live.erase(this);
+      registry_->live.erase(state_);
     }
-    Stop();
-  }
-
-  // Stops the thread (the registry's lock may be held by the caller).
-  void Stop() {
-    if (stop_.exchange(true)) {
-      if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-      return;
-    }
-    log_->WakeWaiters();
-    if (!thread_.joinable()) return;
-    if (thread_.get_id() == std::this_thread::get_id()) {
-      thread_.detach();  // cancelled from its own handler: it ends on return
-    } else {
-      thread_.join();
-    }
+    StopSubscription(state_);
   }
 
  private:
-  void Run() {
-    while (!stop_) {
-      const uint64_t horizon = log_->Horizon();
-      bool full = false;  // a read stopped at its limit: more is waiting
-      for (const StreamInfo& s : log_->List()) {
-        if (s.table_id != table_id_ || stop_) continue;
-        const uint64_t last = s.enabled() ? horizon : std::min(horizon, s.end_seq);
-        uint64_t from = std::max(position_, s.trimmed_through + 1);
-        if (from > last) continue;
-        std::vector<StreamRecord> records;
-        uint64_t next = from;
-        if (!log_->Read(s, from, last, 1000, 4 << 20, &records, &next).ok()) continue;
-        for (const StreamRecord& r : records) {
-          if (stop_) return;
-          handler_(r);
-          std::lock_guard<std::mutex> lock(mu_);
-          last_ = r.sequence_number;
-        }
-        if (!records.empty()) {
-          uint64_t seq = 0;
-          ParseSequenceNumber(records.back().sequence_number, &seq);
-          position_ = seq + 1;
-        }
-        full |= next <= last;
-      }
-      if (full) continue;
-      // Everything up to the horizon was delivered.
-      position_ = std::max(position_, horizon + 1);
-      log_->WaitBeyond(horizon, 0.5, [this] { return stop_.load(); });
-    }
-  }
-
-  ChangeLog* log_;
+  std::shared_ptr<SubscriptionState> state_;
   std::shared_ptr<SubscriptionRegistry> registry_;
-  const uint32_t table_id_;
-  uint64_t position_;  // the next number to deliver (the thread's own)
-  StreamHandler handler_;
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-  mutable std::mutex mu_;
-  std::string last_;  // GUARDED_BY(mu_)
 };
+
+}  // namespace
 
 StatusOr<std::unique_ptr<Subscription>> DBImpl::Subscribe(std::string_view table,
                                                           const SubscribeOptions& options,
@@ -511,7 +522,7 @@ StatusOr<std::unique_ptr<Subscription>> DBImpl::Subscribe(std::string_view table
       break;
     case SubscribeOptions::Start::kAfterSequenceNumber: {
       uint64_t after = 0;
-      if (!ParseSequenceNumber(options.after_sequence_number, &after)) {
+      if (!ParseSequenceNumber(options.after_sequence_number, &after) || after == kOpen) {
         return ValidationError("Invalid SequenceNumber: " + options.after_sequence_number);
       }
       position = after + 1;
@@ -525,34 +536,46 @@ StatusOr<std::unique_ptr<Subscription>> DBImpl::Subscribe(std::string_view table
       break;
     }
   }
+  auto state = std::make_shared<SubscriptionState>();
+  state->log = change_log_.get();
+  state->table_id = info->id;
+  state->handler = std::move(handler);
+  state->position = position;
   std::shared_ptr<SubscriptionRegistry> registry;
   {
     std::lock_guard<std::mutex> lock(subscriptions_mu_);
     if (!subscriptions_) subscriptions_ = std::make_shared<SubscriptionRegistry>();
-    registry = std::static_pointer_cast<SubscriptionRegistry>(subscriptions_);
+    registry = subscriptions_;
   }
-  auto sub = std::make_unique<SubscriptionImpl>(change_log_.get(), registry, info->id, position,
-                                                std::move(handler));
   {
     std::lock_guard<std::mutex> lock(registry->mu);
     if (registry->closed) return InternalError("The database is closing");
-    registry->live.insert(sub.get());
+    registry->live.insert(state);
   }
-  sub->Start();
-  return std::unique_ptr<Subscription>(std::move(sub));
+  {
+    std::lock_guard<std::mutex> lock(state->join_mu);
+    state->thread = std::thread([state] {
+      state->runner = std::this_thread::get_id();
+      RunSubscription(state.get());
+    });
+  }
+  return std::unique_ptr<Subscription>(new SubscriptionImpl(state, std::move(registry)));
 }
 
 void DBImpl::StopSubscriptions() {
   std::shared_ptr<SubscriptionRegistry> registry;
   {
     std::lock_guard<std::mutex> lock(subscriptions_mu_);
-    registry = std::static_pointer_cast<SubscriptionRegistry>(subscriptions_);
+    registry = subscriptions_;
   }
   if (!registry) return;
-  std::lock_guard<std::mutex> lock(registry->mu);
-  registry->closed = true;
-  for (SubscriptionImpl* s : registry->live) s->Stop();
-  registry->live.clear();
+  std::set<std::shared_ptr<SubscriptionState>> live;
+  {
+    std::lock_guard<std::mutex> lock(registry->mu);
+    registry->closed = true;
+    live.swap(registry->live);
+  }
+  for (const auto& st : live) StopSubscription(st);  // without the registry's lock
 }
 
 // ---------------------------------------------------------------- checkpoints

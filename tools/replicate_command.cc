@@ -29,8 +29,9 @@ constexpr char kReplicateHelp[] =
     "Ships the changes of a local table to a table on another DynamoDB-compatible\n"
     "endpoint (AWS, DynamoDB Local, Alternator, another `dynarock serve`), in the\n"
     "order they were made. The changes are read from the table's stream, which\n"
-    "must be enabled with StreamViewType NEW_IMAGE or NEW_AND_OLD_IMAGES; changes\n"
-    "made before it was enabled are not shipped. A checkpoint kept in the local\n"
+    "must be enabled (with NEW_IMAGE or NEW_AND_OLD_IMAGES the images are shipped;\n"
+    "with KEYS_ONLY or OLD_IMAGE each changed item is read back); changes made\n"
+    "before it was enabled are not shipped. A checkpoint kept in the local\n"
     "database after every applied batch lets a stopped or killed run resume\n"
     "where it was: nothing is lost, and a change applied twice does no harm.\n"
     "The local database must not be open in another process (stop `serve`).\n"
@@ -136,6 +137,10 @@ int RunReplicate(const Args& args) {
   ro.remote_table = remote_table;
   ro.version_attribute = version;
   ro.on_progress = [&](const ReplicatorProgress& p) { print(p, false); };
+  ro.on_error = [&](const Status& e) {
+    std::fprintf(stderr, "%sdynarock replicate: warning: %s\n", isatty(STDERR_FILENO) ? "\n" : "",
+                 e.message().c_str());
+  };
   Replicator replicator(db->get(), remote->get(), ro);
 
   struct sigaction sa {};

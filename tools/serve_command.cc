@@ -266,8 +266,9 @@ int RunServe(const Args& args) {
     ro.table = table;
     ro.keep_going = true;
     ro.on_error = [t = table, u = url](const Status& e) {
-      std::fprintf(stderr, "dynarock serve: replicate %s -> %s: %s (retrying)\n", t.c_str(),
-                   u.c_str(), e.ToString().c_str());
+      std::fprintf(stderr, "dynarock serve: replicate %s -> %s: %s%s\n", t.c_str(), u.c_str(),
+                   e.ToString().c_str(),
+                   e.type() == ErrorType::kTrimmedDataAccess ? "" : " (retrying)");
     };
     remotes.push_back(std::move(remote).value());
     replicators.push_back(std::make_unique<Replicator>(database.get(), remotes.back().get(), ro));

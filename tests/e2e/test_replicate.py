@@ -171,7 +171,7 @@ class ReplicateTest(unittest.TestCase):
         p = self.replicate(remote_url, ["--once"])
         _, err = p.communicate(timeout=60)
         self.assertEqual(p.returncode, 1)
-        self.assertIn("no stream with new images", err)
+        self.assertIn("has no stream enabled", err)
 
 
 if __name__ == "__main__":

@@ -100,12 +100,34 @@ TEST_F(ReplicatorTest, VersionPolicyKeepsNewerRemoteItems) {
   EXPECT_EQ(replicator.progress().conflicts, 1);
 }
 
-TEST_F(ReplicatorTest, RefusesAStreamWithoutNewImages) {
+TEST_F(ReplicatorTest, KeysOnlyStreamsShipTheItemReadBack) {
   CreateLocal("KEYS_ONLY");
+  Put(local_.get(), MakeItem({{"id", S("a")}, {"n", N("1")}}));
+  Put(local_.get(), MakeItem({{"id", S("a")}, {"n", N("2")}}));
+  Put(local_.get(), MakeItem({{"id", S("b")}, {"n", N("3")}}));
+  DeleteItemRequest del;
+  del.table_name = "notes";
+  del.key = MakeItem({{"id", S("b")}});
+  ASSERT_OK(local_->DeleteItem(del));
   ReplicatorOptions options;
   options.table = "notes";
   Replicator replicator(local_.get(), remote_.get(), options);
-  EXPECT_ERROR(replicator.RunOnce(), ErrorType::kValidation, "NEW_IMAGE");
+  ASSERT_OK(replicator.RunOnce());
+  EXPECT_EQ(All(remote_db_.get()), All(local_.get()));
+  EXPECT_EQ(All(remote_db_.get()).at("a").at("n"), N("2"));
+}
+
+TEST_F(ReplicatorTest, RefusesATableWithoutAStream) {
+  CreateTableRequest req;
+  req.table_name = "notes";
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"id", AttrType::kS}};
+  req.key_schema = {{"id", KeyType::kHash}};
+  ASSERT_OK(local_->CreateTable(req));
+  ReplicatorOptions options;
+  options.table = "notes";
+  Replicator replicator(local_.get(), remote_.get(), options);
+  EXPECT_ERROR(replicator.RunOnce(), ErrorType::kValidation, "has no stream enabled");
 }
 
 TEST(SequenceNumbers, CompareAsNumbers) {

@@ -3,6 +3,7 @@
 // trimming, iterator expiry and shard rollover under an injected clock, the
 // Streams API's errors, and embedded subscriptions.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -487,6 +488,10 @@ TEST_F(StreamsTest, SubscriptionsDeliverInOrderAndResume) {
       last[pk] = n;
       if (i) EXPECT_LT(got[i - 1].sequence_number, got[i].sequence_number);
     }
+    // The position moves once the handler has returned.
+    for (int i = 0; i < 100 && (*sub)->position() != got.back().sequence_number; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
     EXPECT_EQ((*sub)->position(), got.back().sequence_number);
   }
   const std::string saved = got[99].sequence_number;
@@ -514,6 +519,88 @@ TEST_F(StreamsTest, SubscriptionsDeliverInOrderAndResume) {
   CreateTable("plain", "");
   EXPECT_ERROR(db_->Subscribe("plain", SubscribeOptions{}, handler), ErrorType::kValidation,
                "no stream enabled");
+}
+
+TEST_F(StreamsTest, SubscriptionsDeliverAnOldStreamsWholeBacklogFirst) {
+  CreateTable("tbl", "KEYS_ONLY");
+  for (int i = 0; i < 1500; ++i) Put("tbl", Key("a", std::to_string(i)));
+  UpdateTableRequest off;
+  off.table_name = "tbl";
+  off.stream_specification = StreamSpecification{false, ""};
+  ASSERT_OK(db_->UpdateTable(off));
+  UpdateTableRequest on;
+  on.table_name = "tbl";
+  on.stream_specification = StreamSpecification{true, "KEYS_ONLY"};
+  ASSERT_OK(db_->UpdateTable(on));
+  for (int i = 0; i < 5; ++i) Put("tbl", Key("b", std::to_string(i)));
+
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<std::string> seqs;
+  SubscribeOptions from;
+  from.start = SubscribeOptions::Start::kTrimHorizon;
+  auto sub = db_->Subscribe("tbl", from, [&](const StreamRecord& r) {
+    std::lock_guard<std::mutex> lock(mu);
+    seqs.push_back(r.sequence_number);
+    cv.notify_all();
+  });
+  ASSERT_OK(sub);
+  std::unique_lock<std::mutex> lock(mu);
+  ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(10), [&] { return seqs.size() >= 1505; }));
+  lock.unlock();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  lock.lock();
+  EXPECT_EQ(seqs.size(), 1505u);
+  EXPECT_TRUE(std::is_sorted(seqs.begin(), seqs.end()));
+}
+
+TEST_F(StreamsTest, AHandlerMayCancelAndDestroyItsOwnSubscription) {
+  CreateTable("tbl", "KEYS_ONLY");
+  std::atomic<int> calls{0};
+  std::unique_ptr<Subscription> holder;
+  std::mutex mu;
+  SubscribeOptions from;
+  from.start = SubscribeOptions::Start::kTrimHorizon;
+  auto sub = db_->Subscribe("tbl", from, [&](const StreamRecord&) {
+    calls++;
+    std::unique_ptr<Subscription> mine;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      mine = std::move(holder);
+    }
+    mine.reset();  // destroys the subscription from its own thread
+  });
+  ASSERT_OK(sub);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    holder = std::move(*sub);
+  }
+  for (int i = 0; i < 20; ++i) Put("tbl", Key("a", std::to_string(i)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(calls.load(), 1);
+
+  // A subscription that outlives its database: the DB stops it on close.
+  auto outliving = db_->Subscribe("tbl", from, [](const StreamRecord&) {});
+  ASSERT_OK(outliving);
+  db_.reset();
+  outliving->reset();
+}
+
+TEST_F(StreamsTest, TheLargestSequenceNumberDoesNotWrap) {
+  CreateTable("tbl", "KEYS_ONLY");
+  Put("tbl", Key("a", "1"));
+  const std::string arn = StreamArn("tbl");
+  GetShardIteratorRequest after;
+  after.stream_arn = arn;
+  after.shard_id = Describe(arn).shards.at(0).shard_id;
+  after.shard_iterator_type = ShardIteratorType::kAfterSequenceNumber;
+  after.sequence_number = "018446744073709551615";
+  EXPECT_ERROR(db_->GetShardIterator(after), ErrorType::kValidation, "Invalid SequenceNumber");
+  SubscribeOptions from;
+  from.start = SubscribeOptions::Start::kAfterSequenceNumber;
+  from.after_sequence_number = "018446744073709551615";
+  EXPECT_ERROR(db_->Subscribe("tbl", from, [](const StreamRecord&) {}), ErrorType::kValidation,
+               "Invalid SequenceNumber");
 }
 
 }  // namespace

@@ -67,11 +67,11 @@ Status Replicator::Prepare() {
   describe.table_name = options_.table;
   DR_ASSIGN_OR_RETURN(DescribeTableResponse local, local_->DescribeTable(describe));
   const auto& spec = local.table.stream_specification;
-  if (!spec || !spec->stream_enabled ||
-      (spec->stream_view_type != "NEW_IMAGE" && spec->stream_view_type != "NEW_AND_OLD_IMAGES")) {
+  if (!spec || !spec->stream_enabled) {
     return ValidationError("Table " + options_.table +
-                           " has no stream with new images to replicate from: enable its stream "
-                           "with StreamViewType NEW_IMAGE or NEW_AND_OLD_IMAGES");
+                           " has no stream enabled to replicate from: enable its stream "
+                           "(StreamViewType NEW_IMAGE or NEW_AND_OLD_IMAGES ships the images; "
+                           "KEYS_ONLY and OLD_IMAGE read each changed item back)");
   }
   DescribeTableRequest remote_describe;
   remote_describe.table_name = options_.remote_table;
@@ -105,6 +105,17 @@ Status Replicator::Prepare() {
   return Status();
 }
 
+StatusOr<std::optional<Item>> Replicator::ReadBack(const StreamRecord& r) {
+  // A stream without new images (KEYS_ONLY, OLD_IMAGE): the item as it is
+  // now, which is this change or a later one (whose own record follows).
+  GetItemRequest get;
+  get.table_name = options_.table;
+  get.key = r.keys;
+  get.consistent_read = true;
+  DR_ASSIGN_OR_RETURN(GetItemResponse got, local_->GetItem(get));
+  return std::move(got.item);
+}
+
 Status Replicator::Checkpoint(const std::string& sequence_number) {
   DR_RETURN_IF_ERROR(local_->SaveCheckpoint(options_.checkpoint_name, sequence_number));
   progress_.position = sequence_number;
@@ -120,8 +131,12 @@ Status Replicator::ApplyBatch(const std::vector<const StreamRecord*>& batch,
     WriteRequest w;
     if (r->event_name == "REMOVE") {
       w.delete_key = r->keys;
-    } else {
+    } else if (r->new_image) {
       w.put_item = *r->new_image;
+    } else {
+      DR_ASSIGN_OR_RETURN(std::optional<Item> now, ReadBack(*r));
+      if (now) w.put_item = std::move(*now);
+      else w.delete_key = r->keys;  // deleted since: a later record says so too
     }
     writes.push_back(std::move(w));
   }
@@ -167,8 +182,15 @@ Status Replicator::ApplyConditional(const StreamRecord& r, const std::atomic<boo
   } else {
     PutItemRequest put;
     put.table_name = options_.remote_table;
-    put.item = *r.new_image;
-    if (const AttributeValue* version = versioned(r.new_image)) {
+    if (r.new_image) {
+      put.item = *r.new_image;
+    } else {
+      DR_ASSIGN_OR_RETURN(std::optional<Item> now, ReadBack(r));
+      if (!now) return Status();  // deleted since: its REMOVE record follows
+      put.item = std::move(*now);
+    }
+    std::optional<Item> image = put.item;
+    if (const AttributeValue* version = versioned(image)) {
       put.condition_expression = "attribute_not_exists(#v) OR #v <= :v";
       put.expression_attribute_names["#v"] = v;
       put.expression_attribute_values[":v"] = *version;
@@ -206,9 +228,6 @@ Status Replicator::Apply(const std::vector<StreamRecord>& records, const std::at
     return Status();
   };
   for (const StreamRecord& r : records) {
-    if (r.event_name != "REMOVE" && !r.new_image) {
-      return ValidationError("A stream record without its new image cannot be replicated");
-    }
     std::string key = DebugString(r.keys);
     if (batch.size() == 25 || keys.count(key)) DR_RETURN_IF_ERROR(flush());
     keys.insert(std::move(key));
@@ -221,6 +240,17 @@ Status Replicator::Pass(const std::atomic<bool>* stop, int64_t* shipped) {
   StreamReader reader(local_, options_.table);
   reader.set_position(progress_.position);
   auto handed = reader.Poll([&](const std::vector<StreamRecord>& page) { return Apply(page, stop); });
+  if (reader.gap()) {
+    // The checkpoint fell behind the stream's retention: changes were lost
+    // before they could be shipped. Said, then shipping goes on.
+    ++progress_.gaps;
+    if (options_.on_error) {
+      options_.on_error(Status(ErrorType::kTrimmedDataAccess,
+                               "changes were trimmed from the stream before they were shipped "
+                               "(the checkpoint is older than the stream's retention); the "
+                               "remote table may miss them"));
+    }
+  }
   if (!handed.ok()) return handed.status();
   *shipped = *handed;
   return Status();

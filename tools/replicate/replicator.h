@@ -24,9 +24,13 @@
 // the remote item is absent or its version is not newer than the change's
 // (a conditional write); a refused one is counted in `conflicts` and skipped.
 //
-// The local table needs a stream with NEW_IMAGE or NEW_AND_OLD_IMAGES (the
-// images are what is shipped). The remote table is created with the local
-// key schema (on demand) when it does not exist.
+// The local table needs a stream. With NEW_IMAGE or NEW_AND_OLD_IMAGES the
+// images are shipped; with KEYS_ONLY or OLD_IMAGE each changed item is read
+// back from the local table (its state now, which a later record of the same
+// item then ships again). The remote table is created with the local key
+// schema (on demand) when it does not exist. A consumer that falls behind the
+// stream's retention loses changes: that is counted in `gaps` and reported to
+// on_error, and shipping goes on.
 
 #ifndef DYNAROCK_TOOLS_REPLICATE_REPLICATOR_H_
 #define DYNAROCK_TOOLS_REPLICATE_REPLICATOR_H_
@@ -46,6 +50,7 @@ struct ReplicatorProgress {
   int64_t shipped = 0;    // records applied to the remote table
   int64_t conflicts = 0;  // changes refused because the remote item was newer
   int64_t retries = 0;    // batches sent again after a throttling or network error
+  int64_t gaps = 0;       // times changes were trimmed before they could be shipped
   std::string position;   // the checkpoint: last sequence number applied
 };
 
@@ -89,6 +94,7 @@ class Replicator {
   Status ApplyBatch(const std::vector<const StreamRecord*>& batch, const std::atomic<bool>* stop);
   Status ApplyConditional(const StreamRecord& r, const std::atomic<bool>* stop);
   Status Checkpoint(const std::string& sequence_number);
+  StatusOr<std::optional<Item>> ReadBack(const StreamRecord& r);
   // Runs `call` until it succeeds, fails for good, or `stop`.
   Status WithRetries(const std::function<Status()>& call, const std::atomic<bool>* stop);
 

@@ -62,6 +62,11 @@ StatusOr<int64_t> StreamReader::Poll(const Consumer& consume) {
       if (inside) {
         it.shard_iterator_type = ShardIteratorType::kAfterSequenceNumber;
         it.sequence_number = position_;
+      } else if (!position_.empty() && range.starting_sequence_number) {
+        // A shard not started yet: from its first number, so that a start
+        // already trimmed away is a gap (TRIM_HORIZON would pass over it).
+        it.shard_iterator_type = ShardIteratorType::kAtSequenceNumber;
+        it.sequence_number = range.starting_sequence_number;
       }
       auto iterator = db_->GetShardIterator(it);
       if (!iterator.ok() && iterator.status().type() == ErrorType::kTrimmedDataAccess) {
