@@ -18,6 +18,7 @@
 
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
+#include "engine/api/streams_json.h"
 
 namespace {
 
@@ -64,6 +65,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)DecodeTagResourceRequest(body);
   (void)DecodeUntagResourceRequest(body);
   (void)DecodeListTagsOfResourceRequest(body);
+  // DynamoDB Streams: decoded requests re-encode nothing (the server only
+  // decodes them); they must not crash or leak.
+  (void)DecodeListStreamsRequest(body);
+  (void)DecodeDescribeStreamRequest(body);
+  (void)DecodeGetShardIteratorRequest(body);
+  (void)DecodeGetRecordsRequest(body);
   auto item = DecodeItemJson(body);
   if (item.ok()) (void)EncodeItemJson(*item);
   Status error = DecodeErrorResponse(400, body);

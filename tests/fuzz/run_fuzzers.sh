@@ -57,6 +57,7 @@ declare -A TARGET_SOURCES=(
   [expr_parser_fuzz]="engine/expr/*.cc engine/number.cc engine/attribute_value.cc
                       engine/status.cc"
   [request_decoder_fuzz]="engine/api/json_decode.cc engine/api/json_encode.cc
+                          engine/api/streams_json.cc
                           engine/api/json_writer.cc engine/api/base64.cc
                           engine/status.cc engine/attribute_value.cc"
 )
