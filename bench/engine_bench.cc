@@ -32,7 +32,8 @@
 //
 // Both databases keep their files in a RocksDB MemEnv (Options.in_memory for the
 // engine), with the engine's column families, block cache size and write options
-// (WAL on, no fsync), so the comparison is like for like. DYNAROCK_BENCH_DIR=DIR
+// (in memory the engine writes no WAL, so neither does the baseline), so the
+// comparison is like for like. DYNAROCK_BENCH_DIR=DIR
 // puts the engine's files on disk in DIR instead (the engine-only comparisons,
 // such as PutItemStream/1 over /0, as an embedding app runs).
 //
@@ -531,6 +532,7 @@ struct Raw {
   static constexpr uint32_t kWriteTable = 1, kReadTable = 2, kQueryTable = 3, kIndexBase = 10;
 
   Raw() {
+    wo.disableWAL = true;  // as the engine writes in memory
     env.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     rocksdb::DBOptions db_options;
     db_options.create_if_missing = true;

@@ -377,8 +377,7 @@ Status ChangeLog::Commit(WriteSet* writes, const std::function<Status(rocksdb::W
         // durable first, on its own, so that no record can land in a shard
         // the catalog does not know (rare: every stream_shard_seconds).
         const ShardInfo child{seq, now};
-        rocksdb::WriteOptions wo;
-        wo.sync = config_.sync;
+        const rocksdb::WriteOptions wo = WriteOptions();
         rocksdb::WriteBatch shard;
         if (shard.Put(catalog_, ShardKey(s.id, static_cast<uint32_t>(s.shards.size())),
                       ShardValue(child)).ok() &&
@@ -415,6 +414,13 @@ Status ChangeLog::Commit(WriteSet* writes, const std::function<Status(rocksdb::W
 }
 
 // ---------------------------------------------------------------- lifecycle
+
+rocksdb::WriteOptions ChangeLog::WriteOptions() const {
+  rocksdb::WriteOptions wo;
+  wo.sync = config_.sync;
+  wo.disableWAL = config_.disable_wal;
+  return wo;
+}
 
 void ChangeLog::PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) const {
   std::string v;
@@ -585,7 +591,7 @@ int64_t ChangeLog::Trim() {
       batch.Delete(catalog_, TrimKey(s.id)).PermitUncheckedError();
       for (size_t i = 0; i < s.shards.size(); ++i)
         batch.Delete(catalog_, ShardKey(s.id, static_cast<uint32_t>(i))).PermitUncheckedError();
-      if (!db_->Write(rocksdb::WriteOptions(), &batch).ok()) continue;
+      if (!db_->Write(WriteOptions(), &batch).ok()) continue;
       std::lock_guard<std::mutex> lock(mu_);
       streams_.erase(s.id);
       continue;
@@ -621,7 +627,7 @@ int64_t ChangeLog::Trim() {
     std::string v;
     PutFixed64(&v, last);
     batch.Put(catalog_, TrimKey(s.id), v).PermitUncheckedError();
-    if (!db_->Write(rocksdb::WriteOptions(), &batch).ok()) continue;
+    if (!db_->Write(WriteOptions(), &batch).ok()) continue;
     trimmed += count;
   }
   return trimmed;

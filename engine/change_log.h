@@ -37,6 +37,7 @@
 #ifndef DYNAROCK_ENGINE_CHANGE_LOG_H_
 #define DYNAROCK_ENGINE_CHANGE_LOG_H_
 
+#include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 
 #include <condition_variable>
@@ -119,6 +120,7 @@ class ChangeLog {
     double retention_seconds = 86400;
     double shard_seconds = 4 * 3600;
     bool sync = false;              // fsync the catalog writes of its own
+    bool disable_wal = false;       // in memory: no write-ahead log
     std::function<double()> clock;  // seconds since the epoch
   };
   ChangeLog(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* catalog,
@@ -176,6 +178,8 @@ class ChangeLog {
  private:
   void StartTrimmer();
   void PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) const;
+  // The write options of the change log's own writes.
+  rocksdb::WriteOptions WriteOptions() const;
 
   rocksdb::DB* db_;
   rocksdb::ColumnFamilyHandle* catalog_;
