@@ -33,6 +33,11 @@ def scan_all(client, table):
 
 
 class ReplicateTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not harness._find_binary():
+            raise unittest.SkipTest("needs the dynarock binary (DYNAROCK_BIN): it runs its own servers")
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="dynarock_replicate_")
         self.local_dir = os.path.join(self.tmp, "local")
