@@ -194,7 +194,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
   } else if (old_item) {
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Delete(items_cf_, key)));
   }
-  change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size},
+  change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size, {}},
                      {new_item ? &*new_item : nullptr, new_size, value}, origin, writes);
   if (count_delta != 0 || bytes_delta != 0) {
     DR_RETURN_IF_ERROR(FromRocksDB(

@@ -486,7 +486,9 @@ TEST_F(StreamsTest, SubscriptionsDeliverInOrderAndResume) {
       const int n = std::stoi(got[i].new_image->at("n").scalar());
       EXPECT_EQ(n, last.count(pk) ? last[pk] + 1 : 0);
       last[pk] = n;
-      if (i) EXPECT_LT(got[i - 1].sequence_number, got[i].sequence_number);
+      if (i) {
+        EXPECT_LT(got[i - 1].sequence_number, got[i].sequence_number);
+      }
     }
     // The position moves once the handler has returned.
     for (int i = 0; i < 100 && (*sub)->position() != got.back().sequence_number; ++i) {
