@@ -12,6 +12,8 @@
 
 #include "tools/server/http_server.h"
 
+#include "tools/server/compression.h"
+
 #include <time.h>
 #include <zlib.h>
 
@@ -67,6 +69,12 @@ constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kNotFoundBody = "<UnknownOperationException/>\n";
 constexpr size_t kHeaderLimit = 64 * 1024;
+// Responses smaller than this go uncompressed even to a client that accepts
+// gzip (DynamoDB does not compress small responses either).
+constexpr size_t kCompressMinBytes = 1024;
+// CORS: what a page on another origin may read of a response.
+constexpr std::string_view kCorsExposed =
+    "x-amzn-RequestId, x-amzn-ErrorType, x-amzn-ErrorMessage, x-amz-crc32, Date";
 
 std::string_view Reason(int status) {
   switch (status) {
@@ -158,6 +166,16 @@ bool IEqualsAscii(std::string_view a, std::string_view b) {
 }
 
 std::string_view SV(beast::string_view s) { return std::string_view(s.data(), s.size()); }
+
+// A header value as it may be echoed: printable ASCII only, at most 1 KB
+// (nothing a client sends can split the response's headers).
+std::string SafeHeaderValue(std::string_view v) {
+  std::string out;
+  for (char c : v.substr(0, 1024)) {
+    if (c >= 0x20 && c < 0x7f) out.push_back(c);
+  }
+  return out;
+}
 
 // The media type of a Content-Type value, without parameters and spaces.
 std::string_view MediaType(std::string_view ct) {
@@ -327,6 +345,12 @@ class Session : public std::enable_shared_from_this<Session> {
     const bool keep_alive = req.keep_alive();
     http10_keep_alive_ = keep_alive && req.version() == 10;
     head_only_ = false;
+    // A page on another origin (the AWS SDK in a browser): say what it may
+    // read, on every answer.
+    if (req.find(http::field::origin) != req.end()) {
+      extra_headers_ = "\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: ";
+      extra_headers_.append(kCorsExposed);
+    }
     switch (req.method()) {
       case http::verb::post:
         break;
@@ -335,6 +359,19 @@ class Session : public std::enable_shared_from_this<Session> {
         [[fallthrough]];
       case http::verb::get:
         return Respond(200, kJson10, srv_->health_body, !keep_alive);
+      case http::verb::options: {
+        // CORS preflight: any origin may POST the JSON API with the headers
+        // the SDKs send (echoed from the request).
+        extra_headers_ =
+            "\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Allow-Methods: GET, POST, "
+            "OPTIONS\r\nAccess-Control-Max-Age: 172800";
+        auto asked = req.find(http::field::access_control_request_headers);
+        if (asked != req.end()) {
+          extra_headers_.append("\r\nAccess-Control-Allow-Headers: ");
+          extra_headers_.append(SafeHeaderValue(SV(asked->value())));
+        }
+        return Respond(200, kJson10, std::string(), !keep_alive);
+      }
       default:
         return Respond(404, kJson10, std::string(kNotFoundBody), !keep_alive);
     }
@@ -371,7 +408,7 @@ class Session : public std::enable_shared_from_this<Session> {
       return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
     }
 
-    const std::string& body = req.body();
+    std::string_view body = req.body();
     if (srv_->verifier.enabled()) {
       api::SigV4Request sreq;
       sreq.method = SV(req.method_string());
@@ -383,6 +420,40 @@ class Session : public std::enable_shared_from_this<Session> {
         reply = api::Handler::ErrorReply(s);
         return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
       }
+    }
+
+    // A compressed body (the signature above covers the bytes as sent).
+    std::string inflated;
+    if (auto ce = req.find(http::field::content_encoding); ce != req.end()) {
+      const ContentCoding coding = ParseContentEncoding(SV(ce->value()));
+      if (coding == ContentCoding::kUnsupported) {
+        reply = api::Handler::ErrorReply(Status(
+            ErrorType::kSerialization,
+            "Unsupported Content-Encoding: " + SafeHeaderValue(SV(ce->value()))));
+        return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+      }
+      if (coding != ContentCoding::kIdentity) {
+        switch (Inflate(body, coding, srv_->opts.max_body_bytes, &inflated)) {
+          case InflateResult::kOk:
+            body = inflated;
+            break;
+          case InflateResult::kTooLarge: {
+            std::string msg = "Request body is larger than the maximum of ";
+            AppendNumber(&msg, srv_->opts.max_body_bytes);
+            msg += " bytes once decompressed";
+            reply = api::Handler::ErrorReply(Status(ErrorType::kValidation, std::move(msg)));
+            return Respond(413, content_type, std::move(reply.body), /*close=*/true);
+          }
+          case InflateResult::kCorrupt:
+            reply = api::Handler::ErrorReply(Status(
+                ErrorType::kSerialization, "The request body is not valid " +
+                                               std::string(CodingName(coding)) + " data"));
+            return Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
+        }
+      }
+    }
+    if (auto ae = req.find(http::field::accept_encoding); ae != req.end()) {
+      response_coding_ = PreferredCoding(SV(ae->value()));
     }
 
     try {
@@ -432,6 +503,18 @@ class Session : public std::enable_shared_from_this<Session> {
     close = close || ShouldStop();
     close_after_write_ = close;
     out_body_ = std::move(body);
+    // Compressed for a client that accepts it; the CRC32 is of the bytes sent,
+    // as DynamoDB computes it.
+    std::string_view coding;
+    if (response_coding_ != ContentCoding::kIdentity && !head_only_ &&
+        out_body_.size() >= kCompressMinBytes) {
+      std::string packed;
+      if (Compress(out_body_, response_coding_, &packed)) {
+        out_body_ = std::move(packed);
+        coding = CodingName(response_coding_);
+      }
+    }
+    response_coding_ = ContentCoding::kIdentity;
 
     std::string& h = out_head_;
     h.clear();
@@ -450,6 +533,12 @@ class Session : public std::enable_shared_from_this<Session> {
     h.append(content_type);
     h.append("\r\nContent-Length: ");
     AppendNumber(&h, out_body_.size());
+    if (!coding.empty()) {
+      h.append("\r\nContent-Encoding: ");
+      h.append(coding);
+    }
+    h.append(extra_headers_);
+    extra_headers_.clear();
     if (close) {
       h.append("\r\nConnection: close");
     } else if (http10_keep_alive_) {
@@ -516,6 +605,10 @@ class Session : public std::enable_shared_from_this<Session> {
   bool drain_after_write_ = false;
   bool http10_keep_alive_ = false;
   bool head_only_ = false;
+  // For the response being built: headers to add ("\r\nName: value"...) and
+  // the coding to compress it in.
+  std::string extra_headers_;
+  ContentCoding response_coding_ = ContentCoding::kIdentity;
 };
 
 // ---- Impl -------------------------------------------------------------------------

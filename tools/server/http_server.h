@@ -5,7 +5,17 @@
 // this header).
 //
 //   POST /  X-Amz-Target: DynamoDB_20120810.<Operation>   -> handler(op, body)
+//   POST /  X-Amz-Target: DynamoDBStreams_20120810.<Op>    -> handler(target, body)
 //   GET  /                                                 -> 200 "healthy: ..."
+//   OPTIONS (CORS preflight)                               -> 200, any origin
+//
+// Encodings (compression.h): a body sent with Content-Encoding gzip or deflate
+// is inflated after the signature check (SigV4 signs the bytes as sent), up to
+// max_body_bytes inflated (413 past it; corrupt data or another coding: 400
+// SerializationException); a response of 1 KB or more is compressed for a
+// client whose Accept-Encoding takes gzip or deflate, and its x-amz-crc32 is
+// then of the compressed bytes, as DynamoDB's. A request with an Origin header
+// gets Access-Control-Allow-Origin: * and the AWS headers exposed.
 //
 // Every response carries x-amzn-RequestId (fresh, 52 chars of [0-9A-Z]),
 // x-amz-crc32 (zlib CRC32 of the body, decimal; botocore checks it),
