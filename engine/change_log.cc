@@ -130,9 +130,16 @@ std::string EventId(uint32_t stream, uint64_t seq) {
   std::string bytes(12, '\0');
   EncodeFixed32BE(&bytes[0], stream);
   EncodeFixed64BE(&bytes[4], seq);
-  uint64_t a = Fnv1a64(bytes);
-  uint64_t b = Fnv1a64(bytes + "dynarock-event");
-  return Hex64(a, 16) + Hex64(b, 16);
+  // FNV-1a, then a 64-bit finaliser (MurmurHash3's fmix64) so that records
+  // next to each other get unrelated-looking ids.
+  auto mix = [](uint64_t h) {
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    return h ^ (h >> 33);
+  };
+  return Hex64(mix(Fnv1a64(bytes)), 16) + Hex64(mix(Fnv1a64(bytes + "dynarock-event")), 16);
 }
 
 bool DecodeRecord(std::string_view v, const StreamInfo& stream, uint64_t seq,

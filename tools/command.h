@@ -16,6 +16,9 @@
 #ifndef DYNAROCK_TOOLS_COMMAND_H_
 #define DYNAROCK_TOOLS_COMMAND_H_
 
+#include <signal.h>
+
+#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -106,6 +109,18 @@ class ArgReader {
   std::string_view flag_;
   std::optional<std::string_view> inline_value_;
 };
+
+// For commands that run until interrupted: from the call on, SIGINT and
+// SIGTERM set the returned flag instead of ending the process, so the command
+// can stop cleanly (its checkpoint saved, its database closed).
+inline const std::atomic<bool>& StopOnSignals() {
+  static std::atomic<bool> stop{false};
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { stop = true; };
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return stop;
+}
 
 // Parses a whole decimal number in [min, max].
 inline bool ParseInt(std::string_view s, long long min, long long max, long long* out) {

@@ -62,9 +62,6 @@ constexpr char kReplicateHelp[] =
     "Example:\n"
     "  dynarock replicate --data ./data --table notes --to http://127.0.0.1:8001 --once\n";
 
-std::atomic<bool> g_stop{false};
-
-void OnSignal(int) { g_stop = true; }
 
 }  // namespace
 
@@ -143,20 +140,17 @@ int RunReplicate(const Args& args) {
   };
   Replicator replicator(db->get(), remote->get(), ro);
 
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  const std::atomic<bool>& stop = StopOnSignals();
 
   Status s;
   if (once) {
     auto shipped = replicator.RunOnce();
     s = shipped.status();
   } else {
-    s = replicator.Run(g_stop);
+    s = replicator.Run(stop);
   }
   print(replicator.progress(), true);
-  if (!s.ok() && !g_stop) {
+  if (!s.ok() && !stop) {
     std::fprintf(stderr, "dynarock replicate: %s\n", s.ToString().c_str());
     return kExitFailure;
   }

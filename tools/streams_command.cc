@@ -36,8 +36,6 @@ constexpr char kStreamsHelp[] =
     "Example:\n"
     "  dynarock streams tail notes --data ./data --follow\n";
 
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop = true; }
 
 }  // namespace
 
@@ -77,10 +75,7 @@ int RunStreams(const Args& args) {
     std::fprintf(stderr, "dynarock streams: %s\n", db.status().ToString().c_str());
     return kExitFailure;
   }
-  struct sigaction sa {};
-  sa.sa_handler = OnSignal;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  const std::atomic<bool>& stop = StopOnSignals();
 
   StreamReader reader(db->get(), table);
   reader.set_position(after);
@@ -99,7 +94,7 @@ int RunStreams(const Args& args) {
       return kExitFailure;
     }
     if (follow && *n == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  } while (follow && !g_stop);
+  } while (follow && !stop);
   return kExitOk;
 }
 
