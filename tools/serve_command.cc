@@ -9,6 +9,8 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -46,13 +48,17 @@ constexpr char kServeHelp[] =
     "                         Verify AWS Signature V4 and accept only these credentials\n"
     "                         (repeatable). Without it any credentials are accepted, as\n"
     "                         DynamoDB Local does.\n"
+    "  --require-auth-file FILE\n"
+    "                         The same, one KEY:SECRET a line ('#' comments), so that\n"
+    "                         no secret shows in the process list; so does the\n"
+    "                         environment's DYNAROCK_REQUIRE_AUTH (KEY:SECRET,KEY:SECRET)\n"
     "  --region NAME          The region in table ARNs and the health reply (default\n"
     "                         us-east-1); tag ARNs must name it\n"
     "  --ttl-sweep-seconds N  How often items whose TimeToLive has passed are deleted\n"
     "                         (default 5; 0 never deletes them)\n"
-    "  --replicate TABLE=URL  Ship TABLE's changes (its stream, NEW_IMAGE or\n"
-    "                         NEW_AND_OLD_IMAGES) to the table of that name on another\n"
-    "                         DynamoDB endpoint for as long as the server runs, resuming\n"
+    "  --replicate TABLE=URL  Ship TABLE's changes (its stream) to the table of that\n"
+    "                         name on another DynamoDB endpoint for as long as the\n"
+    "                         server runs, resuming\n"
     "                         from a checkpoint after a restart (repeatable; see\n"
     "                         'dynarock replicate --help')\n"
     "  --stream-retention-seconds N\n"
@@ -137,6 +143,25 @@ int RunServe(const Args& args) {
         return UsageError("serve", "--require-auth needs KEY:SECRET");
       }
       server_opts.auth.keys.push_back(std::move(key));
+    } else if (flag == "--require-auth-file") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--require-auth-file needs a file");
+      std::ifstream in(v);
+      if (!in) return UsageError("serve", "cannot read --require-auth-file '" + v + "'");
+      int line_no = 0, found = 0;
+      for (std::string line; std::getline(in, line);) {
+        ++line_no;
+        while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+        const size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos || line[start] == '#') continue;
+        api::AccessKey key;
+        if (!api::AuthConfig::ParseKeySecret(line.substr(start), &key)) {
+          return UsageError("serve", "--require-auth-file " + v + ", line " +
+                                         std::to_string(line_no) + ": not KEY:SECRET");
+        }
+        server_opts.auth.keys.push_back(std::move(key));
+        ++found;
+      }
+      if (found == 0) return UsageError("serve", "--require-auth-file " + v + " holds no KEY:SECRET");
     } else if (flag == "--sync") {
       if (!no_value()) return UsageError("serve", "--sync takes no value");
       db_opts.sync_writes = true;
@@ -182,6 +207,19 @@ int RunServe(const Args& args) {
       return UsageError("serve", "unknown flag '" + std::string(flag) + "'");
     } else {
       return UsageError("serve", "unexpected argument '" + std::string(flag) + "'");
+    }
+  }
+  if (const char* env = std::getenv("DYNAROCK_REQUIRE_AUTH"); env != nullptr && *env) {
+    std::string list = env;
+    size_t from = 0;
+    while (from <= list.size()) {
+      const size_t comma = std::min(list.find(',', from), list.size());
+      api::AccessKey key;
+      if (!api::AuthConfig::ParseKeySecret(list.substr(from, comma - from), &key)) {
+        return UsageError("serve", "DYNAROCK_REQUIRE_AUTH must be KEY:SECRET[,KEY:SECRET...]");
+      }
+      server_opts.auth.keys.push_back(std::move(key));
+      from = comma + 1;
     }
   }
   if (db_opts.in_memory && data_given) {

@@ -276,5 +276,66 @@ class RequireAuthTest(unittest.TestCase):
         self.assertIn("MissingAuthenticationTokenException", data)
 
 
+class RequireAuthFromFileOrEnvironmentTest(unittest.TestCase):
+    """Credentials kept out of the process list: a file, or the environment."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="dynarock_auth_")
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            harness.stop_process(p)
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def launch(self, args, env_value=None):
+        saved = os.environ.get("DYNAROCK_REQUIRE_AUTH")
+        if env_value is not None:
+            os.environ["DYNAROCK_REQUIRE_AUTH"] = env_value
+        try:
+            proc, url = harness.launch(None, args)
+        finally:
+            if saved is None:
+                os.environ.pop("DYNAROCK_REQUIRE_AUTH", None)
+            else:
+                os.environ["DYNAROCK_REQUIRE_AUTH"] = saved
+        self.procs.append(proc)
+        return url
+
+    def check(self, url, good, other):
+        self.assertIn("TableNames", client_for(url, *good).list_tables())
+        with self.assertRaises(ClientError) as e:
+            client_for(url, *other).list_tables()
+        self.assertEqual(harness.error_of(e.exception)[0], "UnrecognizedClientException")
+
+    def test_a_file_of_keys(self):
+        path = os.path.join(self.tmp, "keys")
+        with open(path, "w") as f:
+            f.write("# who may call\n\nAKIDONE:first:secret\n  AKIDTWO:second\n")
+        url = self.launch(["--require-auth-file", path])
+        self.check(url, ("AKIDONE", "first:secret"), ("AKIDTHREE", "x"))
+        self.check(url, ("AKIDTWO", "second"), ("AKIDTHREE", "x"))
+
+    def test_the_environment(self):
+        url = self.launch([], env_value="AKIDENV:envsecret,AKIDENV2:other")
+        self.check(url, ("AKIDENV", "envsecret"), ("AKIDNONE", "x"))
+        self.check(url, ("AKIDENV2", "other"), ("AKIDNONE", "x"))
+
+    def test_a_bad_file_is_a_usage_error(self):
+        path = os.path.join(self.tmp, "bad")
+        with open(path, "w") as f:
+            f.write("AKIDONE:ok\nnot a key\n")
+        p = subprocess.run([harness._find_binary(), "serve", "--in-memory", "--port", "0",
+                            "--require-auth-file", path], capture_output=True, text=True,
+                           timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("line 2: not KEY:SECRET", p.stderr)
+        p = subprocess.run([harness._find_binary(), "serve", "--in-memory", "--port", "0",
+                            "--require-auth-file", os.path.join(self.tmp, "missing")],
+                           capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("cannot read --require-auth-file", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
