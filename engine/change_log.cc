@@ -87,14 +87,7 @@ Item StreamToItem(const StreamInfo& s) {
   m["arn"] = AttributeValue::S(s.arn);
   m["view"] = AttributeValue::S(s.view_type);
   m["created"] = Num(s.created);
-  std::vector<AttributeValue> ks;
-  for (const auto& k : s.key_schema) {
-    Item e;
-    e["name"] = AttributeValue::S(k.attribute_name);
-    e["type"] = AttributeValue::S(k.key_type == KeyType::kHash ? "HASH" : "RANGE");
-    ks.push_back(AttributeValue::M(std::move(e)));
-  }
-  m["keys"] = AttributeValue::L(std::move(ks));
+  m["keys"] = KeySchemaToValue(s.key_schema);
   if (s.disabled_at) {
     m["disabled"] = Num(*s.disabled_at);
     m["end"] = AttributeValue::S(std::to_string(s.end_seq));
@@ -110,15 +103,8 @@ bool StreamFromItem(const Item& m, StreamInfo* s) {
   s->arn = StrOf(m, "arn");
   s->view_type = StrOf(m, "view");
   s->created = NumOf(m, "created");
-  const AttributeValue& keys = m.at("keys");
-  if (!keys.is(AttrType::kL)) return false;
-  for (const auto& e : keys.list()) {
-    if (!e.is(AttrType::kM)) return false;
-    KeySchemaElement k;
-    k.attribute_name = StrOf(e.map(), "name");
-    k.key_type = StrOf(e.map(), "type") == "RANGE" ? KeyType::kRange : KeyType::kHash;
-    s->key_schema.push_back(std::move(k));
-  }
+  s->key_schema = KeySchemaFromValue(&m.at("keys"));
+  if (s->key_schema.empty()) return false;
   if (m.count("disabled")) {
     s->disabled_at = NumOf(m, "disabled");
     s->end_seq = std::strtoull(StrOf(m, "end").c_str(), nullptr, 10);

@@ -29,29 +29,6 @@ std::string GetStr(const Item& m, const char* name) {
 }
 bool Has(const Item& m, const char* name) { return m.count(name) > 0; }
 
-AttributeValue KeySchemaToValue(const std::vector<KeySchemaElement>& ks) {
-  std::vector<AttributeValue> out;
-  for (const auto& e : ks) {
-    Item m;
-    m["n"] = AttributeValue::S(e.attribute_name);
-    m["t"] = Num(static_cast<int>(e.key_type));
-    out.push_back(AttributeValue::M(std::move(m)));
-  }
-  return AttributeValue::L(std::move(out));
-}
-std::vector<KeySchemaElement> KeySchemaFromValue(const AttributeValue* v) {
-  std::vector<KeySchemaElement> out;
-  if (!v || !v->is(AttrType::kL)) return out;
-  for (const auto& e : v->list()) {
-    if (!e.is(AttrType::kM)) continue;
-    KeySchemaElement k;
-    k.attribute_name = GetStr(e.map(), "n");
-    k.key_type = static_cast<KeyType>(GetInt(e.map(), "t", 1));
-    out.push_back(k);
-  }
-  return out;
-}
-
 AttributeValue ProjectionToValue(const Projection& p) {
   Item m;
   m["t"] = Num(static_cast<int>(p.projection_type.value_or(ProjectionType::kAll)));
@@ -109,6 +86,30 @@ KeyDef MakeKeyDef(const std::vector<KeySchemaElement>& ks,
 }
 
 }  // namespace
+
+AttributeValue KeySchemaToValue(const std::vector<KeySchemaElement>& ks) {
+  std::vector<AttributeValue> out;
+  for (const auto& e : ks) {
+    Item m;
+    m["n"] = AttributeValue::S(e.attribute_name);
+    m["t"] = Num(static_cast<int>(e.key_type));
+    out.push_back(AttributeValue::M(std::move(m)));
+  }
+  return AttributeValue::L(std::move(out));
+}
+std::vector<KeySchemaElement> KeySchemaFromValue(const AttributeValue* v) {
+  std::vector<KeySchemaElement> out;
+  if (!v || !v->is(AttrType::kL)) return out;
+  for (const auto& e : v->list()) {
+    if (!e.is(AttrType::kM)) continue;
+    KeySchemaElement k;
+    k.attribute_name = GetStr(e.map(), "n");
+    k.key_type = static_cast<KeyType>(GetInt(e.map(), "t", 1));
+    out.push_back(k);
+  }
+  return out;
+}
+
 
 Item TableInfoToItem(const TableInfo& info) {
   Item m;

@@ -77,6 +77,11 @@ using TableInfoPtr = std::shared_ptr<const TableInfo>;
 KeyDef KeyDefFor(const std::vector<KeySchemaElement>& ks,
                  const std::vector<AttributeDefinition>& defs);
 
+// A key schema <-> its catalog encoding (a list of {n: name, t: key type}),
+// for the catalog's other records too (the change log's streams).
+AttributeValue KeySchemaToValue(const std::vector<KeySchemaElement>& ks);
+std::vector<KeySchemaElement> KeySchemaFromValue(const AttributeValue* v);
+
 // TableInfo <-> the Item stored in the catalog.
 Item TableInfoToItem(const TableInfo& info);
 bool TableInfoFromItem(const Item& item, TableInfo* info);
