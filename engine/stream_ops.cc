@@ -250,10 +250,14 @@ StatusOr<DescribeStreamResponse> DBImpl::DescribeStream(const DescribeStreamRequ
     parent = s.FindShard(*req.child_shards_of);
     if (parent < 0) i = s.shards.size();  // an unknown shard has no children
   }
+  bool more = false;  // a shard past the page's last
   for (; i < s.shards.size(); ++i) {
     if (!ShardVisible(s, i)) continue;
     if (parent != -2 && static_cast<int>(i) != parent + 1) continue;
-    if (static_cast<int64_t>(d.shards.size()) == limit) break;
+    if (static_cast<int64_t>(d.shards.size()) == limit) {
+      more = true;
+      break;
+    }
     Shard shard;
     shard.shard_id = s.ShardId(i);
     shard.sequence_number_range.starting_sequence_number =
@@ -266,7 +270,7 @@ StatusOr<DescribeStreamResponse> DBImpl::DescribeStream(const DescribeStreamRequ
     if (i > 0) shard.parent_shard_id = s.ShardId(i - 1);
     d.shards.push_back(std::move(shard));
   }
-  if (i < s.shards.size() && !d.shards.empty()) d.last_evaluated_shard_id = d.shards.back().shard_id;
+  if (more) d.last_evaluated_shard_id = d.shards.back().shard_id;
   return resp;
 }
 

@@ -9,16 +9,14 @@
 //   api::ApiReply reply = handler.Handle("GetItem", R"({"TableName":"t","Key":{...}})");
 //   // reply.http_status == 200, reply.body == R"({"Item":{...}})"
 //
-// Besides the fifteen DB operations, the Handler answers a few DynamoDB
-// operations itself so that SDKs and tools probing them keep working:
-// DescribeLimits (the default account limits), DescribeEndpoints (this endpoint),
-// UpdateTimeToLive / DescribeTimeToLive and TagResource / UntagResource /
-// ListTagsOfResource (kept in memory, per Handler; items are never expired), and
-// DescribeContinuousBackups (backups ENABLED, point-in-time recovery DISABLED).
-// Any other name gives UnknownOperationException.
+// Every operation DB has (tables, items, reads, batches, transactions, time to
+// live, continuous backups, tags, and the DynamoDB Streams operations, named by
+// their whole target "DynamoDBStreams_20120810.<Op>") goes to the DB; the
+// Handler answers two itself: DescribeLimits (the default account limits) and
+// DescribeEndpoints (this endpoint). Any other name gives
+// UnknownOperationException.
 //
-// Thread-safe: Handle may be called from many threads at once (DB is thread-safe;
-// the in-memory TTL/tag state has its own mutex).
+// Thread-safe: Handle may be called from many threads at once (DB is thread-safe).
 
 #ifndef DYNAROCK_API_HANDLER_H_
 #define DYNAROCK_API_HANDLER_H_

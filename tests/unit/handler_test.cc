@@ -1,4 +1,4 @@
-// Pins api::Handler: dispatch by operation name (all fifteen DB operations reach
+// Pins api::Handler: dispatch by operation name (the DB operations reach
 // the DB with the decoded request, and their responses come back as DynamoDB
 // JSON), HTTP statuses and error bodies (decode errors never reach the DB; engine
 // errors keep their type, message and payloads), UnknownOperationException, and
@@ -331,13 +331,26 @@ TEST_F(HandlerTest, EngineErrorsKeepTypeMessageAndPayload) {
 }
 
 TEST_F(HandlerTest, UnknownOperation) {
-  for (const char* op : {"", "Nope", "putitem", "PutItems", "ZZZ", "AAA"}) {
+  // The Streams operations go by their whole target only.
+  for (const char* op : {"", "Nope", "putitem", "PutItems", "ZZZ", "AAA", "ListStreams",
+                         "DynamoDBStreams_20120810.PutItem"}) {
     ApiReply r = Call(op, "{}");
     EXPECT_EQ(r.http_status, 400) << op;
     EXPECT_EQ(r.body,
               R"({"__type":"com.amazon.coral.service#UnknownOperationException",)"
               R"("Message":"Unknown operation exception"})");
   }
+}
+
+TEST_F(HandlerTest, StreamsOperationsReachTheDb) {
+  ApiReply r = Call("DynamoDBStreams_20120810.ListStreams", R"({"TableName":"Music"})");
+  EXPECT_EQ(r.http_status, 200) << r.body;
+  EXPECT_EQ(db_.last_op, "ListStreams");
+  EXPECT_EQ(r.body, R"({"Streams":[]})");
+  r = Call("DynamoDBStreams_20120810.GetShardIterator", R"({"StreamArn":"x","ShardId":"y"})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_NE(r.body.find("Value null at 'shardIteratorType' failed to satisfy constraint"),
+            std::string::npos) << r.body;
 }
 
 TEST_F(HandlerTest, ErrorReply) {

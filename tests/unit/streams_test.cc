@@ -352,6 +352,29 @@ TEST_F(StreamsTest, ShardsRollOverAndClosedShardsEnd) {
   EXPECT_TRUE(d.shards[0].sequence_number_range.ending_sequence_number);
   EXPECT_FALSE(d.shards[1].sequence_number_range.ending_sequence_number);
   EXPECT_EQ(d.shards[0].shard_id.size(), 37u);
+  EXPECT_FALSE(d.last_evaluated_shard_id);
+  {
+    DescribeStreamRequest page;
+    page.stream_arn = StreamArn("tbl");
+    page.limit = 1;
+    auto first = db_->DescribeStream(page);
+    ASSERT_OK(first);
+    ASSERT_EQ(first->stream_description.shards.size(), 1u);
+    EXPECT_EQ(first->stream_description.last_evaluated_shard_id, d.shards[0].shard_id);
+    page.exclusive_start_shard_id = first->stream_description.last_evaluated_shard_id;
+    auto second = db_->DescribeStream(page);
+    ASSERT_OK(second);
+    ASSERT_EQ(second->stream_description.shards.size(), 1u);
+    EXPECT_FALSE(second->stream_description.last_evaluated_shard_id);  // nothing after it
+    // The children of the first shard: the second, and no page beyond.
+    page.exclusive_start_shard_id.reset();
+    page.child_shards_of = d.shards[0].shard_id;
+    auto children = db_->DescribeStream(page);
+    ASSERT_OK(children);
+    ASSERT_EQ(children->stream_description.shards.size(), 1u);
+    EXPECT_EQ(children->stream_description.shards[0].shard_id, d.shards[1].shard_id);
+    EXPECT_FALSE(children->stream_description.last_evaluated_shard_id);
+  }
 
   // The closed shard: its records, then no next iterator.
   GetRecordsRequest req;
@@ -433,6 +456,20 @@ TEST_F(StreamsTest, BadInputGetsStreamsErrors) {
   records.shard_iterator = Iterator(arn, shard);
   records.limit = 1001;
   EXPECT_ERROR(db_->GetRecords(records), ErrorType::kValidation, "less than or equal to 1000");
+
+  ListStreamsRequest list;
+  list.limit = 0;
+  EXPECT_ERROR(db_->ListStreams(list), ErrorType::kValidation,
+               "Member must have value greater than or equal to 1");
+  list.limit = 101;
+  EXPECT_ERROR(db_->ListStreams(list), ErrorType::kValidation, "less than or equal to 100");
+  list.limit.reset();
+  list.table_name = "no";
+  EXPECT_ERROR(db_->ListStreams(list), ErrorType::kValidation, "tableName");
+  list.table_name = "nosuchtable";
+  EXPECT_ERROR(db_->ListStreams(list), ErrorType::kResourceNotFound, "nosuchtable");
+  EXPECT_ERROR(db_->Subscribe("nosuchtable", SubscribeOptions{}, [](const StreamRecord&) {}),
+               ErrorType::kResourceNotFound, "not found");
 
   CreateTableRequest bad;
   bad.table_name = "ubl";

@@ -123,8 +123,9 @@ struct TableDescription {
   std::vector<IndexDescription> local_secondary_indexes;
   std::vector<IndexDescription> global_secondary_indexes;
   std::optional<StreamSpecification> stream_specification;
-  // Of the table's latest stream, once one was enabled. (Dynarock keeps the
-  // setting; it has no DynamoDB Streams API to read a stream with.)
+  // Of the table's latest stream, once one was enabled (still reported after
+  // the stream is disabled, as DynamoDB does; read it with the Streams API,
+  // dynarock/streams.h).
   std::optional<std::string> latest_stream_arn;
   std::optional<std::string> latest_stream_label;
   std::optional<std::string> table_class;
