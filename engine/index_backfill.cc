@@ -195,13 +195,13 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
         Item entry;
         bool orphan = true;
         if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &entry)) {
-          auto hash = entry.find(table->key.hash_name);
+          auto hash = entry.find(table->key.hash_name());
           const AttributeValue* range = nullptr;
-          if (table->key.range_name) {
-            auto r = entry.find(*table->key.range_name);
+          if (table->key.has_range()) {
+            auto r = entry.find(table->key.range_name());
             if (r != entry.end()) range = &r->second;
           }
-          if (hash != entry.end() && (range || !table->key.range_name)) {
+          if (hash != entry.end() && (range || !table->key.has_range())) {
             std::string item_value;
             Item item;
             if (db_->Get(ro, items_cf_, EncodeItemKey(table->id, hash->second, range), &item_value).ok() &&

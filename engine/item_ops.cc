@@ -71,9 +71,10 @@ Status CheckKeyValue(const std::string& name, const AttributeValue& v, bool is_h
 
 Item KeyAttributes(const KeyDef& key, const Item& item) {
   Item out;
-  if (auto it = item.find(key.hash_name); it != item.end()) out.insert(*it);
-  if (key.range_name) {
-    if (auto it = item.find(*key.range_name); it != item.end()) out.insert(*it);
+  for (const auto* part : {&key.hash, &key.range}) {
+    for (const auto& a : *part) {
+      if (auto it = item.find(a.name); it != item.end()) out.insert(*it);
+    }
   }
   return out;
 }
@@ -81,7 +82,7 @@ Item KeyAttributes(const KeyDef& key, const Item& item) {
 StatusOr<std::string> DBImpl::ItemKey(const TableInfo& table, const Item& item,
                                       bool for_put) const {
   const KeyDef& key = table.key;
-  const size_t key_count = key.range_name ? 2 : 1;
+  const size_t key_count = key.has_range() ? 2 : 1;
   if (!for_put && item.size() != key_count) {
     return ValidationError("The provided key element does not match the schema");
   }
@@ -106,10 +107,10 @@ StatusOr<std::string> DBImpl::ItemKey(const TableInfo& table, const Item& item,
     DR_RETURN_IF_ERROR(CheckKeyValue(name, it->second, is_hash));
     return &it->second;
   };
-  DR_ASSIGN_OR_RETURN(const AttributeValue* hash, get(key.hash_name, key.hash_type, true));
+  DR_ASSIGN_OR_RETURN(const AttributeValue* hash, get(key.hash_name(), key.hash_type(), true));
   const AttributeValue* range = nullptr;
-  if (key.range_name) {
-    DR_ASSIGN_OR_RETURN(range, get(*key.range_name, key.range_type, false));
+  if (key.has_range()) {
+    DR_ASSIGN_OR_RETURN(range, get(key.range_name(), key.range_type(), false));
   }
   return EncodeItemKey(table.id, *hash, range);
 }
@@ -118,7 +119,7 @@ std::optional<ItemCollectionMetrics> DBImpl::CollectionMetrics(const TableInfo& 
                                                                const Item& item, bool asked) const {
   bool has_lsi = false;
   for (const auto& ix : table.indexes) has_lsi |= !ix.global;
-  auto hash = item.find(table.key.hash_name);
+  auto hash = item.find(table.key.hash_name());
   if (!asked || !has_lsi || hash == item.end()) return std::nullopt;
   // The collection: the partition's items and their local index entries.
   size_t bytes = 0;

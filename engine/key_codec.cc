@@ -84,6 +84,25 @@ std::string EncodePartitionPrefix(uint32_t table_id, const AttributeValue& pk) {
   return out;
 }
 
+std::string EncodePartitionPrefix(uint32_t table_id,
+                                  const std::vector<const AttributeValue*>& parts) {
+  assert(!parts.empty());
+  if (parts.size() == 1) return EncodePartitionPrefix(table_id, *parts[0]);
+  std::string components;
+  for (const AttributeValue* part : parts) AppendPartitionKey(*part, &components);
+  uint64_t h = kFnvOffset;
+  for (unsigned char c : components) {
+    h ^= c;
+    h *= kFnvPrime;
+  }
+  std::string out;
+  out.reserve(12 + components.size());
+  PutFixed32(&out, table_id);
+  PutFixed64(&out, Fmix64(h));
+  out += components;
+  return out;
+}
+
 void AppendSortKey(const AttributeValue& sk, std::string* out) {
   assert(IsKeyType(sk.type()));
   if (sk.is(AttrType::kN)) {

@@ -18,6 +18,11 @@
 //                        S, B: the raw bytes (memcmp = DynamoDB's byte order)
 //                        N:    number_key (engine/number.h AppendNumberKey)
 //
+//   multi-attribute GSI keys (up to four partition and four sort attributes):
+//     the partition_key is each component's type_byte varint32(len) bytes in
+//     schema order, hashed together; the sort attributes are escaped_keys in
+//     schema order, so entries order by them left to right, each by its type.
+//
 //   escaped_key     := a sort-key component that is NOT last (index keys):
 //                        S, B: escaped(bytes) 0x00 0x01
 //                              escaped: 0x00 -> 0x00 0xFF, other bytes as is
@@ -38,6 +43,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dynarock/attribute_value.h"
 
@@ -58,6 +64,13 @@ std::string EncodeHashBound(uint32_t table_id, uint64_t hash);
 // EncodePartitionPrefix(): table prefix + hash + partition key. Every item key
 // of that partition starts with it, and no other partition's keys do.
 std::string EncodePartitionPrefix(uint32_t table_id, const AttributeValue& pk);
+
+// EncodePartitionPrefix() of a multi-attribute partition key (a GSI's, up to
+// four attributes): table prefix + fixed64(hash) + each component as a
+// partition_key, in key-schema order; the hash is FNV-1a 64 + fmix64 over all
+// the components' bytes. With one part it is exactly the single-value form.
+std::string EncodePartitionPrefix(uint32_t table_id,
+                                  const std::vector<const AttributeValue*>& parts);
 
 // AppendSortKey(): appends the last-component encoding of a sort key (S, N, B).
 void AppendSortKey(const AttributeValue& sk, std::string* out);

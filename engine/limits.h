@@ -82,6 +82,8 @@ inline constexpr size_t kIndexNameCharsMax = 255;
 inline constexpr int kGlobalSecondaryIndexesMax = 20;
 // Local secondary indexes per table.
 inline constexpr int kLocalSecondaryIndexesMax = 5;
+// A GSI's multi-attribute key: up to four HASH and four RANGE attributes.
+inline constexpr int kIndexKeyAttributesMax = 4;
 // Non-key attributes projected (INCLUDE) over all indexes of a table.
 inline constexpr int kProjectedAttributesMax = 100;
 // Item collection (one partition key value) of a table with LSIs: 10 GB.

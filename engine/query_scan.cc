@@ -15,6 +15,7 @@
 #include "engine/request_checks.h"
 #include "engine/rocksdb_status.h"
 #include "engine/table_validation.h"
+#include "index/key_condition.h"
 #include "index/maintainer.h"
 
 namespace dynarock {
@@ -37,18 +38,6 @@ struct DBImpl::ReadPlan {
 };
 
 namespace {
-
-// The smallest string greater than every string that starts with `prefix`.
-std::string PrefixSuccessor(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
-  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-  return prefix;
-}
-
-int CompareKeyValues(const AttributeValue& a, const AttributeValue& b) {
-  if (a.is(AttrType::kN)) return CompareNumbers(a.scalar(), b.scalar());
-  return a.scalar().compare(b.scalar());
-}
 
 Status LimitError(int64_t limit) {
   return ValidationError("1 validation error detected: Value '" + std::to_string(limit) +
@@ -263,9 +252,9 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     }
     if (plan.fetch_from_table) {
       const AttributeValue* range = nullptr;
-      if (table.key.range_name) range = &item.at(*table.key.range_name);
+      if (table.key.has_range()) range = &item.at(table.key.range_name());
       DR_ASSIGN_OR_RETURN(std::optional<Item> full,
-                          ReadItem(EncodeItemKey(table.id, item.at(table.key.hash_name), range), snapshot));
+                          ReadItem(EncodeItemKey(table.id, item.at(table.key.hash_name()), range), snapshot));
       if (full) {
         table_bytes_fetched += ItemSize(*full);
         if (plan.all_attributes || plan.projection) {
@@ -361,122 +350,19 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
                                                         req.has_attributes_to_get, index,
                                                         /*scan=*/false));
 
-  // Match the key terms to the key schema of what is queried.
+  // The key terms matched to the key schema of what is queried, as a key range.
   const KeyDef& key = index ? index->key : table->key;
-  const expr::KeyTerm* hash_term = nullptr;
-  const expr::KeyTerm* range_term = nullptr;
-  bool stray = false;
-  for (const auto& t : terms) {
-    const expr::KeyTerm** slot = nullptr;
-    if (t.attribute_name == key.hash_name) {
-      slot = &hash_term;
-    } else if (key.range_name && t.attribute_name == *key.range_name) {
-      slot = &range_term;
-    } else {
-      stray = true;
-      continue;
-    }
-    if (*slot) {
-      return ValidationError("KeyConditionExpressions must only contain one condition per key");
-    }
-    *slot = &t;
+  if (!req.key_condition_expression && !key.multi_attribute() && terms.size() > 2) {
+    return ValidationError("Conditions can be of length 1 or 2 only");
   }
-  if (!hash_term) {
-    return ValidationError("Query condition missed key schema element: " + key.hash_name);
-  }
-  if (stray) {
-    return ValidationError("Query condition missed key schema element: " +
-                           key.range_name.value_or(key.hash_name));
-  }
-  if (hash_term->op != expr::KeyOp::kEq) {
-    return ValidationError("Query key condition not supported");
-  }
-  auto check_type = [&](const AttributeValue& v, AttrType type) -> Status {
-    if (v.type() != type) {
-      return ValidationError(
-          "One or more parameter values were invalid: Condition parameter type does not match "
-          "schema type");
-    }
-    return Status();
-  };
-  DR_RETURN_IF_ERROR(check_type(hash_term->value1, key.hash_type));
-  if (range_term) {
-    DR_RETURN_IF_ERROR(check_type(range_term->value1, key.range_type));
-    if (range_term->op == expr::KeyOp::kBetween) {
-      DR_RETURN_IF_ERROR(check_type(range_term->value2, key.range_type));
-      if (CompareKeyValues(range_term->value1, range_term->value2) > 0) {
-        return ValidationError(
-            "Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be "
-            "greater than or equal to lower bound; lower bound operand: AttributeValue: {" +
-            std::string(AttrTypeName(range_term->value1.type())) + ":" +
-            range_term->value1.scalar() + "}, upper bound operand: AttributeValue: {" +
-            std::string(AttrTypeName(range_term->value2.type())) + ":" +
-            range_term->value2.scalar() + "}");
-      }
-    }
-    if (range_term->op == expr::KeyOp::kBeginsWith && key.range_type == AttrType::kN) {
-      return ValidationError(
-          "Invalid KeyConditionExpression: Incorrect operand type for operator or function; "
-          "operator or function: begins_with, operand type: N");
-    }
-  }
-  if (plan.filter) {
-    for (const auto& name : expr::ConditionAttributeNames(*plan.filter)) {
-      if (key.IsKeyAttribute(name)) {
-        return ValidationError(
-            std::string(req.filter_expression ? "Filter Expression" : "QueryFilter") +
-            " can only contain non-primary key attributes: Primary key attribute: " + name);
-      }
-    }
-  }
-  DR_RETURN_IF_ERROR(CheckKeyValue(key.hash_name, hash_term->value1, true));
-  if (range_term) {
-    DR_RETURN_IF_ERROR(CheckKeyValue(*key.range_name, range_term->value1, false));
-    if (range_term->op == expr::KeyOp::kBetween) {
-      DR_RETURN_IF_ERROR(CheckKeyValue(*key.range_name, range_term->value2, false));
-    }
-  }
-
-  // The key range: the partition, narrowed by the sort-key condition. On the table
-  // the sort key is the key's last component (raw); in an index it is escaped.
-  const uint32_t prefix_id = index ? index->id : table->id;
-  const std::string partition = EncodePartitionPrefix(prefix_id, hash_term->value1);
-  plan.lower = partition;
-  plan.upper = PrefixSuccessor(partition);
-  if (range_term) {
-    auto at = [&](const AttributeValue& v) {
-      std::string k = partition;
-      if (index) AppendEscapedSortKey(v, &k); else AppendSortKey(v, &k);
-      return k;
-    };
-    auto after = [&](const AttributeValue& v) {
-      std::string k = at(v);
-      if (index) return PrefixSuccessor(k);
-      k.push_back('\0');
-      return k;
-    };
-    const AttributeValue& v = range_term->value1;
-    switch (range_term->op) {
-      case expr::KeyOp::kEq: plan.lower = at(v); plan.upper = after(v); break;
-      case expr::KeyOp::kLt: plan.upper = at(v); break;
-      case expr::KeyOp::kLe: plan.upper = after(v); break;
-      case expr::KeyOp::kGt: plan.lower = after(v); break;
-      case expr::KeyOp::kGe: plan.lower = at(v); break;
-      case expr::KeyOp::kBetween: plan.lower = at(v); plan.upper = after(range_term->value2); break;
-      case expr::KeyOp::kBeginsWith: {
-        std::string k = partition;
-        if (index) {
-          AppendEscapedBytes(v.scalar(), &k);
-          k.resize(k.size() - 2);  // the terminator: keep only the escaped prefix
-        } else {
-          k += v.scalar();
-        }
-        plan.lower = k;
-        plan.upper = PrefixSuccessor(k);
-        break;
-      }
-    }
-  }
+  std::vector<std::string> filter_names;
+  if (plan.filter) filter_names = expr::ConditionAttributeNames(*plan.filter);
+  DR_ASSIGN_OR_RETURN(KeyRange range,
+                      KeyConditionRange(key, index ? index->name : "", index ? index->id : table->id,
+                                        index != nullptr,
+                                        terms, filter_names, req.filter_expression.has_value()));
+  plan.lower = std::move(range.lower);
+  plan.upper = std::move(range.upper);
 
   plan.index = index;
   plan.consistent_read = req.consistent_read;

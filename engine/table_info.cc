@@ -74,13 +74,8 @@ KeyDef MakeKeyDef(const std::vector<KeySchemaElement>& ks,
     return AttrType::kS;
   };
   for (const auto& e : ks) {
-    if (e.key_type == KeyType::kHash) {
-      key.hash_name = e.attribute_name;
-      key.hash_type = type_of(e.attribute_name);
-    } else {
-      key.range_name = e.attribute_name;
-      key.range_type = type_of(e.attribute_name);
-    }
+    auto& part = e.key_type == KeyType::kHash ? key.hash : key.range;
+    part.push_back({e.attribute_name, type_of(e.attribute_name)});
   }
   return key;
 }

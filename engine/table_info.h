@@ -18,15 +18,34 @@
 
 namespace dynarock {
 
-// A table's or an index's primary key: a hash attribute and an optional range one.
+// One attribute of a key: its name and its declared scalar type.
+struct KeyAttribute {
+  std::string name;
+  AttrType type = AttrType::kS;
+};
+
+// A table's or an index's primary key: its partition (HASH) attributes and its
+// sort (RANGE) attributes, in key-schema order. Tables and LSIs have exactly one
+// partition attribute and at most one sort attribute; a GSI may have up to four
+// of each (DynamoDB's multi-attribute keys, index/key_condition.h).
 struct KeyDef {
-  std::string hash_name;
-  AttrType hash_type = AttrType::kS;
-  std::optional<std::string> range_name;
-  AttrType range_type = AttrType::kS;
+  std::vector<KeyAttribute> hash;
+  std::vector<KeyAttribute> range;
+
+  const std::string& hash_name() const { return hash.front().name; }
+  AttrType hash_type() const { return hash.front().type; }
+  bool has_range() const { return !range.empty(); }
+  const std::string& range_name() const { return range.front().name; }
+  AttrType range_type() const { return range.front().type; }
+  bool multi_attribute() const { return hash.size() > 1 || range.size() > 1; }
+  size_t size() const { return hash.size() + range.size(); }
 
   bool IsKeyAttribute(std::string_view name) const {
-    return name == hash_name || (range_name && name == *range_name);
+    for (const auto& a : hash)
+      if (a.name == name) return true;
+    for (const auto& a : range)
+      if (a.name == name) return true;
+    return false;
   }
 };
 

@@ -77,21 +77,50 @@ Status CheckProjectedTotal(const std::vector<IndexInfo>& indexes) {
   return Status();
 }
 
-// Validates a key schema (table's or index's) against the attribute definitions.
+// Validates a key schema against the attribute definitions. A table's or an
+// LSI's key is one HASH attribute and at most one RANGE attribute; a GSI's
+// (`multi_attribute`) up to four HASH attributes followed by up to four RANGE
+// attributes, all distinct.
 Status CheckKeySchema(const std::vector<KeySchemaElement>& ks,
-                      const std::vector<AttributeDefinition>& defs) {
-  if (ks.empty() || ks.size() > 2) return ValidationError("Invalid KeySchema: Too many key schema elements");
+                      const std::vector<AttributeDefinition>& defs, bool multi_attribute = false) {
+  if (ks.empty() || (!multi_attribute && ks.size() > 2)) {
+    return ValidationError("Invalid KeySchema: Too many key schema elements");
+  }
   if (ks[0].key_type != KeyType::kHash) {
     return ValidationError("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
   }
-  if (ks.size() == 2) {
+  if (!multi_attribute && ks.size() == 2) {
     if (ks[1].key_type != KeyType::kRange) {
       return ValidationError(
           "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
     }
-    if (ks[0].attribute_name == ks[1].attribute_name) {
-      return ValidationError(
-          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+  }
+  size_t hash_count = 0, range_count = 0;
+  for (const auto& e : ks) {
+    if (e.key_type == KeyType::kHash) {
+      if (range_count > 0) {
+        return Invalid("All HASH key attributes must precede RANGE key attributes in the "
+                       "KeySchema");
+      }
+      ++hash_count;
+    } else {
+      ++range_count;
+    }
+  }
+  if (hash_count > static_cast<size_t>(kIndexKeyAttributesMax)) {
+    return Invalid("The KeySchema exceeds the maximum allowed number of HASH key attributes");
+  }
+  if (range_count > static_cast<size_t>(kIndexKeyAttributesMax)) {
+    return Invalid("The KeySchema exceeds the maximum allowed number of RANGE key attributes");
+  }
+  for (size_t i = 0; i < ks.size(); ++i) {
+    for (size_t j = i + 1; j < ks.size(); ++j) {
+      if (ks[i].attribute_name != ks[j].attribute_name) continue;
+      if (ks.size() == 2 && ks[1].key_type == KeyType::kRange) {
+        return ValidationError(
+            "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+      }
+      return ValidationError("Two keys can not have the same name");
     }
   }
   for (const auto& e : ks) {
@@ -188,7 +217,7 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         if (!known) defs.push_back(d);
       }
       DR_RETURN_IF_ERROR(CheckKeysDefined(gsi.key_schema, defs));
-      DR_RETURN_IF_ERROR(CheckKeySchema(gsi.key_schema, defs));
+      DR_RETURN_IF_ERROR(CheckKeySchema(gsi.key_schema, defs, /*multi_attribute=*/true));
       DR_RETURN_IF_ERROR(CheckProjection(gsi.projection, gsi.index_name));
       IndexInfo ix;
       ix.name = gsi.index_name;
@@ -483,7 +512,7 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
     return Invalid("List of GlobalSecondaryIndexes is empty");
   }
   if (!req.local_secondary_indexes.empty()) {
-    if (!info.key.range_name) {
+    if (!info.key.has_range()) {
       return Invalid("Table KeySchema does not have a range key, which is required when "
                      "specifying a LocalSecondaryIndex");
     }
@@ -505,7 +534,7 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
     DR_RETURN_IF_ERROR(ie.ToStatus());
     if (!index_names.insert(name).second) return Invalid("Duplicate index name: " + name);
     DR_RETURN_IF_ERROR(CheckKeysDefined(ks, defs));
-    DR_RETURN_IF_ERROR(CheckKeySchema(ks, defs));
+    DR_RETURN_IF_ERROR(CheckKeySchema(ks, defs, global));
     if (!global && ks.size() != 2) {
       return Invalid("Index KeySchema does not have a range key for index: " + name);
     }
@@ -531,10 +560,10 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
                        " when BillingMode is PAY_PER_REQUEST");
       }
     } else {
-      if (ks.size() != 2 || ks[0].attribute_name != info.key.hash_name) {
+      if (ks.size() != 2 || ks[0].attribute_name != info.key.hash_name()) {
         return Invalid("Index KeySchema does not have the same leading hash key as table "
                        "KeySchema for index: " + name + ". index hash key: " +
-                       ks[0].attribute_name + ", table hash key: " + info.key.hash_name);
+                       ks[0].attribute_name + ", table hash key: " + info.key.hash_name());
       }
     }
     for (const auto& e : ks) used_attributes.insert(e.attribute_name);

@@ -28,21 +28,28 @@ std::string StatsDelta(int64_t count, int64_t bytes) {
 
 std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo& index,
                                          const Item& item) {
-  auto hash = item.find(index.key.hash_name);
-  if (hash == item.end() || hash->second.type() != index.key.hash_type) return std::nullopt;
-  const AttributeValue* range = nullptr;
-  if (index.key.range_name) {
-    auto it = item.find(*index.key.range_name);
-    if (it == item.end() || it->second.type() != index.key.range_type) return std::nullopt;
-    range = &it->second;
+  // Every index key attribute, present and of its declared type (sparse indexes).
+  const AttributeValue* parts[8];
+  size_t n = 0;
+  for (const auto* part : {&index.key.hash, &index.key.range}) {
+    for (const auto& a : *part) {
+      auto it = item.find(a.name);
+      if (it == item.end() || it->second.type() != a.type) return std::nullopt;
+      parts[n++] = &it->second;
+    }
   }
-  std::string key = EncodePartitionPrefix(index.id, hash->second);
-  if (range) AppendEscapedSortKey(*range, &key);
-  auto table_hash = item.find(table.key.hash_name);
+  const size_t hash_count = index.key.hash.size();
+  std::string key =
+      hash_count == 1
+          ? EncodePartitionPrefix(index.id, *parts[0])
+          : EncodePartitionPrefix(index.id,
+                                  std::vector<const AttributeValue*>(parts, parts + hash_count));
+  for (size_t i = hash_count; i < n; ++i) AppendEscapedSortKey(*parts[i], &key);
+  auto table_hash = item.find(table.key.hash_name());
   if (table_hash == item.end()) return std::nullopt;
   const AttributeValue* table_range = nullptr;
-  if (table.key.range_name) {
-    auto it = item.find(*table.key.range_name);
+  if (table.key.has_range()) {
+    auto it = item.find(table.key.range_name());
     if (it == item.end()) return std::nullopt;
     table_range = &it->second;
   }
@@ -74,6 +81,24 @@ Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Ite
     if (IndexProjects(table, index, name)) out.emplace(name, value);
   }
   return out;
+}
+
+Status CheckKeyPartSize(const std::vector<KeyAttribute>& attrs,
+                        const std::vector<const AttributeValue*>& values,
+                        std::string_view index_name, bool is_hash) {
+  size_t size = 0;
+  for (const AttributeValue* v : values) size += AttributeValueSize(*v);
+  const size_t limit = is_hash ? kPartitionKeyBytesMax : kSortKeyBytesMax;
+  if (size <= limit) return Status();
+  std::string names;
+  for (size_t i = 0; i < values.size() && i < attrs.size(); ++i) {
+    if (i) names += ", ";
+    names += attrs[i].name;
+  }
+  return ValidationError(std::string("Aggregate size for ") + (is_hash ? "HASH" : "RANGE") +
+                         " key attributes " + names + " of index " + std::string(index_name) +
+                         " has exceeded limit " + std::to_string(limit) +
+                         " bytes, with actual size " + std::to_string(size) + " bytes");
 }
 
 Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_update) {
@@ -114,9 +139,24 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_upda
       }
       return Status();
     };
-    DR_RETURN_IF_ERROR(check(index.key.hash_name, index.key.hash_type, kPartitionKeyBytesMax));
-    if (index.key.range_name) {
-      DR_RETURN_IF_ERROR(check(*index.key.range_name, index.key.range_type, kSortKeyBytesMax));
+    for (const auto& a : index.key.hash) {
+      DR_RETURN_IF_ERROR(check(a.name, a.type, kPartitionKeyBytesMax));
+    }
+    for (const auto& a : index.key.range) DR_RETURN_IF_ERROR(check(a.name, a.type, kSortKeyBytesMax));
+    if (index.key.multi_attribute()) {
+      // Sizes summed per part, when the item has every attribute of the part.
+      for (bool is_hash : {true, false}) {
+        const auto& attrs = is_hash ? index.key.hash : index.key.range;
+        std::vector<const AttributeValue*> values;
+        for (const auto& a : attrs) {
+          auto it = item.find(a.name);
+          if (it == item.end()) break;
+          values.push_back(&it->second);
+        }
+        if (values.size() == attrs.size()) {
+          DR_RETURN_IF_ERROR(CheckKeyPartSize(attrs, values, index.name, is_hash));
+        }
+      }
     }
   }
   return Status();

@@ -50,6 +50,14 @@ bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_v
 // ("The update expression attempted to update the secondary index key ...").
 Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_update = false);
 
+// The size limit of a multi-attribute key part, summed over its attributes'
+// value sizes (dynarock/item_size.h): 2048 bytes for the HASH attributes, 1024
+// for the RANGE attributes.
+// `values[i]` is the value of `attrs[i]` (a prefix of them in a Query).
+Status CheckKeyPartSize(const std::vector<KeyAttribute>& attrs,
+                        const std::vector<const AttributeValue*>& values,
+                        std::string_view index_name, bool is_hash);
+
 // Stages the index deltas of one item write (old -> new; nullopt = no item) and
 // their statistics into `batch`. For an index still being backfilled the old
 // item's entry may not exist yet: `entry_exists` tells (it is asked only for such

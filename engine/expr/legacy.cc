@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/limits.h"
 #include "engine/expr/ast.h"
 #include "engine/expr/expression.h"
 
@@ -299,7 +300,9 @@ StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
 }
 
 StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMap& key_conditions) {
-  if (key_conditions.size() > 2) {
+  // More than two only for a multi-attribute index key, which the engine knows
+  // (it repeats this check for the other keys).
+  if (key_conditions.size() > 2 * static_cast<size_t>(kIndexKeyAttributesMax)) {
     return ValidationError("Conditions can be of length 1 or 2 only");
   }
   std::vector<KeyTerm> terms;

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "tests/unit/testutil.h"
@@ -246,6 +247,86 @@ TEST_F(IndexTest, CheckConsistencyPassesAfterMixedWrites) {
   EXPECT_TRUE(report->ok()) << report->differences[0];
   EXPECT_EQ(report->items, 33);
   EXPECT_EQ(report->index_entries, 33 * 2);
+}
+
+// A GSI keyed by two HASH and two RANGE attributes survives a reopen (its key
+// schema is in the catalog), keeps its entries consistent with the table, and
+// answers queries in the sort attributes' order after it.
+TEST(MultiAttributeIndex, SurvivesReopenAndStaysConsistent) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("dynarock_multikey_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto query = [](DB* db) {
+    QueryRequest q;
+    q.table_name = "orders";
+    q.index_name = "by_shop";
+    q.key_condition_expression = "shop = :s AND area = :r AND dow = :d AND amount > :a";
+    q.expression_attribute_values = MakeItem({{":s", S("s1")}, {":r", N("2")}, {":d", S("mon")},
+                                              {":a", N("-3")}});
+    q.has_expression_attribute_values = true;
+    auto r = db->Query(q);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::vector<std::string> ids;
+    if (r.ok()) for (const auto& it : r->items) ids.push_back(it.at("id").scalar());
+    return ids;
+  };
+  std::vector<std::string> want;
+  {
+    auto db = DB::Open(Options(), dir.string());
+    ASSERT_OK(db);
+    CreateTableRequest req;
+    req.table_name = "orders";
+    req.billing_mode = "PAY_PER_REQUEST";
+    req.attribute_definitions = {{"id", AttrType::kS}, {"shop", AttrType::kS},
+                                 {"area", AttrType::kN}, {"dow", AttrType::kS},
+                                 {"amount", AttrType::kN}};
+    req.key_schema = {{"id", KeyType::kHash}};
+    GlobalSecondaryIndex g;
+    g.index_name = "by_shop";
+    g.key_schema = {{"shop", KeyType::kHash}, {"area", KeyType::kHash},
+                    {"dow", KeyType::kRange}, {"amount", KeyType::kRange}};
+    g.projection.projection_type = ProjectionType::kAll;
+    req.global_secondary_indexes = {g};
+    ASSERT_OK((*db)->CreateTable(req));
+    // amount descends with i, so the index order is the reverse of the ids'.
+    for (int i = 0; i < 40; ++i) {
+      Item it = MakeItem({{"id", S("o" + std::to_string(100 + i))}, {"shop", S("s" + std::to_string(i % 2))},
+                          {"area", N(std::to_string(i % 3))}, {"dow", S(i % 4 ? "mon" : "tue")},
+                          {"amount", N(std::to_string(20 - i))}});
+      PutItemRequest put;
+      put.table_name = "orders";
+      put.item = it;
+      ASSERT_OK((*db)->PutItem(put));
+    }
+    for (int i = 39; i >= 0; --i) {
+      if (i % 2 == 1 && i % 3 == 2 && i % 4 != 0 && 20 - i > -3) want.push_back("o" + std::to_string(100 + i));
+    }
+    EXPECT_EQ(query(db->get()), want);
+    ASSERT_FALSE(want.empty());
+    DeleteItemRequest del;
+    del.table_name = "orders";
+    del.key = MakeItem({{"id", S(want.front())}});
+    ASSERT_OK((*db)->DeleteItem(del));
+    want.erase(want.begin());
+  }
+  {
+    auto db = DB::Open(Options(), dir.string());
+    ASSERT_OK(db);
+    auto d = (*db)->DescribeTable({"orders"});
+    ASSERT_OK(d);
+    ASSERT_EQ(d->table.global_secondary_indexes.size(), 1u);
+    const auto& ks = d->table.global_secondary_indexes[0].key_schema;
+    ASSERT_EQ(ks.size(), 4u);
+    EXPECT_EQ(ks[1].attribute_name, "area");
+    EXPECT_EQ(ks[1].key_type, KeyType::kHash);
+    EXPECT_EQ(ks[3].attribute_name, "amount");
+    EXPECT_EQ(query(db->get()), want);
+    auto report = (*db)->CheckConsistency();
+    ASSERT_OK(report);
+    EXPECT_TRUE(report->ok()) << report->differences[0];
+    EXPECT_EQ(report->index_entries, 39);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

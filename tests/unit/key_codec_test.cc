@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
+#include <vector>
 
 #include "engine/coding.h"
 #include "engine/number.h"
@@ -290,6 +292,59 @@ TEST(KeyCodec, DecodeGarbageNeverCrashes) {
     (void)ConsumeEscapedSortKey(&in, AttrType::kN, &pk);
     in = bytes;
     (void)ConsumeEscapedSortKey(&in, AttrType::kB, &pk);
+  }
+}
+
+TEST(KeyCodec, MultiAttributePartitionPrefix) {
+  AttributeValue a = AttributeValue::S("ab"), n = AttributeValue::N("12"), b = AttributeValue::B("x");
+  // One part: exactly the single-value encoding (persisted single-attribute keys).
+  EXPECT_EQ(EncodePartitionPrefix(9, std::vector<const AttributeValue*>{&a}),
+            EncodePartitionPrefix(9, a));
+  // Several: the table prefix, one hash over all components, each component
+  // self-delimited (type byte, length, bytes) in schema order.
+  std::string p = EncodePartitionPrefix(9, std::vector<const AttributeValue*>{&a, &n, &b});
+  EXPECT_EQ(p.substr(0, 4), EncodeTablePrefix(9));
+  EXPECT_EQ(p.substr(12), std::string("\x01\x02" "ab" "\x02\x02" "12" "\x03\x01" "x", 11));
+  // Order and boundaries matter: ("ab","c") and ("a","bc") are different partitions.
+  AttributeValue ab = AttributeValue::S("ab"), c = AttributeValue::S("c");
+  AttributeValue a1 = AttributeValue::S("a"), bc = AttributeValue::S("bc");
+  std::string p1 = EncodePartitionPrefix(9, std::vector<const AttributeValue*>{&ab, &c});
+  std::string p2 = EncodePartitionPrefix(9, std::vector<const AttributeValue*>{&a1, &bc});
+  std::string p3 = EncodePartitionPrefix(9, std::vector<const AttributeValue*>{&c, &ab});
+  EXPECT_NE(p1, p2);
+  EXPECT_NE(p1, p3);
+  EXPECT_NE(p1.substr(4, 8), p2.substr(4, 8));  // the hash covers the boundaries
+  // No partition's prefix is a prefix of another's.
+  EXPECT_NE(p2.compare(0, p1.size(), p1), 0);
+}
+
+TEST(KeyCodec, EscapedComponentsOrderTuplesLeftToRight) {
+  // Sort components (S, N, B) escaped one after another order like tuples,
+  // each component by its own type's order, whatever follows them.
+  std::mt19937 rng(7);
+  std::vector<std::pair<std::tuple<std::string, double, std::string>, std::string>> rows;
+  const char* strings[] = {"", "a", "a\0", "ab", "b", "\xff"};
+  const char* numbers[] = {"-10", "-1.5", "0", "1", "1.25", "9", "10"};
+  const char* blobs[] = {"", "", "\x01", "z"};  // [1] is "\0", made below
+  for (const char* s : strings) {
+    for (const char* n : numbers) {
+      for (int bi = 0; bi < 4; ++bi) {
+        std::string sv = std::string(s) == "a\0" ? std::string("a\0", 2) : std::string(s);
+        std::string bv = bi == 1 ? std::string("\0", 1) : std::string(blobs[bi]);
+        std::string key;
+        AppendEscapedSortKey(AttributeValue::S(sv), &key);
+        AppendEscapedSortKey(AttributeValue::N(n), &key);
+        AppendEscapedSortKey(AttributeValue::B(bv), &key);
+        key += std::to_string(rng() % 100);  // the item key that follows
+        rows.push_back({{sv, std::stod(n), bv}, key});
+      }
+    }
+  }
+  for (const auto& x : rows) {
+    for (const auto& y : rows) {
+      if (x.first == y.first) continue;
+      EXPECT_EQ(x.first < y.first, x.second < y.second);
+    }
   }
 }
 
