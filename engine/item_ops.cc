@@ -418,7 +418,8 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   bool any_expression = req.update_expression || req.condition_expression;
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
                                              req.has_expression_attribute_values, any_expression,
-                                             any_expression));
+                                             any_expression,
+                                             "UpdateExpression and ConditionExpression"));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
 

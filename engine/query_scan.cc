@@ -309,7 +309,8 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
       req.has_expression_attribute_names, req.has_expression_attribute_values,
       req.key_condition_expression || req.filter_expression || req.projection_expression,
-      req.key_condition_expression || req.filter_expression));
+      req.key_condition_expression || req.filter_expression,
+      "FilterExpression and KeyConditionExpression"));
   if (!req.key_condition_expression && !req.has_key_conditions) {
     return ValidationError(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
@@ -398,7 +399,8 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
        {"FilterExpression", req.filter_expression.has_value()}}));
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
       req.has_expression_attribute_names, req.has_expression_attribute_values,
-      req.filter_expression || req.projection_expression, req.filter_expression.has_value()));
+      req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
+      "FilterExpression"));
   if (req.segment.has_value() != req.total_segments.has_value()) {
     return ValidationError(req.segment ? "The TotalSegments parameter is required but was not "
                                          "present in the request when Segment parameter is present"

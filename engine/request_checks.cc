@@ -37,13 +37,15 @@ Status CheckNoMixedParameters(std::initializer_list<NamedParam> legacy,
 }
 
 Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_expression,
-                               bool any_value_expression) {
+                               bool any_value_expression, std::string_view value_expressions) {
   if (has_names && !any_expression) {
     return ValidationError("ExpressionAttributeNames can only be specified when using expressions");
   }
   if (has_values && !any_value_expression) {
-    return ValidationError(
-        "ExpressionAttributeValues can only be specified when using expressions");
+    const bool several = value_expressions.find(" and ") != std::string_view::npos;
+    return ValidationError("ExpressionAttributeValues can only be specified when using "
+                           "expressions: " + std::string(value_expressions) +
+                           (several ? " are null" : " is null"));
   }
   return Status();
 }

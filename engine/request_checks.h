@@ -27,11 +27,15 @@ using NamedParam = std::pair<std::string_view, bool>;
 Status CheckNoMixedParameters(std::initializer_list<NamedParam> legacy,
                               std::initializer_list<NamedParam> expressions);
 
-// "ExpressionAttributeNames can only be specified when using expressions", and the
-// same for values; `uses_values` says whether an expression that takes :values is
+// "ExpressionAttributeNames can only be specified when using expressions", and for
+// values "ExpressionAttributeValues can only be specified when using expressions:
+// <value_expressions> is null" (or "are null" for several, as DynamoDB words it:
+// "UpdateExpression and ConditionExpression are null");
+// `any_value_expression` says whether an expression that takes :values is
 // present (ProjectionExpression takes names only).
 Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_expression,
-                               bool any_value_expression);
+                               bool any_value_expression,
+                               std::string_view value_expressions = "ConditionExpression");
 
 // "Key attributes must be scalars; list random access '[]' and map lookup '.'
 // are not allowed: Key: pk" (or "IndexKey: g" for `index_key`) when one of

@@ -146,6 +146,36 @@ void CheckThroughput(const ProvisionedThroughput& t, std::string_view field,
   }
 }
 
+// The member constraints of an index's KeySchema and Projection (`field` is the
+// index's member path, e.g. "globalSecondaryIndexes.member"): a key schema of at
+// least one element, key and projected attribute names of 1 to 255 bytes.
+void CheckIndexMembers(const std::vector<KeySchemaElement>& ks, const Projection& p,
+                       const std::string& field, ConstraintErrors* errors) {
+  if (ks.empty()) {
+    errors->Add("Value '[]' at '" + field + ".keySchema' failed to satisfy constraint: Member "
+                "must have length greater than or equal to 1");
+  }
+  for (size_t i = 0; i < ks.size(); ++i) {
+    const std::string& name = ks[i].attribute_name;
+    if (name.empty() || name.size() > kKeyAttributeNameBytesMax) {
+      errors->Add("Value '" + name + "' at '" + field + ".keySchema." + std::to_string(i + 1) +
+                  ".member.attributeName' failed to satisfy constraint: Member must have length " +
+                  (name.empty() ? "greater than or equal to 1"
+                                : "less than or equal to " + std::to_string(kKeyAttributeNameBytesMax)));
+    }
+  }
+  bool bad_name = false;
+  for (const auto& a : p.non_key_attributes) {
+    bad_name |= a.empty() || a.size() > kKeyAttributeNameBytesMax;
+  }
+  if (bad_name) {
+    errors->Add("Value '" + JoinNames(p.non_key_attributes) + "' at '" + field +
+                ".projection.nonKeyAttributes' failed to satisfy constraint: Member must satisfy "
+                "constraint: [Member must have length less than or equal to 255, Member must "
+                "have length greater than or equal to 1]");
+  }
+}
+
 Status CheckProjection(const Projection& p, const std::string& index_name) {
   if (!p.projection_type) {
     return Invalid("Unknown ProjectionType: null");
@@ -216,6 +246,10 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         }
         if (!known) defs.push_back(d);
       }
+      ConstraintErrors members;
+      CheckIndexMembers(gsi.key_schema, gsi.projection,
+                        "globalSecondaryIndexUpdates.member.create", &members);
+      DR_RETURN_IF_ERROR(members.ToStatus());
       DR_RETURN_IF_ERROR(CheckKeysDefined(gsi.key_schema, defs));
       DR_RETURN_IF_ERROR(CheckKeySchema(gsi.key_schema, defs, /*multi_attribute=*/true));
       DR_RETURN_IF_ERROR(CheckProjection(gsi.projection, gsi.index_name));
@@ -529,8 +563,9 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
                        const Projection& projection, bool global,
                        const std::optional<ProvisionedThroughput>& throughput) -> Status {
     ConstraintErrors ie;
-    ie.CheckName(name, global ? "globalSecondaryIndexes.member.indexName"
-                              : "localSecondaryIndexes.member.indexName");
+    const std::string field = global ? "globalSecondaryIndexes.member" : "localSecondaryIndexes.member";
+    ie.CheckName(name, field + ".indexName");
+    CheckIndexMembers(ks, projection, field, &ie);
     DR_RETURN_IF_ERROR(ie.ToStatus());
     if (!index_names.insert(name).second) return Invalid("Duplicate index name: " + name);
     DR_RETURN_IF_ERROR(CheckKeysDefined(ks, defs));

