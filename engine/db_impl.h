@@ -184,8 +184,8 @@ class DBImpl final : public DB {
   Status AlterTable(std::string_view name, Status not_found,
                     const std::function<Status(TableInfo*)>& change,
                     TableInfoPtr* updated = nullptr);
-  // The table a table ARN names (index and stream ARNs name their table).
-  StatusOr<std::string> TableOfArn(std::string_view arn) const;
+  // The table a tagging request's ARN names, or DynamoDB's refusal (table_metadata.cc).
+  StatusOr<std::string> TableOfArn(std::string_view arn, std::string_view operation) const;
 
   // ---- items (item_ops.cc)
   // The item's key, validated against the table's key schema. `for_put` selects

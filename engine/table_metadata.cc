@@ -277,26 +277,66 @@ Status NoSuchArn(std::string_view arn) {
 
 }  // namespace
 
-StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn) const {
-  constexpr std::string_view kTable = ":table/";
+// The table a tagging request's ResourceArn names, refused as DynamoDB refuses
+// it: ValidationException for what is not a table ARN (not an ARN, an index's
+// or a backup's) or an ARN of another region, AccessDeniedException for another
+// service's or another account's resource (no resource-based policy allows it),
+// ResourceNotFoundException for a table that does not exist.
+StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn, std::string_view operation) const {
   if (arn.empty() || arn.size() > 1283) {
     return ValidationError("1 validation error detected: Value '" + std::string(arn) +
                            "' at 'resourceArn' failed to satisfy constraint: Member must have "
                            "length " + (arn.empty() ? "greater than or equal to 1"
                                                     : "less than or equal to 1283"));
   }
+  const std::string a(arn);
   if (arn.substr(0, 4) != "arn:") {
-    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
-                           std::string(arn));
+    return ValidationError("One or more parameter values were invalid: ARNs must start with "
+                           "'arn:': " + a);
   }
-  size_t pos = arn.find(kTable);
-  if (pos == std::string_view::npos || pos + kTable.size() == arn.size()) {
-    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " +
-                           std::string(arn));
+  // arn:partition:service:region:account:resource
+  std::vector<std::string_view> parts;
+  size_t start = 0;
+  for (int i = 0; i < 5; ++i) {
+    size_t colon = arn.find(':', start);
+    if (colon == std::string_view::npos) {
+      return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " + a);
+    }
+    parts.push_back(arn.substr(start, colon - start));
+    start = colon + 1;
   }
-  auto table = FindTable(arn);
-  if (!table.ok()) return NoSuchArn(arn);
-  return (*table)->name;
+  const std::string_view service = parts[2], region = parts[3], account = parts[4];
+  const std::string_view resource = arn.substr(start);
+  auto denied = [&] {
+    const std::string op = "dynamodb:" + std::string(operation);
+    return Status(ErrorType::kAccessDenied,
+                  "User: arn:aws:iam::" + options_.account_id + ":root is not authorized to "
+                  "perform: " + op + " on resource: " + a +
+                  " because no resource-based policy allows the " + op + " action");
+  };
+  if (service != "dynamodb") return denied();
+  if (resource.substr(0, 6) != "table/" || resource.size() == 6) {
+    return ValidationError("One or more parameter values were invalid: Provided Arn is not a "
+                           "DynamoDB resource arn: " + a);
+  }
+  const std::string_view table = resource.substr(6, resource.find('/', 6) - 6);
+  const std::string_view rest = resource.substr(6 + table.size());
+  if (rest.substr(0, 7) == "/index/") {
+    return ValidationError("One or more parameter values were invalid: Invalid resource arn "
+                           "provided, only table or stream is accepted. Provided resource arn: " + a);
+  }
+  if (!rest.empty() && rest.substr(0, 8) != "/stream/") {
+    return ValidationError("One or more parameter values were invalid: Provided Arn is not a "
+                           "DynamoDB resource arn: " + a);
+  }
+  if (account != options_.account_id) return denied();
+  if (region != options_.region) {
+    return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " + a);
+  }
+  if (!rest.empty()) return NoSuchArn(arn);  // streams carry no tags here
+  auto found = FindTable(table);
+  if (!found.ok()) return NoSuchArn(arn);
+  return (*found)->name;
 }
 
 StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req) {
@@ -306,14 +346,14 @@ StatusOr<TagResourceResponse> DBImpl::TagResource(const TagResourceRequest& req)
                            "to 1");
   }
   DR_RETURN_IF_ERROR(CheckTags(req.tags, "tags"));
-  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn, "TagResource"));
   DR_RETURN_IF_ERROR(AlterTable(name, NoSuchArn(req.resource_arn),
                                 [&](TableInfo* info) { return MergeTags(req.tags, info); }));
   return TagResourceResponse{};
 }
 
 StatusOr<UntagResourceResponse> DBImpl::UntagResource(const UntagResourceRequest& req) {
-  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn, "UntagResource"));
   DR_RETURN_IF_ERROR(AlterTable(name, NoSuchArn(req.resource_arn), [&](TableInfo* info) {
     std::erase_if(info->tags, [&](const Tag& t) {
       return std::find(req.tag_keys.begin(), req.tag_keys.end(), t.key) != req.tag_keys.end();
@@ -325,7 +365,7 @@ StatusOr<UntagResourceResponse> DBImpl::UntagResource(const UntagResourceRequest
 
 StatusOr<ListTagsOfResourceResponse> DBImpl::ListTagsOfResource(
     const ListTagsOfResourceRequest& req) {
-  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn));
+  DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn, "ListTagsOfResource"));
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
   ListTagsOfResourceResponse resp;
   resp.tags = table->tags;  // sorted by key

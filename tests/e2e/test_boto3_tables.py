@@ -584,6 +584,43 @@ class AdminValidationTest(unittest.TestCase):
         C.untag_resource(ResourceArn=self.arn, TagKeys=["t%02d" % i for i in range(49)])
         C.tag_resource(ResourceArn=self.arn, Tags=[{"Key": "keep", "Value": "v"}])
 
+    def test_tagging_refuses_what_is_not_this_accounts_table(self):
+        """Index ARNs, other ARNs of DynamoDB, other services, accounts and regions:
+        the error classes DynamoDB answers each with (checked against the service
+        by other emulators' authors; the messages where known)."""
+        account, region = self.arn.split(":")[4], self.arn.split(":")[3]
+        tag = [{"Key": "x", "Value": "y"}]
+        index_arn = self.arn + "/index/someindex"
+        for call in (lambda a: C.tag_resource(ResourceArn=a, Tags=tag),
+                     lambda a: C.untag_resource(ResourceArn=a, TagKeys=["keep"]),
+                     lambda a: C.list_tags_of_resource(ResourceArn=a)):
+            self.refused(lambda: call(index_arn),
+                         "One or more parameter values were invalid: Invalid resource arn "
+                         "provided, only table or stream is accepted. Provided resource arn: " +
+                         index_arn)
+            backup = self.arn + "/backup/01234567890123-abcdefgh"
+            self.refused(lambda: call(backup), "One or more parameter values were invalid: "
+                         "Provided Arn is not a DynamoDB resource arn: " + backup)
+            self.refused(lambda: call("table/" + self.name),
+                         "One or more parameter values were invalid: ARNs must start with "
+                         "'arn:': table/" + self.name)
+            other_region = self.arn.replace(":%s:" % region, ":eu-west-3:")
+            self.refused(lambda: call(other_region),
+                         "Invalid TableArn: Invalid ResourceArn provided as input " + other_region)
+            for other in (self.arn.replace(":%s:" % account, ":123456789012:"),
+                          "arn:aws:s3:::bucket/%s" % self.name.replace("_", "-")):
+                with self.assertRaises(ClientError) as e:
+                    call(other)
+                harness.assert_error(self, e, "AccessDeniedException",
+                                     contains=["is not authorized to perform: dynamodb:",
+                                               other])
+            missing = self.arn.replace(self.name, self.name + "_gone")
+            with self.assertRaises(ClientError) as e:
+                call(missing)
+            harness.assert_error(self, e, "ResourceNotFoundException",
+                                 "Requested resource not found: ResourcArn: %s not found" % missing)
+        self.assertEqual(self.tags(), [{"Key": "keep", "Value": "v"}])
+
     def test_create_table_with_a_tag_key_twice(self):
         name = harness.table_name("dup")
         self.refused(lambda: _hash_only(name, Tags=[{"Key": "a", "Value": "1"},
