@@ -21,6 +21,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm
   ca-certificates wrk curl
+  chromium  # the browser-origin test (tests/e2e/js/test_browser_cors.mjs)
 )
 missing=()
 for p in "${packages[@]}"; do
