@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "engine/number.h"
@@ -142,6 +144,60 @@ bool Schema::ParseEdgeSetEntry(std::string_view entry, EdgeRef* out) const {
   return true;
 }
 
+Schema& Schema::DeclareIndex(std::string name,
+                             std::vector<IndexDeclaration::Attribute> partition,
+                             std::vector<IndexDeclaration::Attribute> sort) {
+  IndexDeclaration d;
+  d.name = std::move(name);
+  d.partition = std::move(partition);
+  d.sort = std::move(sort);
+  indexes.push_back(std::move(d));
+  return *this;
+}
+
+namespace {
+
+// A declared index's own rules, and its attributes' types against the types
+// the layer and the other declarations give them (`types`).
+Status ValidateDeclaration(const Schema& s, const IndexDeclaration& d,
+                           std::map<std::string, AttrType>* types) {
+  const std::string where = "graph schema: index '" + d.name + "'";
+  if (d.name.size() < 3 || d.name.size() > 255) {
+    return ValidationError(where + ": an index name has 3 to 255 characters");
+  }
+  if (d.name == s.inverted_index || d.name == s.type_index) {
+    return ValidationError(where + ": the name of one of the layer's own indexes");
+  }
+  if (d.partition.empty() || d.partition.size() > 4 || d.sort.size() > 4) {
+    return ValidationError(where + ": 1 to 4 partition and 0 to 4 sort attributes");
+  }
+  std::set<std::string> seen;
+  for (const auto* part : {&d.partition, &d.sort}) {
+    for (const auto& a : *part) {
+      if (a.name.empty() || !seen.insert(a.name).second) {
+        return ValidationError(where + ": key attributes must be named, each once");
+      }
+      if (a.type != AttrType::kS && a.type != AttrType::kN && a.type != AttrType::kB) {
+        return ValidationError(where + ": key attribute '" + a.name + "' must be S, N or B");
+      }
+      if (a.name == s.edge_set_attribute || a.name == s.incoming_types_attribute) {
+        return ValidationError(where + ": '" + a.name + "' is a set the layer keeps");
+      }
+      auto [it, added] = types->emplace(a.name, a.type);
+      if (!added && it->second != a.type) {
+        return ValidationError(where + ": attribute '" + a.name +
+                               "' has another type elsewhere in the schema");
+      }
+    }
+  }
+  if ((d.projection == ProjectionType::kInclude) == d.non_key_attributes.empty()) {
+    return ValidationError(where + ": non-key attributes go with, and only with, INCLUDE");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status Schema::Validate() const {
   if (table_name.size() < 3) return ValidationError("graph schema: table name too short");
   if (pk_attribute.empty() || sk_attribute.empty() || pk_attribute == sk_attribute) {
@@ -161,6 +217,18 @@ Status Schema::Validate() const {
     return ValidationError("graph schema: a type index needs a type attribute");
   }
   for (const auto& [type, o] : edge_types) DR_RETURN_IF_ERROR(ValidateEdgeType(type));
+  // The layer's key attributes are strings.
+  std::map<std::string, AttrType> types = {{pk_attribute, AttrType::kS},
+                                           {sk_attribute, AttrType::kS},
+                                           {rank_attribute, AttrType::kS}};
+  if (!type_attribute.empty()) types[type_attribute] = AttrType::kS;
+  std::set<std::string> names;
+  for (const auto& d : indexes) {
+    if (!names.insert(d.name).second) {
+      return ValidationError("graph schema: index '" + d.name + "' declared twice");
+    }
+    DR_RETURN_IF_ERROR(ValidateDeclaration(*this, d, &types));
+  }
   return Status::Ok();
 }
 
@@ -229,6 +297,21 @@ CreateTableRequest MakeCreateTableRequest(const Schema& s) {
     ti.projection.projection_type = ProjectionType::kAll;
     req.global_secondary_indexes.push_back(std::move(ti));
   }
+  for (const auto& d : s.indexes) {
+    GlobalSecondaryIndex g;
+    g.index_name = d.name;
+    for (const auto* part : {&d.partition, &d.sort}) {
+      for (const auto& a : *part) {
+        g.key_schema.push_back({a.name, part == &d.partition ? KeyType::kHash : KeyType::kRange});
+        bool defined = false;
+        for (const auto& def : req.attribute_definitions) defined |= def.attribute_name == a.name;
+        if (!defined) req.attribute_definitions.push_back({a.name, a.type});
+      }
+    }
+    g.projection.projection_type = d.projection;
+    g.projection.non_key_attributes = d.non_key_attributes;
+    req.global_secondary_indexes.push_back(std::move(g));
+  }
   req.billing_mode = "PAY_PER_REQUEST";
   return req;
 }
@@ -244,20 +327,34 @@ bool AllActive(const TableDescription& t) {
   return true;
 }
 
-Status CheckIndex(const TableDescription& t, const std::string& name, const std::string& hash,
-                  const std::string& range) {
+// An index of `t` named `name` with exactly the key schema `want`.
+Status CheckIndex(const TableDescription& t, const std::string& name,
+                  const std::vector<KeySchemaElement>& want) {
+  std::string key;
+  for (const auto& e : want) {
+    key += (key.empty() ? "" : ", ") + e.attribute_name +
+           (e.key_type == KeyType::kHash ? " HASH" : " RANGE");
+  }
   for (const IndexDescription& g : t.global_secondary_indexes) {
     if (g.index_name != name) continue;
-    bool ok = g.key_schema.size() == 2 && g.key_schema[0].attribute_name == hash &&
-              g.key_schema[1].attribute_name == range;
+    bool ok = g.key_schema.size() == want.size();
+    for (size_t i = 0; ok && i < want.size(); ++i) {
+      ok = g.key_schema[i].attribute_name == want[i].attribute_name &&
+           g.key_schema[i].key_type == want[i].key_type;
+    }
     if (!ok) {
       return ValidationError("table " + t.table_name + ": index " + name +
-                             " does not have the key (" + hash + ", " + range + ")");
+                             " does not have the key (" + key + ")");
     }
     return Status::Ok();
   }
   return ValidationError("table " + t.table_name + " has no global secondary index " + name +
-                         " (" + hash + ", " + range + "); add it or use another table name");
+                         " (" + key + "); add it or use another table name");
+}
+
+Status CheckIndex(const TableDescription& t, const std::string& name, const std::string& hash,
+                  const std::string& range) {
+  return CheckIndex(t, name, {{hash, KeyType::kHash}, {range, KeyType::kRange}});
 }
 
 }  // namespace
@@ -285,6 +382,12 @@ Status EnsureTable(Client* client, const Schema& schema) {
   if (!schema.type_index.empty()) {
     DR_RETURN_IF_ERROR(
         CheckIndex(*t, schema.type_index, schema.type_attribute, schema.pk_attribute));
+  }
+  const CreateTableRequest wanted = MakeCreateTableRequest(schema);
+  for (const auto& d : schema.indexes) {
+    for (const auto& g : wanted.global_secondary_indexes) {
+      if (g.index_name == d.name) DR_RETURN_IF_ERROR(CheckIndex(*t, d.name, g.key_schema));
+    }
   }
   // Wait for ACTIVE (immediate on Dynarock; seconds on AWS), at most ~5 minutes.
   for (int i = 0; i < 600 && !AllActive(d->table); ++i) {

@@ -79,6 +79,24 @@ struct EdgeTypeOptions {
   std::string reverse_type;
 };
 
+// A secondary index an application declares over node and edge attributes, for
+// its own access patterns: up to four partition and four sort attributes, each
+// of its own type (DynamoDB's multi-attribute GSI keys), so that e.g. people by
+// (country, city) ordered by (age, name) need no concatenated key attribute.
+// EnsureTable creates it with the table and checks it on an existing one;
+// query it with the Client (QueryRequest.index_name = name).
+struct IndexDeclaration {
+  struct Attribute {
+    std::string name;
+    AttrType type = AttrType::kS;  // kS, kN or kB
+  };
+  std::string name;
+  std::vector<Attribute> partition;  // 1 to 4
+  std::vector<Attribute> sort;       // 0 to 4
+  ProjectionType projection = ProjectionType::kAll;
+  std::vector<std::string> non_key_attributes;  // for kInclude
+};
+
 class Schema {
  public:
   std::string table_name = "graph";
@@ -108,6 +126,9 @@ class Schema {
 
   std::map<std::string, EdgeTypeOptions, std::less<>> edge_types;
 
+  // The application's own indexes (IndexDeclaration).
+  std::vector<IndexDeclaration> indexes;
+
   // ---- Configuration helpers
   EdgeTypeOptions& Edge(const std::string& type) { return edge_types[type]; }
   // Rank = the property's value — seed 000's createdDate ordering. S values rank
@@ -121,6 +142,9 @@ class Schema {
   Schema& OptOutOfEdgeSet(const std::string& type);
   // type's reverse is reverse_type and reverse_type's reverse is type.
   Schema& Reverse(const std::string& type, const std::string& reverse_type);
+  // Declares an index (projection ALL); returns *this for chaining.
+  Schema& DeclareIndex(std::string name, std::vector<IndexDeclaration::Attribute> partition,
+                       std::vector<IndexDeclaration::Attribute> sort = {});
 
   // ---- Keys
   std::string NodeId(std::string_view type, std::string_view id) const;
@@ -164,7 +188,7 @@ class Schema {
 std::string EncodeNumberRank(std::string_view number);
 
 // The CreateTable request for `schema`: PK/SK strings, the inverted GSI (projection
-// ALL) and, when configured, the type index; on-demand billing.
+// ALL), when configured the type index, and the declared indexes; on-demand billing.
 CreateTableRequest MakeCreateTableRequest(const Schema& schema);
 
 // Creates the table with its indexes when it does not exist, then waits (bounded)

@@ -1191,6 +1191,62 @@ TEST_P(GraphSeedTest, BulkLoadingAnEdgeTwiceKeepsItsLastVersion) {
   EXPECT_EQ(Targets(knows), (std::vector<std::string>{"USER-U2"}));
 }
 
+// An application's own index over node attributes, with DynamoDB's
+// multi-attribute keys: people by (country, city), ordered by (age, name).
+TEST_P(GraphSeedTest, DeclaredMultiAttributeIndexIsCreatedCheckedAndQueried) {
+  Schema s;
+  s.table_name = Table("declared");
+  s.DeclareIndex("byPlace", {{"country", AttrType::kS}, {"city", AttrType::kS}},
+                 {{"age", AttrType::kN}, {"name", AttrType::kS}});
+  auto g = MakeGraph(s);
+  struct Person { const char* id; const char* country; const char* city; int age; };
+  const Person people[] = {{"PERSON#1", "NZ", "Hobbiton", 33}, {"PERSON#2", "NZ", "Hobbiton", 50},
+                           {"PERSON#3", "NZ", "Bree", 33}, {"PERSON#4", "NZ", "Hobbiton", 33},
+                           {"PERSON#5", "IS", "Hobbiton", 20}};
+  for (const auto& p : people) {
+    G_OK(g->PutNode(p.id, {{"country", S(p.country)}, {"city", S(p.city)}, {"age", N(p.age)},
+                          {"name", S(std::string("n") + p.id[7])}}));
+  }
+  G_OK(g->PutNode("PERSON#6", {{"country", S("NZ")}, {"city", S("Hobbiton")}}));  // no age: sparse
+  QueryRequest q;
+  q.table_name = s.table_name;
+  q.index_name = "byPlace";
+  q.key_condition_expression = "country = :c AND city = :t AND age = :a";
+  q.expression_attribute_values = {{":c", S("NZ")}, {":t", S("Hobbiton")}, {":a", N(33)}};
+  q.has_expression_attribute_values = true;
+  G_ASSIGN(QueryResponse r, client_->Query(q));
+  std::vector<std::string> ids;
+  for (const auto& it : r.items) ids.push_back(it.at(s.pk_attribute).scalar());
+  EXPECT_EQ(ids, (std::vector<std::string>{"PERSON#1", "PERSON#4"}));
+  q.key_condition_expression = "country = :c AND city = :t";
+  q.expression_attribute_values = {{":c", S("NZ")}, {":t", S("Hobbiton")}};
+  q.scan_index_forward = false;
+  G_ASSIGN(r, client_->Query(q));
+  ids.clear();
+  for (const auto& it : r.items) ids.push_back(it.at(s.pk_attribute).scalar());
+  EXPECT_EQ(ids, (std::vector<std::string>{"PERSON#2", "PERSON#4", "PERSON#1"}));
+
+  // The table now exists with the index: EnsureTable accepts it again, and a
+  // schema that declares another key for it is refused with the key it wants.
+  G_OK(Graph(client_.get(), s).EnsureTable());
+  Schema other = s;
+  other.indexes[0].sort.pop_back();
+  Status wrong = Graph(client_.get(), other).EnsureTable();
+  EXPECT_EQ(wrong.type(), ErrorType::kValidation);
+  EXPECT_NE(wrong.message().find("does not have the key (country HASH, city HASH, age RANGE)"),
+            std::string::npos) << wrong.message();
+  // Declarations DynamoDB would refuse are refused before any request.
+  Schema bad = s;
+  bad.table_name = Table("declared_bad");
+  bad.indexes[0].partition.push_back({"a", AttrType::kS});
+  bad.indexes[0].partition.push_back({"b", AttrType::kS});
+  bad.indexes[0].partition.push_back({"c", AttrType::kS});
+  EXPECT_EQ(bad.Validate().type(), ErrorType::kValidation);
+  Schema clash = s;
+  clash.DeclareIndex("byAge", {{"age", AttrType::kS}});  // age is N in byPlace
+  EXPECT_NE(clash.Validate().message().find("another type"), std::string::npos);
+}
+
 TEST_P(GraphSeedTest, TransactionsStayUnderFourMegabytes) {
   HookClient hook(client_.get());
   Schema s;
