@@ -59,9 +59,7 @@ int ErrorHttpStatus(ErrorType type) {
   switch (type) {
     case ErrorType::kOk: return 200;
     case ErrorType::kInternalServerError: return 500;
-    case ErrorType::kAccessDenied:
-      return 403;
-    default: return 400;
+    default: return 400;  // AccessDeniedException too (API reference, Common Errors)
   }
 }
 

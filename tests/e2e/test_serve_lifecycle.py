@@ -234,12 +234,15 @@ class RegionTest(unittest.TestCase):
             self.assertEqual(c.list_tags_of_resource(ResourceArn=arn)["Tags"],
                              [{"Key": "k", "Value": "v"}])
             self.assertEqual(c.describe_table(TableName=arn)["Table"]["TableName"], "regional")
-            # An ARN of another region or account names no table here, whatever the operation.
-            for other in (arn.replace("eu-west-1", "us-east-1"),
-                          arn.replace(arn.split(":")[4], "999999999999")):
+            # An ARN of another region or account names no table here, whatever the
+            # operation; the tagging operations refuse it as DynamoDB does (another
+            # region's ARN is invalid input, another account's resource is denied).
+            for other, tag_error in ((arn.replace("eu-west-1", "us-east-1"), "ValidationException"),
+                                     (arn.replace(arn.split(":")[4], "999999999999"),
+                                      "AccessDeniedException")):
                 with self.assertRaises(ClientError) as e:
                     c.list_tags_of_resource(ResourceArn=other)
-                self.assertEqual(harness.error_of(e.exception)[0], "ResourceNotFoundException")
+                self.assertEqual(harness.error_of(e.exception)[0], tag_error)
                 for call in (lambda: c.describe_table(TableName=other),
                              lambda: c.describe_time_to_live(TableName=other),
                              lambda: c.get_item(TableName=other, Key={"pk": {"S": "x"}})):
