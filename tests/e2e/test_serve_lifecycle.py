@@ -279,6 +279,55 @@ class RequireAuthTest(unittest.TestCase):
         self.assertIn("MissingAuthenticationTokenException", data)
 
 
+    def signed(self, service="dynamodb", key="AKIDGOOD", secret="s3cr3t/key", when=None):
+        """ListTables signed by botocore's SigV4 signer, for `service`, at `when`."""
+        import datetime
+        from unittest import mock
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+        req = AWSRequest(method="POST", url=self.url + "/", data=b"{}", headers={
+            "Content-Type": "application/x-amz-json-1.0",
+            "X-Amz-Target": "DynamoDB_20120810.ListTables"})
+        now = when or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+        with mock.patch("botocore.auth.get_current_datetime", return_value=now):
+            SigV4Auth(Credentials(key, secret), service, harness.REGION).add_auth(req)
+        host, port = self.url.replace("http://", "").rsplit(":", 1)
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.request("POST", "/", body=b"{}", headers=dict(req.headers.items()))
+        r = conn.getresponse()
+        doc = json.loads(r.read() or b"{}")
+        conn.close()
+        return r.status, doc.get("__type", "").split("#")[-1], doc.get("message", doc.get("Message"))
+
+    def test_each_refusal_has_dynamodbs_type_message_and_status(self):
+        import datetime
+        self.assertEqual(self.signed()[0], 200)
+        self.assertEqual(self.signed(service="s3"), (
+            400, "InvalidSignatureException",
+            "Credential should be scoped to correct service: 'dynamodb'. "))
+        old = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - \
+            datetime.timedelta(minutes=20)
+        status, kind, message = self.signed(when=old)
+        self.assertEqual((status, kind), (400, "InvalidSignatureException"))
+        self.assertRegex(message, r"^Signature expired: \d{8}T\d{6}Z is now earlier than "
+                                  r"\d{8}T\d{6}Z \(\d{8}T\d{6}Z - 5 min\.\)$")
+        self.assertEqual(self.signed(secret="wrong"), (
+            400, "InvalidSignatureException",
+            "The request signature we calculated does not match the signature you provided. "
+            "Check your AWS Secret Access Key and signing method. Consult the service "
+            "documentation for details."))
+        self.assertEqual(self.signed(key="AKIDOTHER"), (
+            400, "UnrecognizedClientException",
+            "The security token included in the request is invalid."))
+        status, data = raw_post(self.url, "{}")
+        self.assertEqual(status, 400)
+        doc = json.loads(data)
+        self.assertEqual(doc["__type"].split("#")[-1], "MissingAuthenticationTokenException")
+        self.assertEqual(doc.get("message", doc.get("Message")),
+                         "Request is missing Authentication Token")
+
+
 class RequireAuthFromFileOrEnvironmentTest(unittest.TestCase):
     """Credentials kept out of the process list: a file, or the environment."""
 
