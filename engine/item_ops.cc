@@ -263,17 +263,7 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
 
 StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"Expected", !req.expected.empty()},
-       {"ConditionalOperator", req.conditional_operator.has_value()}},
-      {{"ConditionExpression", req.condition_expression.has_value()}}));
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
-                                             req.has_expression_attribute_values,
-                                             req.condition_expression.has_value(),
-                                             req.condition_expression.has_value()));
-  if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
-    return ValidationError("ReturnValues can only be ALL_OLD or NONE");
-  }
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   Item item = req.item;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
 
@@ -320,11 +310,7 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
 
 StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"AttributesToGet", !req.attributes_to_get.empty()}},
-      {{"ProjectionExpression", req.projection_expression.has_value()}}));
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names, false,
-                                             req.projection_expression.has_value(), false));
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
 
@@ -358,17 +344,7 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
 
 StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"Expected", !req.expected.empty()},
-       {"ConditionalOperator", req.conditional_operator.has_value()}},
-      {{"ConditionExpression", req.condition_expression.has_value()}}));
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
-                                             req.has_expression_attribute_values,
-                                             req.condition_expression.has_value(),
-                                             req.condition_expression.has_value()));
-  if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
-    return ValidationError("ReturnValues can only be ALL_OLD or NONE");
-  }
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
 
@@ -409,17 +385,7 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
 
 StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"AttributeUpdates", req.has_attribute_updates},
-       {"Expected", !req.expected.empty()},
-       {"ConditionalOperator", req.conditional_operator.has_value()}},
-      {{"UpdateExpression", req.update_expression.has_value()},
-       {"ConditionExpression", req.condition_expression.has_value()}}));
-  bool any_expression = req.update_expression || req.condition_expression;
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
-                                             req.has_expression_attribute_values, any_expression,
-                                             any_expression,
-                                             "UpdateExpression and ConditionExpression"));
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   Item key_item = req.key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
 

@@ -39,11 +39,6 @@ struct DBImpl::ReadPlan {
 
 namespace {
 
-Status LimitError(int64_t limit) {
-  return ValidationError("1 validation error detected: Value '" + std::to_string(limit) +
-                         "' at 'limit' failed to satisfy constraint: Member must have value "
-                         "greater than or equal to 1");
-}
 
 // Select + projection rules shared by Query and Scan.
 struct SelectChoice {
@@ -295,22 +290,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
 
 StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"AttributesToGet", req.has_attributes_to_get},
-       {"QueryFilter", req.has_query_filter},
-       {"ConditionalOperator", req.conditional_operator.has_value()},
-       // KeyConditions counts as legacy only beside KeyConditionExpression: with a
-       // FilterExpression or ProjectionExpression it is accepted.
-       {"KeyConditions", req.has_key_conditions && req.key_condition_expression.has_value()}},
-      {{"ProjectionExpression", req.projection_expression.has_value()},
-       {"FilterExpression", req.filter_expression.has_value()},
-       {"KeyConditionExpression", req.key_condition_expression.has_value()}}));
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
-      req.has_expression_attribute_names, req.has_expression_attribute_values,
-      req.key_condition_expression || req.filter_expression || req.projection_expression,
-      req.key_condition_expression || req.filter_expression,
-      "FilterExpression and KeyConditionExpression"));
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   if (!req.key_condition_expression && !req.has_key_conditions) {
     return ValidationError(
         "Either the KeyConditions or KeyConditionExpression parameter must be specified in the "
@@ -390,17 +370,7 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
 
 StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
-  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"AttributesToGet", req.has_attributes_to_get},
-       {"ScanFilter", req.has_scan_filter},
-       {"ConditionalOperator", req.conditional_operator.has_value()}},
-      {{"ProjectionExpression", req.projection_expression.has_value()},
-       {"FilterExpression", req.filter_expression.has_value()}}));
-  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
-      req.has_expression_attribute_names, req.has_expression_attribute_values,
-      req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
-      "FilterExpression"));
+  DR_RETURN_IF_ERROR(CheckParameters(req));
   if (req.segment.has_value() != req.total_segments.has_value()) {
     return ValidationError(req.segment ? "The TotalSegments parameter is required but was not "
                                          "present in the request when Segment parameter is present"

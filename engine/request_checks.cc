@@ -50,6 +50,106 @@ Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_express
   return Status();
 }
 
+namespace {
+
+Status LimitError(int64_t limit) {
+  return ValidationError("1 validation error detected: Value '" + std::to_string(limit) +
+                         "' at 'limit' failed to satisfy constraint: Member must have value "
+                         "greater than or equal to 1");
+}
+
+// PutItem and DeleteItem: a condition, and ReturnValues NONE or ALL_OLD.
+template <typename R>
+Status CheckConditionalWrite(const R& req) {
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"Expected", !req.expected.empty()},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"ConditionExpression", req.condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                             req.has_expression_attribute_values,
+                                             req.condition_expression.has_value(),
+                                             req.condition_expression.has_value()));
+  if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
+    return ValidationError("ReturnValues can only be ALL_OLD or NONE");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status CheckParameters(const PutItemRequest& req) { return CheckConditionalWrite(req); }
+Status CheckParameters(const DeleteItemRequest& req) { return CheckConditionalWrite(req); }
+
+Status CheckParameters(const GetItemRequest& req) {
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", !req.attributes_to_get.empty()}},
+      {{"ProjectionExpression", req.projection_expression.has_value()}}));
+  return CheckExpressionMapsUsed(req.has_expression_attribute_names, false,
+                                 req.projection_expression.has_value(), false);
+}
+
+Status CheckParameters(const UpdateItemRequest& req) {
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributeUpdates", req.has_attribute_updates},
+       {"Expected", !req.expected.empty()},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"UpdateExpression", req.update_expression.has_value()},
+       {"ConditionExpression", req.condition_expression.has_value()}}));
+  bool any_expression = req.update_expression || req.condition_expression;
+  return CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                 req.has_expression_attribute_values, any_expression,
+                                 any_expression, "UpdateExpression and ConditionExpression");
+}
+
+// Each name once in AttributesToGet.
+Status CheckAttributesToGet(const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (names[i] == names[j]) {
+        return ValidationError(
+            "One or more parameter values were invalid: Duplicate value in attribute name: " +
+            names[i]);
+      }
+    }
+  }
+  return Status();
+}
+
+Status CheckParameters(const QueryRequest& req) {
+  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", req.has_attributes_to_get},
+       {"QueryFilter", req.has_query_filter},
+       {"ConditionalOperator", req.conditional_operator.has_value()},
+       // KeyConditions counts as legacy only beside KeyConditionExpression: with a
+       // FilterExpression or ProjectionExpression it is accepted.
+       {"KeyConditions", req.has_key_conditions && req.key_condition_expression.has_value()}},
+      {{"ProjectionExpression", req.projection_expression.has_value()},
+       {"FilterExpression", req.filter_expression.has_value()},
+       {"KeyConditionExpression", req.key_condition_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
+      req.has_expression_attribute_names, req.has_expression_attribute_values,
+      req.key_condition_expression || req.filter_expression || req.projection_expression,
+      req.key_condition_expression || req.filter_expression,
+      "FilterExpression and KeyConditionExpression"));
+  return CheckAttributesToGet(req.attributes_to_get);
+}
+
+Status CheckParameters(const ScanRequest& req) {
+  if (req.limit && *req.limit < 1) return LimitError(*req.limit);
+  DR_RETURN_IF_ERROR(CheckNoMixedParameters(
+      {{"AttributesToGet", req.has_attributes_to_get},
+       {"ScanFilter", req.has_scan_filter},
+       {"ConditionalOperator", req.conditional_operator.has_value()}},
+      {{"ProjectionExpression", req.projection_expression.has_value()},
+       {"FilterExpression", req.filter_expression.has_value()}}));
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(
+      req.has_expression_attribute_names, req.has_expression_attribute_values,
+      req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
+      "FilterExpression"));
+  return CheckAttributesToGet(req.attributes_to_get);
+}
+
 Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& table_key,
                            const KeyDef* index_key) {
   for (const auto& path : paths) {

@@ -37,6 +37,18 @@ Status CheckExpressionMapsUsed(bool has_names, bool has_values, bool any_express
                                bool any_value_expression,
                                std::string_view value_expressions = "ConditionExpression");
 
+// The checks an operation makes of its parameters before it reads any
+// attribute value (DynamoDB's order): legacy and expression parameters mixed,
+// expression maps without expressions, PutItem's and DeleteItem's ReturnValues,
+// Query's and Scan's Limit. The API handler runs them before it reports an
+// AttributeValue the decoder found malformed (api/json_decode.h).
+Status CheckParameters(const PutItemRequest& req);
+Status CheckParameters(const GetItemRequest& req);
+Status CheckParameters(const DeleteItemRequest& req);
+Status CheckParameters(const UpdateItemRequest& req);
+Status CheckParameters(const QueryRequest& req);
+Status CheckParameters(const ScanRequest& req);
+
 // "Key attributes must be scalars; list random access '[]' and map lookup '.'
 // are not allowed: Key: pk" (or "IndexKey: g" for `index_key`) when one of
 // `paths` goes into a key attribute.

@@ -10,6 +10,7 @@
 
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
+#include "engine/request_checks.h"
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
 
@@ -56,11 +57,10 @@ void TakeCapacity(Resp& r, bool keep) {
   }
 }
 
-// Decode, call the engine, encode.
+// Call the engine with a decoded request, encode.
 template <typename Req, typename Resp, typename Encode>
-ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std::string_view),
-             StatusOr<Resp> (DB::*op)(const Req&), Encode encode) {
-  StatusOr<Req> req = decode(body);
+ApiReply Execute(HandlerState& s, StatusOr<Req> req, StatusOr<Resp> (DB::*op)(const Req&),
+                 Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());
   bool client_asked = true;
   if constexpr (requires { req->return_consumed_capacity; }) {
@@ -73,6 +73,28 @@ ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std
   if (!resp.ok()) return Handler::ErrorReply(resp.status());
   if (t_call != nullptr) TakeCapacity(*resp, client_asked);
   return Ok(encode(*req, *resp));
+}
+
+// Decode, call the engine, encode.
+template <typename Req, typename Resp, typename Encode>
+ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std::string_view),
+             StatusOr<Resp> (DB::*op)(const Req&), Encode encode) {
+  return Execute(s, decode(body), op, encode);
+}
+
+// The same for an operation with attribute values: a malformed one ("Supplied
+// AttributeValue is empty ...") is reported after the operation's parameter
+// checks, DynamoDB's order (engine/request_checks.h CheckParameters).
+template <typename Req, typename Resp, typename Encode>
+ApiReply RunChecked(HandlerState& s, std::string_view body, StatusOr<Resp> (DB::*op)(const Req&),
+                    Encode encode) {
+  Status attribute_error;
+  StatusOr<Req> req = DecodeItemRequest<Req>(body, &attribute_error);
+  if (req.ok() && !attribute_error.ok()) {
+    Status params = CheckParameters(*req);
+    return Handler::ErrorReply(params.ok() ? attribute_error : params);
+  }
+  return Execute(s, std::move(req), op, encode);
 }
 
 template <typename Req, typename Resp>
@@ -108,34 +130,34 @@ ApiReply UpdateTable(HandlerState& s, std::string_view body) {
 }
 
 ApiReply PutItem(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodePutItemRequest, &DB::PutItem,
+  return RunChecked(s, body, &DB::PutItem,
              Plain<PutItemRequest>(EncodePutItemResponse));
 }
 
 ApiReply GetItem(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeGetItemRequest, &DB::GetItem,
+  return RunChecked(s, body, &DB::GetItem,
              Plain<GetItemRequest>(EncodeGetItemResponse));
 }
 
 ApiReply DeleteItem(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeDeleteItemRequest, &DB::DeleteItem,
+  return RunChecked(s, body, &DB::DeleteItem,
              Plain<DeleteItemRequest>(EncodeDeleteItemResponse));
 }
 
 ApiReply UpdateItem(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeUpdateItemRequest, &DB::UpdateItem,
+  return RunChecked(s, body, &DB::UpdateItem,
              Plain<UpdateItemRequest>(EncodeUpdateItemResponse));
 }
 
 ApiReply Query(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeQueryRequest, &DB::Query,
+  return RunChecked(s, body, &DB::Query,
              [](const QueryRequest& req, const QueryResponse& r) {
                return EncodeQueryResponse(r, req.select == Select::kCount);
              });
 }
 
 ApiReply Scan(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeScanRequest, &DB::Scan,
+  return RunChecked(s, body, &DB::Scan,
              [](const ScanRequest& req, const ScanResponse& r) {
                return EncodeScanResponse(r, req.select == Select::kCount);
              });

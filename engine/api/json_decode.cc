@@ -331,7 +331,11 @@ void UpdateItemBody(Decoder& d, const dom::object& o, UpdateItemRequest* r) {
 template <typename R>
 void ReadBody(Decoder& d, const dom::object& o, R* r) {
   d.TableName(o, &r->table_name);
-  d.Str(o, "IndexName", &r->index_name);
+  if (d.Str(o, "IndexName", &r->index_name)) {
+    ConstraintErrors errors;
+    errors.CheckName(*r->index_name, d.PathTo("IndexName"));
+    for (const auto& v : errors.violations()) d.Violation(v);
+  }
   std::string select;
   if (d.Enum(o, "Select", kSelect, &select)) r->select = ToSelect(select);
   d.Str(o, "FilterExpression", &r->filter_expression);
@@ -341,7 +345,7 @@ void ReadBody(Decoder& d, const dom::object& o, R* r) {
   ConditionalOperatorMember(d, o, &r->conditional_operator);
   if (d.StrList(o, "AttributesToGet", &r->attributes_to_get)) r->has_attributes_to_get = true;
   d.Int(o, "Limit", "Integer", 1, INT32_MAX, &r->limit);
-  d.ItemMember(o, "ExclusiveStartKey", &r->exclusive_start_key);
+  d.StartKeyMember(o, &r->exclusive_start_key);
   d.Bool(o, "ConsistentRead", &r->consistent_read);
   ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
 }
@@ -713,14 +717,14 @@ StatusOr<CreateTableRequest> DecodeCreateTableRequest(std::string_view body) {
 StatusOr<DescribeTableRequest> DecodeDescribeTableRequest(std::string_view body) {
   return DecodeBody<DescribeTableRequest>(
       body, [](Decoder& d, const dom::object& o, DescribeTableRequest* r) {
-        d.TableName(o, &r->table_name);
+        d.BareTableName(o, &r->table_name);
       });
 }
 
 StatusOr<DeleteTableRequest> DecodeDeleteTableRequest(std::string_view body) {
   return DecodeBody<DeleteTableRequest>(
       body, [](Decoder& d, const dom::object& o, DeleteTableRequest* r) {
-        d.TableName(o, &r->table_name);
+        d.BareTableName(o, &r->table_name);
       });
 }
 
@@ -738,20 +742,44 @@ StatusOr<UpdateTableRequest> DecodeUpdateTableRequest(std::string_view body) {
 StatusOr<PutItemRequest> DecodePutItemRequest(std::string_view body) {
   return DecodeBody<PutItemRequest>(body, PutItemBody);
 }
+template <>
+StatusOr<PutItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<PutItemRequest>(body, PutItemBody, attribute_error);
+}
 StatusOr<GetItemRequest> DecodeGetItemRequest(std::string_view body) {
   return DecodeBody<GetItemRequest>(body, GetItemBody);
+}
+template <>
+StatusOr<GetItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<GetItemRequest>(body, GetItemBody, attribute_error);
 }
 StatusOr<DeleteItemRequest> DecodeDeleteItemRequest(std::string_view body) {
   return DecodeBody<DeleteItemRequest>(body, DeleteItemBody);
 }
+template <>
+StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<DeleteItemRequest>(body, DeleteItemBody, attribute_error);
+}
 StatusOr<UpdateItemRequest> DecodeUpdateItemRequest(std::string_view body) {
   return DecodeBody<UpdateItemRequest>(body, UpdateItemBody);
+}
+template <>
+StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<UpdateItemRequest>(body, UpdateItemBody, attribute_error);
 }
 StatusOr<QueryRequest> DecodeQueryRequest(std::string_view body) {
   return DecodeBody<QueryRequest>(body, QueryBody);
 }
+template <>
+StatusOr<QueryRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<QueryRequest>(body, QueryBody, attribute_error);
+}
 StatusOr<ScanRequest> DecodeScanRequest(std::string_view body) {
   return DecodeBody<ScanRequest>(body, ScanBody);
+}
+template <>
+StatusOr<ScanRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
+  return DecodeBody<ScanRequest>(body, ScanBody, attribute_error);
 }
 StatusOr<BatchGetItemRequest> DecodeBatchGetItemRequest(std::string_view body) {
   return DecodeBody<BatchGetItemRequest>(body, BatchGetItemBody);
@@ -783,7 +811,7 @@ StatusOr<UpdateTimeToLiveRequest> DecodeUpdateTimeToLiveRequest(std::string_view
 StatusOr<DescribeTimeToLiveRequest> DecodeDescribeTimeToLiveRequest(std::string_view body) {
   return DecodeBody<DescribeTimeToLiveRequest>(
       body, [](Decoder& d, const dom::object& o, DescribeTimeToLiveRequest* r) {
-        d.TableName(o, &r->table_name);
+        d.BareTableName(o, &r->table_name);
       });
 }
 

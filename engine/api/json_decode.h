@@ -49,6 +49,18 @@ StatusOr<DescribeTableRequest> DecodeDescribeTableRequest(std::string_view body)
 StatusOr<DeleteTableRequest> DecodeDeleteTableRequest(std::string_view body);
 StatusOr<ListTablesRequest> DecodeListTablesRequest(std::string_view body);
 StatusOr<UpdateTableRequest> DecodeUpdateTableRequest(std::string_view body);
+// The item operations' requests (PutItem, GetItem, DeleteItem, UpdateItem,
+// Query, Scan) decoded so that a request whose only fault is a malformed
+// AttributeValue is still returned, with the fault in *attribute_error:
+// DynamoDB reports it after the operation's parameter checks.
+template <typename Req>
+StatusOr<Req> DecodeItemRequest(std::string_view body, Status* attribute_error);
+template <> StatusOr<PutItemRequest> DecodeItemRequest(std::string_view, Status*);
+template <> StatusOr<GetItemRequest> DecodeItemRequest(std::string_view, Status*);
+template <> StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view, Status*);
+template <> StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view, Status*);
+template <> StatusOr<QueryRequest> DecodeItemRequest(std::string_view, Status*);
+template <> StatusOr<ScanRequest> DecodeItemRequest(std::string_view, Status*);
 StatusOr<PutItemRequest> DecodePutItemRequest(std::string_view body);
 StatusOr<GetItemRequest> DecodeGetItemRequest(std::string_view body);
 StatusOr<DeleteItemRequest> DecodeDeleteItemRequest(std::string_view body);

@@ -298,12 +298,17 @@ TEST(JsonDecode, CreateTableErrors) {
 TEST(JsonDecode, SimpleTableOperations) {
   EXPECT_EQ(Must(DecodeDescribeTableRequest(R"({"TableName":"Music"})")).table_name, "Music");
   EXPECT_EQ(Must(DecodeDeleteTableRequest(R"({"TableName":"Music"})")).table_name, "Music");
+  // DescribeTable, DeleteTable and DescribeTimeToLive word a missing or
+  // ill-sized TableName their own way (captured from DynamoDB).
   EXPECT_ERROR(DecodeDescribeTableRequest("{}"), kValidation,
-               "1 validation error detected: Value null at 'tableName' failed to satisfy "
-               "constraint: Member must not be null");
-  EXPECT_ERROR(DecodeDescribeTableRequest(R"({"TableName":null})"), kValidation,
-               "1 validation error detected: Value null at 'tableName' failed to satisfy "
-               "constraint: Member must not be null");
+               "The parameter 'TableName' is required but was not present in the request");
+  EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":null})"), kValidation,
+               "The parameter 'TableName' is required but was not present in the request");
+  EXPECT_ERROR(DecodeDescribeTimeToLiveRequest(R"({"TableName":"ab"})"), kValidation,
+               "TableName must be at least 3 characters long and at most 255 characters long");
+  EXPECT_ERROR(DecodeDescribeTableRequest(R"({"TableName":"abc;"})"), kValidation,
+               "1 validation error detected: Value 'abc;' at 'tableName' failed to satisfy "
+               "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
   EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":12})"), kSerialization,
                "NUMBER_VALUE cannot be converted to String");
   EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":false})"), kSerialization,
