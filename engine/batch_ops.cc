@@ -58,7 +58,6 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
         {{"ProjectionExpression", ka.projection_expression.has_value()}}));
     TableRead read;
     read.consistent_read = ka.consistent_read;
-    DR_ASSIGN_OR_RETURN(read.table, FindTable(name));
     expr::ExpressionContext ctx(&ka.expression_attribute_names, nullptr,
                                 ka.has_expression_attribute_names, false);
     DR_RETURN_IF_ERROR(ctx.ValidateMaps());
@@ -68,20 +67,25 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
       DR_ASSIGN_OR_RETURN(read.projection, expr::ProjectionFromAttributesToGet(ka.attributes_to_get));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
-    if (read.projection) {
-      DR_RETURN_IF_ERROR(CheckKeyPathsScalar(read.projection->paths, read.table->key, nullptr));
-    }
-    std::set<std::string> seen;
     for (const auto& key : ka.keys) {
       Item k = key;
       DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&k));
-      DR_ASSIGN_OR_RETURN(std::string encoded, ItemKey(*read.table, k, false));
-      if (!seen.insert(encoded).second) {
-        return ValidationError("Provided list of item keys contains duplicates");
+      for (const auto& [other, unused] : read.keys) {
+        if (other == k) return ValidationError("Provided list of item keys contains duplicates");
       }
-      read.keys.emplace_back(std::move(k), std::move(encoded));
+      read.keys.emplace_back(std::move(k), std::string());
     }
     reads.emplace_back(name, std::move(read));
+  }
+  // Then the tables: DynamoDB validates the whole request before it looks one up.
+  for (auto& [name, read] : reads) {
+    DR_ASSIGN_OR_RETURN(read.table, FindTable(name));
+    if (read.projection) {
+      DR_RETURN_IF_ERROR(CheckKeyPathsScalar(read.projection->paths, read.table->key, nullptr));
+    }
+    for (auto& [k, encoded] : read.keys) {
+      DR_ASSIGN_OR_RETURN(encoded, ItemKey(*read.table, k, false));
+    }
   }
 
   BatchGetItemResponse resp;
@@ -163,9 +167,9 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   };
   std::vector<Write> writes;
   std::set<std::string> seen;
+  // The request on its own first, then its tables (DynamoDB's order).
   for (const auto& [name, requests] : req.request_items) {
     DR_RETURN_IF_ERROR(ValidateTableName(name, "requestItems.member.key"));
-    DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(name));
     for (const auto& wr : requests) {
       if (wr.put_item.has_value() == wr.delete_key.has_value()) {
         return ValidationError(
@@ -174,27 +178,36 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       }
       Write w;
       w.table_name = name;
-      w.table = table;
       if (wr.put_item) {
         Item item = *wr.put_item;
         DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
-        DR_ASSIGN_OR_RETURN(w.key, ItemKey(*table, item, true));
         if (ItemSize(item) > kItemSizeBytesMax) {
           return ValidationError("Item size has exceeded the maximum allowed size");
         }
-        DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
-        w.key_item = KeyAttributes(table->key, item);
         w.new_item = std::move(item);
       } else {
         Item key = *wr.delete_key;
         DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key));
-        DR_ASSIGN_OR_RETURN(w.key, ItemKey(*table, key, false));
         w.key_item = std::move(key);
       }
-      if (!seen.insert(w.key).second) {
-        return ValidationError("Provided list of item keys contains duplicates");
-      }
       writes.push_back(std::move(w));
+    }
+  }
+  std::map<std::string, TableInfoPtr> tables;
+  for (const auto& [name, requests] : req.request_items) {
+    DR_ASSIGN_OR_RETURN(tables[name], FindTable(name));
+  }
+  for (auto& w : writes) {
+    w.table = tables.at(w.table_name);
+    if (w.new_item) {
+      DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, *w.new_item, true));
+      DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*w.table, *w.new_item));
+      w.key_item = KeyAttributes(w.table->key, *w.new_item);
+    } else {
+      DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, w.key_item, false));
+    }
+    if (!seen.insert(w.key).second) {
+      return ValidationError("Provided list of item keys contains duplicates");
     }
   }
 

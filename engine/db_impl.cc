@@ -442,6 +442,7 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
 
 StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
+  DR_RETURN_IF_ERROR(CheckUpdateTableRequest(req));
   std::unique_lock lock(catalog_mu_);
   auto it = tables_.find(TableNameOf(req.table_name));
   if (it == tables_.end()) {

@@ -90,6 +90,10 @@ Status CheckKeySchema(const std::vector<KeySchemaElement>& ks,
     return ValidationError("Invalid KeySchema: The first KeySchemaElement is not a HASH key type");
   }
   if (!multi_attribute && ks.size() == 2) {
+    if (ks[0].attribute_name == ks[1].attribute_name) {
+      return ValidationError(
+          "Both the Hash Key and the Range Key element in the KeySchema have the same name");
+    }
     if (ks[1].key_type != KeyType::kRange) {
       return ValidationError(
           "Invalid KeySchema: The second KeySchemaElement is not a RANGE key type");
@@ -144,6 +148,22 @@ void CheckThroughput(const ProvisionedThroughput& t, std::string_view field,
                 ".writeCapacityUnits' failed to satisfy constraint: Member must have value "
                 "greater than or equal to 1");
   }
+}
+
+// Capacity units beyond what DynamoDB accepts at all (its account limits are
+// far lower): "Given value N for ReadCapacityUnits is out of bounds[ for index X]".
+Status CheckThroughputBounds(const ProvisionedThroughput& t, const std::string& index = "") {
+  constexpr int64_t kMax = 1000000000000;
+  const std::string suffix = index.empty() ? "" : " for index " + index;
+  if (t.read_capacity_units > kMax) {
+    return ValidationError("Given value " + std::to_string(t.read_capacity_units) +
+                           " for ReadCapacityUnits is out of bounds" + suffix);
+  }
+  if (t.write_capacity_units > kMax) {
+    return ValidationError("Given value " + std::to_string(t.write_capacity_units) +
+                           " for WriteCapacityUnits is out of bounds" + suffix);
+  }
+  return Status();
 }
 
 // The member constraints of an index's KeySchema and Projection (`field` is the
@@ -484,6 +504,7 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
   }
   if (req.provisioned_throughput) CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);
   DR_RETURN_IF_ERROR(errors.ToStatus());
+  if (req.provisioned_throughput) DR_RETURN_IF_ERROR(CheckThroughputBounds(*req.provisioned_throughput));
 
   const auto& defs = req.attribute_definitions;
   {
@@ -653,6 +674,42 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
   }
   DR_RETURN_IF_ERROR(MergeTags(req.tags, &info));
   return info;
+}
+
+Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
+  if (req.provisioned_throughput) {
+    ConstraintErrors errors;
+    CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);
+    DR_RETURN_IF_ERROR(errors.ToStatus());
+    DR_RETURN_IF_ERROR(CheckThroughputBounds(*req.provisioned_throughput));
+  }
+  std::set<std::string> updated;
+  for (const auto& u : req.global_secondary_index_updates) {
+    const int set = u.create.has_value() + u.delete_index_name.has_value() + u.update.has_value();
+    if (set != 1) {
+      return Invalid(set == 0 ? "One of GlobalSecondaryIndexUpdate.Update, "
+                                "GlobalSecondaryIndexUpdate.Create, "
+                                "GlobalSecondaryIndexUpdate.Delete must not be null"
+                              : "Only one of GlobalSecondaryIndexUpdate.Update, "
+                                "GlobalSecondaryIndexUpdate.Create, "
+                                "GlobalSecondaryIndexUpdate.Delete may be set");
+    }
+    const std::string& name = u.create ? u.create->index_name
+                              : u.update ? u.update->first
+                                         : *u.delete_index_name;
+    if (u.update) DR_RETURN_IF_ERROR(CheckThroughputBounds(u.update->second, name));
+    if (!updated.insert(name).second) {
+      return Invalid("Only one global secondary index update per index is allowed "
+                     "simultaneously. Index: " + name);
+    }
+  }
+  if (!req.provisioned_throughput && !req.billing_mode && req.global_secondary_index_updates.empty() &&
+      !req.stream_specification && !req.deletion_protection_enabled) {
+    return ValidationError(
+        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+        "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+  }
+  return Status();
 }
 
 Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now) {

@@ -61,6 +61,10 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
 
 // Checks an UpdateTable request against the current table and applies it to `info`.
 Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now);
+// The UpdateTable checks that need no table, made before it is looked up
+// (DynamoDB's order): throughput bounds, each index update well formed and
+// once per index, something to update at all.
+Status CheckUpdateTableRequest(const UpdateTableRequest& req);
 
 }  // namespace dynarock
 
