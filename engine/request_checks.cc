@@ -115,6 +115,23 @@ Status CheckAttributesToGet(const std::vector<std::string>& names) {
   return Status();
 }
 
+// An ExclusiveStartKey's values, checked before the key conditions and the
+// scan segments. DynamoDB prefixes "The provided starting key is invalid: " to
+// an empty string or binary set, not to a number's or a duplicate's problem
+// (captured from DynamoDB, tests/differential/captured.json).
+Status CheckStartKeyValues(const std::optional<Item>& start_key) {
+  if (!start_key) return Status();
+  Item key = *start_key;
+  Status s = NormalizeAndValidateItem(&key);
+  if (s.ok()) return s;
+  const std::string& m = s.message();
+  if (m.find("An string set  may not be empty") != std::string::npos ||
+      m.find("Binary sets should not be empty") != std::string::npos) {
+    return ValidationError("The provided starting key is invalid: " + m);
+  }
+  return s;
+}
+
 Status CheckParameters(const QueryRequest& req) {
   if (req.limit && *req.limit < 1) return LimitError(*req.limit);
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
@@ -132,7 +149,8 @@ Status CheckParameters(const QueryRequest& req) {
       req.key_condition_expression || req.filter_expression || req.projection_expression,
       req.key_condition_expression || req.filter_expression,
       "FilterExpression and KeyConditionExpression"));
-  return CheckAttributesToGet(req.attributes_to_get);
+  DR_RETURN_IF_ERROR(CheckAttributesToGet(req.attributes_to_get));
+  return CheckStartKeyValues(req.exclusive_start_key);
 }
 
 Status CheckParameters(const ScanRequest& req) {
@@ -147,7 +165,8 @@ Status CheckParameters(const ScanRequest& req) {
       req.has_expression_attribute_names, req.has_expression_attribute_values,
       req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
       "FilterExpression"));
-  return CheckAttributesToGet(req.attributes_to_get);
+  DR_RETURN_IF_ERROR(CheckAttributesToGet(req.attributes_to_get));
+  return CheckStartKeyValues(req.exclusive_start_key);
 }
 
 Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& table_key,

@@ -345,7 +345,9 @@ void ReadBody(Decoder& d, const dom::object& o, R* r) {
   ConditionalOperatorMember(d, o, &r->conditional_operator);
   if (d.StrList(o, "AttributesToGet", &r->attributes_to_get)) r->has_attributes_to_get = true;
   d.Int(o, "Limit", "Integer", 1, INT32_MAX, &r->limit);
+  d.set_attr_rank(2);
   d.StartKeyMember(o, &r->exclusive_start_key);
+  d.set_attr_rank(100);
   d.Bool(o, "ConsistentRead", &r->consistent_read);
   ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
 }
@@ -353,14 +355,19 @@ void ReadBody(Decoder& d, const dom::object& o, R* r) {
 void QueryBody(Decoder& d, const dom::object& o, QueryRequest* r) {
   ReadBody(d, o, r);
   d.Str(o, "KeyConditionExpression", &r->key_condition_expression);
+  d.set_attr_rank(3);
   ConditionMapMember(d, o, "KeyConditions", &r->key_conditions, &r->has_key_conditions);
+  d.set_attr_rank(1);
   ConditionMapMember(d, o, "QueryFilter", &r->query_filter, &r->has_query_filter);
+  d.set_attr_rank(100);
   d.Bool(o, "ScanIndexForward", &r->scan_index_forward);
 }
 
 void ScanBody(Decoder& d, const dom::object& o, ScanRequest* r) {
   ReadBody(d, o, r);
+  d.set_attr_rank(1);
   ConditionMapMember(d, o, "ScanFilter", &r->scan_filter, &r->has_scan_filter);
+  d.set_attr_rank(100);
   d.Int(o, "Segment", "Integer", 0, 999999, &r->segment);
   d.Int(o, "TotalSegments", "Integer", 1, 1000000, &r->total_segments);
 }

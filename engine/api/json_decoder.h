@@ -85,7 +85,10 @@ class Decoder {
     if (!failed_) violations_.push_back(std::move(message));
   }
   void AttrError(std::string_view message) {
-    if (!failed_ && attr_error_.empty()) attr_error_ = message;
+    if (failed_ || (!attr_error_.empty() && attr_error_rank_ <= attr_rank_)) return;
+    attr_error_ = message;
+    attr_error_rank_ = attr_rank_;
+    ++attr_error_serial_;
   }
   void Missing(std::string_view key) {
     Violation("Value null at '" + PathTo(key) + "' failed to satisfy constraint: Member must not be null");
@@ -94,6 +97,10 @@ class Decoder {
   // An invalid AttributeValue (the only problem left), for DecodeBody's
   // `attribute_error`; empty when there is none.
   const std::string& attr_error() const { return attr_error_; }
+  // The rank of the member being decoded: of the invalid AttributeValues in a
+  // request, DynamoDB reports the one in the member it checks first (a lower
+  // rank; Query: QueryFilter, then ExclusiveStartKey, then KeyConditions).
+  void set_attr_rank(int rank) { attr_rank_ = rank; }
   bool structurally_ok() const { return !failed_ && violations_.empty(); }
 
   Status Finish() const {
@@ -491,14 +498,14 @@ class Decoder {
   bool ItemBody(const dom::object& m, Item* out, std::string_view wrap_for = {}) {
     out->clear();
     for (dom::key_value_pair kv : m) {
-      const bool had_error = !attr_error_.empty();
+      const uint64_t serial = attr_error_serial_;
       AttributeValue v;
       if (kv.value.is_null()) {
         AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
       } else if (!AttrValue(kv.value, &v)) {
         return false;
       }
-      if (!wrap_for.empty() && !had_error && !attr_error_.empty()) {
+      if (!wrap_for.empty() && attr_error_serial_ != serial) {
         attr_error_ = std::string(wrap_for) + " contains invalid value: " + attr_error_ +
                       " for key " + std::string(kv.key);
       }
@@ -522,9 +529,9 @@ class Decoder {
   // ExclusiveStartKey: a malformed value in it is reported as "The provided
   // starting key is invalid: <problem>" (captured from DynamoDB).
   bool StartKeyMember(const dom::object& o, std::optional<Item>* out) {
-    const bool had_error = !attr_error_.empty();
+    const uint64_t serial = attr_error_serial_;
     bool found = ItemMember(o, "ExclusiveStartKey", out);
-    if (!had_error && !attr_error_.empty()) {
+    if (attr_error_serial_ != serial) {
       attr_error_ = "The provided starting key is invalid: " + attr_error_;
     }
     return found;
@@ -637,6 +644,9 @@ class Decoder {
   std::string serialization_message_;
   std::vector<std::string> violations_;
   std::string attr_error_;
+  int attr_rank_ = 100;        // of the member being decoded
+  int attr_error_rank_ = 100;  // of the member attr_error_ came from
+  uint64_t attr_error_serial_ = 0;
   std::string path_;
   dom::parser empty_parser_{64};
   dom::object empty_;
