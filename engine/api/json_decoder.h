@@ -673,6 +673,14 @@ StatusOr<T> DecodeBody(std::string_view body, Fn fn, Status* attribute_error = n
   return out;
 }
 
+// Members both the request and the response decoders read (json_decode.cc).
+void KeySchemaMember(Decoder& d, const dom::object& o, bool required,
+                     std::vector<KeySchemaElement>* out);
+void AttributeDefinitionsMember(Decoder& d, const dom::object& o, bool required,
+                                std::vector<AttributeDefinition>* out);
+void KeysAndAttributesBody(Decoder& d, const dom::object& o, KeysAndAttributes* k);
+void WriteRequestBody(Decoder& d, const dom::object& e, WriteRequest* w);
+
 }  // namespace dynarock::api::json_internal
 
 #endif  // DYNAROCK_API_JSON_DECODER_H_
