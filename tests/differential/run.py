@@ -37,13 +37,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
 import corpus  # noqa: E402
+import harness  # noqa: E402  (signed_post: requests signed as an SDK signs them)
 
 VOLATILE = {"CreationDateTime", "LastUpdateToPayPerRequestDateTime", "TableId", "TableArn",
             "IndexArn", "LatestStreamArn", "LatestStreamLabel", "StreamArn", "ItemCount",
@@ -109,30 +109,14 @@ def start_servers(workdir):
     return (local, local_port), (rock, rock_port)
 
 
-def sign(url, target, body, headers):
-    """A SigV4-signed request (botocore's signer), as an SDK sends it."""
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
-    h = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target}
-    h.update(headers or {})
-    req = AWSRequest(method="POST", url=url, data=body, headers=h)
-    SigV4Auth(Credentials("AKIDDIFFERENTIAL", "secret"), "dynamodb", "us-east-1").add_auth(req)
-    return dict(req.headers.items())
-
-
 def send(port, step):
-    url = "http://127.0.0.1:%d/" % port
+    """One corpus step sent to the server on `port`, SigV4-signed as an SDK
+    signs it; returns (status, the JSON document answered)."""
     target = step.get("target") or "DynamoDB_20120810." + step["op"]
     body = step["raw"] if "raw" in step else json.dumps(step.get("body", {}))
     body = body.encode() if isinstance(body, str) else body
-    headers = sign(url, target, body, step.get("headers"))
-    req = urllib.request.Request(url, data=body, headers=headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            status, data = r.status, r.read()
-    except urllib.error.HTTPError as e:
-        status, data = e.code, e.read()
+    status, _, data = harness.signed_post("http://127.0.0.1:%d" % port, target, body,
+                                          "AKIDDIFFERENTIAL", headers=step.get("headers"))
     try:
         doc = json.loads(data or b"{}")
     except ValueError:
@@ -167,7 +151,8 @@ def normalize(op, status, doc):
 
 
 def load_known():
-    known = json.load(open(os.path.join(HERE, "known.json")))
+    with open(os.path.join(HERE, "known.json")) as f:
+        known = json.load(f)
     rules = [(re.compile(r["local"], re.S), re.compile(r["rock"], re.S), r["why"])
              for r in known.get("rules", [])]
     return rules, known.get("cases", {})

@@ -265,6 +265,35 @@ def wait_active(c, name, timeout=30):
         time.sleep(0.1)
 
 
+def signed_post(url, target, body, key="AKIDTEST", secret="secret", service="dynamodb",
+                when=None, headers=None):
+    """POSTs `body` (bytes, sent as is: malformed JSON too) to `url` with
+    X-Amz-Target `target`, signed by botocore's SigV4 signer as an SDK signs it:
+    for `service`, at `when` (a naive UTC datetime; now by default), `headers`
+    added before signing. Returns (status, lower-cased headers, body bytes)."""
+    import datetime
+    import http.client
+    from unittest import mock
+    from urllib.parse import urlparse
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+    h = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": target}
+    h.update(headers or {})
+    req = AWSRequest(method="POST", url=url.rstrip("/") + "/", data=body, headers=h)
+    now = when or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    with mock.patch("botocore.auth.get_current_datetime", return_value=now):
+        SigV4Auth(Credentials(key, secret), service, REGION).add_auth(req)
+    u = urlparse(url)
+    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=30)
+    try:
+        conn.request("POST", "/", body=body, headers=dict(req.headers.items()))
+        r = conn.getresponse()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, r.read()
+    finally:
+        conn.close()
+
+
 def error_of(exc):
     """(code, message) of a botocore ClientError."""
     err = exc.response.get("Error", {})

@@ -23,8 +23,6 @@ import os
 import re
 import sys
 import unittest
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -52,20 +50,9 @@ def expand(v):
 
 
 def send(op, body):
-    from botocore.auth import SigV4Auth
-    from botocore.awsrequest import AWSRequest
-    from botocore.credentials import Credentials
-    url = harness.endpoint() + "/"
-    data = json.dumps(body).encode()
-    req = AWSRequest(method="POST", url=url, data=data, headers={
-        "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "DynamoDB_20120810." + op})
-    SigV4Auth(Credentials("AKIDCAPTURED", "secret"), "dynamodb", "us-east-1").add_auth(req)
-    r = urllib.request.Request(url, data=data, headers=dict(req.headers.items()), method="POST")
-    try:
-        with urllib.request.urlopen(r, timeout=30) as resp:
-            return resp.status, json.loads(resp.read() or b"{}")
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b"{}")
+    status, _, data = harness.signed_post(harness.endpoint(), "DynamoDB_20120810." + op,
+                                          json.dumps(body).encode(), "AKIDCAPTURED")
+    return status, json.loads(data or b"{}")
 
 
 def same_answer(case, got):

@@ -218,14 +218,8 @@ class SignedCompressedRequestTest(unittest.TestCase):
         harness.stop_process(cls.proc)
 
     def signed(self, body, key="AKIDGOOD", secret="s3cr3t"):
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-        from botocore.credentials import Credentials
-        req = AWSRequest(method="POST", url=self.url + "/", data=body, headers={
-            "Content-Type": J, "X-Amz-Target": "DynamoDB_20120810.CreateTable",
-            "Content-Encoding": "gzip"})
-        SigV4Auth(Credentials(key, secret), "dynamodb", harness.REGION).add_auth(req)
-        return post(self.url, body, "DynamoDB_20120810.CreateTable", dict(req.headers.items()))
+        return harness.signed_post(self.url, "DynamoDB_20120810.CreateTable", body, key, secret,
+                                   headers={"Content-Encoding": "gzip"})
 
     def test_a_signed_gzip_body_is_accepted_and_a_wrong_key_refused(self):
         name = harness.table_name("sig")

@@ -281,24 +281,10 @@ class RequireAuthTest(unittest.TestCase):
 
     def signed(self, service="dynamodb", key="AKIDGOOD", secret="s3cr3t/key", when=None):
         """ListTables signed by botocore's SigV4 signer, for `service`, at `when`."""
-        import datetime
-        from unittest import mock
-        from botocore.auth import SigV4Auth
-        from botocore.awsrequest import AWSRequest
-        from botocore.credentials import Credentials
-        req = AWSRequest(method="POST", url=self.url + "/", data=b"{}", headers={
-            "Content-Type": "application/x-amz-json-1.0",
-            "X-Amz-Target": "DynamoDB_20120810.ListTables"})
-        now = when or datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-        with mock.patch("botocore.auth.get_current_datetime", return_value=now):
-            SigV4Auth(Credentials(key, secret), service, harness.REGION).add_auth(req)
-        host, port = self.url.replace("http://", "").rsplit(":", 1)
-        conn = http.client.HTTPConnection(host, int(port), timeout=10)
-        conn.request("POST", "/", body=b"{}", headers=dict(req.headers.items()))
-        r = conn.getresponse()
-        doc = json.loads(r.read() or b"{}")
-        conn.close()
-        return r.status, doc.get("__type", "").split("#")[-1], doc.get("message", doc.get("Message"))
+        status, _, data = harness.signed_post(self.url, "DynamoDB_20120810.ListTables", b"{}",
+                                              key, secret, service, when)
+        doc = json.loads(data or b"{}")
+        return status, doc.get("__type", "").split("#")[-1], doc.get("message", doc.get("Message"))
 
     def test_each_refusal_has_dynamodbs_type_message_and_status(self):
         import datetime
