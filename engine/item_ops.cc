@@ -124,9 +124,7 @@ std::optional<ItemCollectionMetrics> DBImpl::CollectionMetrics(const TableInfo& 
   // The collection: the partition's items and their local index entries.
   size_t bytes = 0;
   auto add_prefix = [&](rocksdb::ColumnFamilyHandle* cf, const std::string& prefix) {
-    std::string upper = prefix;
-    while (!upper.empty() && static_cast<unsigned char>(upper.back()) == 0xFF) upper.pop_back();
-    if (!upper.empty()) upper.back() = static_cast<char>(static_cast<unsigned char>(upper.back()) + 1);
+    const std::string upper = PrefixSuccessor(prefix);
     rocksdb::Slice upper_slice(upper);
     rocksdb::ReadOptions ro;
     ro.iterate_upper_bound = &upper_slice;

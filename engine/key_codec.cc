@@ -103,6 +103,12 @@ std::string EncodePartitionPrefix(uint32_t table_id,
   return out;
 }
 
+std::string PrefixSuccessor(std::string prefix) {
+  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
+  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
+  return prefix;
+}
+
 void AppendSortKey(const AttributeValue& sk, std::string* out) {
   assert(IsKeyType(sk.type()));
   if (sk.is(AttrType::kN)) {

@@ -72,6 +72,10 @@ std::string EncodePartitionPrefix(uint32_t table_id, const AttributeValue& pk);
 std::string EncodePartitionPrefix(uint32_t table_id,
                                   const std::vector<const AttributeValue*>& parts);
 
+// PrefixSuccessor(): the smallest string greater than every string that starts
+// with `prefix` (the exclusive upper bound of a prefix range; empty: no bound).
+std::string PrefixSuccessor(std::string prefix);
+
 // AppendSortKey(): appends the last-component encoding of a sort key (S, N, B).
 void AppendSortKey(const AttributeValue& sk, std::string* out);
 

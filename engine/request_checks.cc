@@ -122,14 +122,13 @@ Status CheckAttributesToGet(const std::vector<std::string>& names) {
 Status CheckStartKeyValues(const std::optional<Item>& start_key) {
   if (!start_key) return Status();
   Item key = *start_key;
-  Status s = NormalizeAndValidateItem(&key);
-  if (s.ok()) return s;
-  const std::string& m = s.message();
-  if (m.find("An string set  may not be empty") != std::string::npos ||
-      m.find("Binary sets should not be empty") != std::string::npos) {
-    return ValidationError("The provided starting key is invalid: " + m);
+  for (auto& [name, v] : key) {
+    if ((v.is(AttrType::kSS) || v.is(AttrType::kBS)) && v.set().empty()) {
+      return ValidationError("The provided starting key is invalid: " +
+                             NormalizeAndValidateValue(&v, 1).message());
+    }
   }
-  return s;
+  return NormalizeAndValidateItem(&key);
 }
 
 Status CheckParameters(const QueryRequest& req) {

@@ -676,6 +676,17 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
   return info;
 }
 
+namespace {
+
+// An UpdateTable that asks for nothing, or for what the table already has.
+Status NothingToUpdate() {
+  return ValidationError(
+      "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
+      "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+}
+
+}  // namespace
+
 Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
   if (req.provisioned_throughput) {
     ConstraintErrors errors;
@@ -705,9 +716,7 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
   }
   if (!req.provisioned_throughput && !req.billing_mode && req.global_secondary_index_updates.empty() &&
       !req.stream_specification && !req.deletion_protection_enabled) {
-    return ValidationError(
-        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
-        "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+    return NothingToUpdate();
   }
   return Status();
 }
@@ -812,9 +821,7 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     changed = true;
   }
   if (!changed) {
-    return ValidationError(
-        "At least one of ProvisionedThroughput, BillingMode, UpdateStreamEnabled, "
-        "GlobalSecondaryIndexUpdates or SSESpecification or ReplicaUpdates is required");
+    return NothingToUpdate();
   }
   return Status();
 }

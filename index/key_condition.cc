@@ -3,6 +3,7 @@
 #include "engine/db_impl.h"
 #include "engine/key_codec.h"
 #include "engine/number.h"
+#include "index/maintainer.h"
 
 namespace dynarock {
 namespace {
@@ -101,11 +102,7 @@ Status CheckShape(const KeyDef& key, const MatchedTerms& m) {
 Status CheckConditionValue(std::string_view index_name, const std::string& name,
                            const AttributeValue& v, bool is_hash) {
   if (!index_name.empty() && (v.is(AttrType::kS) || v.is(AttrType::kB)) && v.scalar().empty()) {
-    return ValidationError(
-        "One or more parameter values are not valid. A value specified for a secondary index "
-        "key is not supported. The AttributeValue for a key attribute cannot contain an empty " +
-        std::string(v.is(AttrType::kS) ? "string" : "binary") +
-        " value. IndexName: " + std::string(index_name) + ", IndexKey: " + name);
+    return EmptyIndexKeyValue(index_name, name, v.type());
   }
   return CheckKeyValue(name, v, is_hash);
 }
@@ -147,12 +144,6 @@ Status CheckTerm(const KeyAttribute& attr, const expr::KeyTerm& t) {
 }
 
 }  // namespace
-
-std::string PrefixSuccessor(std::string prefix) {
-  while (!prefix.empty() && static_cast<unsigned char>(prefix.back()) == 0xFF) prefix.pop_back();
-  if (!prefix.empty()) prefix.back() = static_cast<char>(static_cast<unsigned char>(prefix.back()) + 1);
-  return prefix;
-}
 
 StatusOr<KeyRange> KeyConditionRange(const KeyDef& key, std::string_view index_name,
                                      uint32_t prefix_id, bool escaped_sort,

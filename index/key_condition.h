@@ -46,9 +46,6 @@ StatusOr<KeyRange> KeyConditionRange(const KeyDef& key, std::string_view index_n
                                      const std::vector<std::string>& filter_names,
                                      bool filter_is_expression);
 
-// The smallest string greater than every string that starts with `prefix`.
-std::string PrefixSuccessor(std::string prefix);
-
 }  // namespace dynarock
 
 #endif  // DYNAROCK_INDEX_KEY_CONDITION_H_

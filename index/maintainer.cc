@@ -83,6 +83,14 @@ Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Ite
   return out;
 }
 
+Status EmptyIndexKeyValue(std::string_view index_name, std::string_view name, AttrType type) {
+  return ValidationError(
+      "One or more parameter values are not valid. A value specified for a secondary index key "
+      "is not supported. The AttributeValue for a key attribute cannot contain an empty " +
+      std::string(type == AttrType::kS ? "string" : "binary") + " value. IndexName: " +
+      std::string(index_name) + ", IndexKey: " + std::string(name));
+}
+
 Status CheckKeyPartSize(const std::vector<KeyAttribute>& attrs,
                         const std::vector<const AttributeValue*>& values,
                         std::string_view index_name, bool is_hash) {
@@ -131,11 +139,7 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_upda
             std::to_string(max_bytes) + " bytes IndexName: " + index.name);
       }
       if ((type == AttrType::kS || type == AttrType::kB) && it->second.scalar().empty()) {
-        return ValidationError(
-            "One or more parameter values are not valid. A value specified for a secondary index "
-            "key is not supported. The AttributeValue for a key attribute cannot contain an "
-            "empty " + std::string(type == AttrType::kS ? "string" : "binary") +
-            " value. IndexName: " + index.name + ", IndexKey: " + name);
+        return EmptyIndexKeyValue(index.name, name, type);
       }
       return Status();
     };

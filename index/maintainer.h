@@ -50,6 +50,10 @@ bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_v
 // ("The update expression attempted to update the secondary index key ...").
 Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_update = false);
 
+// DynamoDB's refusal of an empty S or B value for index key `name` of `index_name`
+// (in an item written, or in a Query's key condition).
+Status EmptyIndexKeyValue(std::string_view index_name, std::string_view name, AttrType type);
+
 // The size limit of a multi-attribute key part, summed over its attributes'
 // value sizes (dynarock/item_size.h): 2048 bytes for the HASH attributes, 1024
 // for the RANGE attributes.

@@ -295,6 +295,15 @@ TEST(KeyCodec, DecodeGarbageNeverCrashes) {
   }
 }
 
+TEST(KeyCodec, PrefixSuccessorBoundsExactlyThePrefix) {
+  EXPECT_EQ(PrefixSuccessor("ab"), "ac");
+  EXPECT_EQ(PrefixSuccessor(std::string("a\xff\xff", 3)), "b");
+  EXPECT_EQ(PrefixSuccessor(std::string("\xff", 1)), "");  // no upper bound
+  const std::string p("k\x01\xff", 3);
+  EXPECT_LT(p + std::string(10, '\xff'), PrefixSuccessor(p));
+  EXPECT_GE(std::string("k\x02", 2), PrefixSuccessor(p));
+}
+
 TEST(KeyCodec, MultiAttributePartitionPrefix) {
   AttributeValue a = AttributeValue::S("ab"), n = AttributeValue::N("12"), b = AttributeValue::B("x");
   // One part: exactly the single-value encoding (persisted single-attribute keys).
