@@ -813,6 +813,18 @@ class IndexWriteTest(unittest.TestCase):
                      contains=["A value specified for a secondary index key is not supported",
                                "IndexName: gmi", "IndexKey: g"])
 
+    def test_empty_string_in_an_index_key_condition_refused(self):
+        # A Query's empty index-key value gets the secondary-index wording, as a
+        # write's does (DynamoDB Local 3.3 answers the same).
+        with self.assertRaises(ClientError) as e:
+            C.query(TableName=MUT, IndexName="gmi", KeyConditionExpression="g = :g",
+                    ExpressionAttributeValues={":g": {"S": ""}})
+        assert_error(self, e, "ValidationException",
+                     "One or more parameter values are not valid. A value specified for a "
+                     "secondary index key is not supported. The AttributeValue for a key "
+                     "attribute cannot contain an empty string value. IndexName: gmi, "
+                     "IndexKey: g")
+
     def test_index_key_of_other_type_elsewhere_in_item_ok(self):
         # Only top-level attributes named like the index key are checked.
         k = self.uid()

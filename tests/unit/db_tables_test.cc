@@ -136,6 +136,42 @@ TEST_F(DBTest, ListTablesPages) {
                "Member must have value greater than or equal to 1");
 }
 
+// UpdateTable's checks that need no table come before the table is looked up,
+// as DynamoDB orders them: a malformed request on a missing table is a
+// ValidationException, and nothing changes.
+TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
+  UpdateTableRequest req;
+  req.table_name = "missing_table";
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation, "At least one of ProvisionedThroughput");
+  req.provisioned_throughput = ProvisionedThroughput{1000000000001, 1};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
+               "Given value 1000000000001 for ReadCapacityUnits is out of bounds");
+  req.provisioned_throughput.reset();
+  GlobalSecondaryIndexUpdate both;
+  both.delete_index_name = "gsi";
+  both.update = std::make_pair(std::string("gsi"), ProvisionedThroughput{1, 1});
+  req.global_secondary_index_updates = {both};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
+               "Only one of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
+               "GlobalSecondaryIndexUpdate.Delete may be set");
+  req.global_secondary_index_updates = {GlobalSecondaryIndexUpdate{}};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation, "must not be null");
+  GlobalSecondaryIndexUpdate high;
+  high.update = std::make_pair(std::string("gsi"), ProvisionedThroughput{1, 1000000000001});
+  req.global_secondary_index_updates = {high};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
+               "Given value 1000000000001 for WriteCapacityUnits is out of bounds for index gsi");
+  GlobalSecondaryIndexUpdate del;
+  del.delete_index_name = "gsi";
+  req.global_secondary_index_updates = {del, del};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
+               "Only one global secondary index update per index is allowed simultaneously. "
+               "Index: gsi");
+  // A well-formed request on the missing table: now the lookup answers.
+  req.global_secondary_index_updates = {del};
+  EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kResourceNotFound, "missing_table");
+}
+
 TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
   auto dir = std::filesystem::temp_directory_path() /
              ("dynarock_reopen_" + std::to_string(::getpid()));
