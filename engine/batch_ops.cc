@@ -26,7 +26,7 @@ namespace dynarock {
 StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& req) {
   if (req.request_items.empty()) {
     return ValidationError(
-        "1 validation error detected: Value null at 'requestItems' failed to satisfy "
+        "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1");
   }
   size_t total = 0;
@@ -81,7 +81,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
   for (auto& [name, read] : reads) {
     DR_ASSIGN_OR_RETURN(read.table, FindTable(name));
     if (read.projection) {
-      DR_RETURN_IF_ERROR(CheckKeyPathsScalar(read.projection->paths, read.table->key, nullptr));
+      DR_RETURN_IF_ERROR(CheckKeyPathsScalar(read.projection->paths, *read.table));
     }
     for (auto& [k, encoded] : read.keys) {
       DR_ASSIGN_OR_RETURN(encoded, ItemKey(*read.table, k, false));
@@ -139,7 +139,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
 StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequest& req) {
   if (req.request_items.empty()) {
     return ValidationError(
-        "1 validation error detected: Value null at 'requestItems' failed to satisfy "
+        "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1");
   }
   // One table's list out of 1..25 breaks the map's constraint; lists within it
@@ -200,9 +200,12 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   for (auto& w : writes) {
     w.table = tables.at(w.table_name);
     if (w.new_item) {
-      DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, *w.new_item, true));
-      DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*w.table, *w.new_item));
+      // A put's key is checked as a key: a missing or mistyped key attribute is
+      // "The provided key element does not match the schema" here (captured
+      // from DynamoDB), not PutItem's "Missing the key".
       w.key_item = KeyAttributes(w.table->key, *w.new_item);
+      DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, w.key_item, false));
+      DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*w.table, *w.new_item));
     } else {
       DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, w.key_item, false));
     }

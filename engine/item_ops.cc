@@ -264,13 +264,15 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
   DR_RETURN_IF_ERROR(CheckParameters(req));
   Item item = req.item;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
+  if (ItemSize(item) > kItemSizeBytesMax) {
+    return ValidationError("Item size has exceeded the maximum allowed size");
+  }
 
   // The request's own validity first, then the table (DynamoDB's order).
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
                               req.has_expression_attribute_values);
-  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
   DR_ASSIGN_OR_RETURN(expr::ConditionPtr condition,
                       ParseWriteCondition(req.condition_expression, req.expected,
                                           req.conditional_operator, &ctx));
@@ -278,9 +280,6 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, item, /*for_put=*/true));
-  if (ItemSize(item) > kItemSizeBytesMax) {
-    return ValidationError("Item size has exceeded the maximum allowed size");
-  }
   DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
   if (condition) {
     DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
@@ -325,7 +324,7 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
-  if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, table->key, nullptr));
+  if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, *table));
 
   DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
   GetItemResponse resp;
@@ -350,7 +349,6 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
                               req.has_expression_attribute_values);
-  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
   DR_ASSIGN_OR_RETURN(expr::ConditionPtr condition,
                       ParseWriteCondition(req.condition_expression, req.expected,
                                           req.conditional_operator, &ctx));
@@ -391,7 +389,6 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
                               req.has_expression_attribute_values);
-  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
   expr::UpdatePlanPtr plan;
   if (req.update_expression) {
     DR_ASSIGN_OR_RETURN(plan, expr::ParseUpdate(*req.update_expression, &ctx));
@@ -412,13 +409,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   std::vector<expr::Path> updated_paths;
   if (plan) {
     updated_paths = expr::UpdatedPaths(*plan);
-    for (const auto& path : updated_paths) {
-      if (!path.empty() && !path[0].is_index && table->key.IsKeyAttribute(path[0].name)) {
-        return ValidationError(
-            "One or more parameter values were invalid: Cannot update attribute " + path[0].name +
-            ". This attribute is part of the key");
-      }
-    }
+    DR_RETURN_IF_ERROR(CheckUpdatedPaths(updated_paths, *table));
   }
   if (condition) {
     DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));

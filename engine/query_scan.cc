@@ -117,14 +117,6 @@ StatusOr<std::optional<expr::ProjectionSpec>> ParseReadProjection(
   return std::optional<expr::ProjectionSpec>();
 }
 
-StatusOr<LegacyConditionMap> NormalizeLegacyConditions(const LegacyConditionMap& conditions) {
-  LegacyConditionMap out = conditions;
-  for (auto& [name, condition] : out) {
-    for (auto& v : condition.attribute_value_list) DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&v, 1));
-  }
-  return out;
-}
-
 // No projection or filter path may go into a key attribute of the table or of
 // the index read.
 Status CheckReadPaths(const TableInfo& table, const IndexInfo* index,
@@ -171,23 +163,41 @@ StatusOr<std::string> DBImpl::StartKey(const TableInfo& table, const IndexInfo* 
                                        const Item& exclusive_start_key) const {
   Item esk = exclusive_start_key;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&esk));
-  std::optional<std::string> start;
-  if (index) {
-    size_t expected = KeyAttributes(table.key, esk).size();
-    for (const auto& [name, v] : KeyAttributes(index->key, esk)) {
-      if (!table.key.IsKeyAttribute(name)) expected++;
-    }
-    auto table_key = ItemKey(table, KeyAttributes(table.key, esk), false);
-    if (table_key.ok() && expected == esk.size()) start = IndexEntryKey(table, *index, esk);
-  } else {
-    auto k = ItemKey(table, esk, false);
-    if (k.ok()) start = std::move(*k);
-  }
-  if (!start) {
+  // DynamoDB's three answers (captured from the service): an empty key; a key
+  // without exactly the attributes of the table's key (and the index's); a key
+  // with those attributes but a value of the wrong type.
+  if (esk.empty()) {
     return ValidationError(
         "The provided starting key is invalid: The provided key element does not match the "
         "schema");
   }
+  size_t expected = 0;
+  bool names_match = true;
+  auto need = [&](const std::string& name) {
+    if (esk.find(name) == esk.end()) names_match = false;
+    ++expected;
+  };
+  for (const auto& a : table.key.hash) need(a.name);
+  for (const auto& a : table.key.range) need(a.name);
+  if (index) {
+    for (const auto* part : {&index->key.hash, &index->key.range}) {
+      for (const auto& a : *part) {
+        if (!table.key.IsKeyAttribute(a.name)) need(a.name);
+      }
+    }
+  }
+  if (!names_match || expected != esk.size()) {
+    return ValidationError("The provided starting key is invalid");
+  }
+  std::optional<std::string> start;
+  if (index) {
+    auto table_key = ItemKey(table, KeyAttributes(table.key, esk), false);
+    if (table_key.ok()) start = IndexEntryKey(table, *index, esk);
+  } else {
+    auto k = ItemKey(table, esk, false);
+    if (k.ok()) start = std::move(*k);
+  }
+  if (!start) return ValidationError("The provided key element does not match the schema");
   return *std::move(start);
 }
 
@@ -300,7 +310,6 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
                               req.has_expression_attribute_names,
                               req.has_expression_attribute_values);
-  DR_RETURN_IF_ERROR(ctx.ValidateMaps());
   std::vector<expr::KeyTerm> terms;
   if (req.key_condition_expression) {
     DR_ASSIGN_OR_RETURN(terms, expr::ParseKeyCondition(*req.key_condition_expression, &ctx));
@@ -324,12 +333,17 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
+  // Then the table, the index, what to return, the start key and the key
+  // conditions, in DynamoDB's order.
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
-  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
                                                         req.has_attributes_to_get, index,
                                                         /*scan=*/false));
+  if (req.exclusive_start_key) {
+    DR_ASSIGN_OR_RETURN(plan.start_after, StartKey(*table, index, *req.exclusive_start_key));
+  }
+  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
 
   // The key terms matched to the key schema of what is queried, as a key range.
   const KeyDef& key = index ? index->key : table->key;
@@ -354,14 +368,13 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   plan.count_only = select.count_only;
   plan.all_attributes = select.all_attributes;
   plan.fetch_from_table = NeedsTableFetch(*table, index, select, plan.projection, plan.filter);
-  if (req.exclusive_start_key) {
-    DR_ASSIGN_OR_RETURN(std::string start, StartKey(*table, index, *req.exclusive_start_key));
+  if (plan.start_after) {
+    const std::string& start = *plan.start_after;
     if (!(plan.lower <= start && start < plan.upper) &&
         !(start == plan.upper && !plan.forward)) {
       return ValidationError(
           "The provided starting key is outside query boundaries based on provided conditions");
     }
-    plan.start_after = std::move(start);
   }
   return RunRead(*table, plan);
 }
@@ -419,12 +432,17 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
                                           req.has_attributes_to_get, &ctx));
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
+  // Then the table, the index, what to return, the start key and the paths, in
+  // DynamoDB's order.
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
   DR_ASSIGN_OR_RETURN(const IndexInfo* index, FindIndex(*table, req.index_name, req.consistent_read));
-  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
   DR_ASSIGN_OR_RETURN(SelectChoice select, ChooseSelect(req.select, plan.projection.has_value(),
                                                         req.has_attributes_to_get, index,
                                                         /*scan=*/true));
+  if (req.exclusive_start_key) {
+    DR_ASSIGN_OR_RETURN(plan.start_after, StartKey(*table, index, *req.exclusive_start_key));
+  }
+  DR_RETURN_IF_ERROR(CheckReadPaths(*table, index, plan.projection, plan.filter));
 
   const uint32_t prefix_id = index ? index->id : table->id;
   if (req.total_segments) {
@@ -447,8 +465,8 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
   plan.count_only = select.count_only;
   plan.all_attributes = select.all_attributes;
   plan.fetch_from_table = NeedsTableFetch(*table, index, select, plan.projection, plan.filter);
-  if (req.exclusive_start_key) {
-    DR_ASSIGN_OR_RETURN(std::string start, StartKey(*table, index, *req.exclusive_start_key));
+  if (plan.start_after) {
+    const std::string& start = *plan.start_after;
     if (!(plan.lower <= start && start < plan.upper)) {
       // A key of another segment would silently end this one early.
       return ValidationError(
@@ -457,7 +475,6 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
           std::to_string(req.total_segments.value_or(1)) +
           " Segment: " + std::to_string(req.segment.value_or(0)));
     }
-    plan.start_after = std::move(start);
   }
   return RunRead(*table, plan);
 }

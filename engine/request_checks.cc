@@ -58,11 +58,21 @@ Status LimitError(int64_t limit) {
                          "greater than or equal to 1");
 }
 
+// The expression maps' keys and emptiness, before any of their values is read
+// (DynamoDB reports a key of bad syntax before a value it cannot read).
+template <typename R>
+Status CheckExpressionMaps(const R& req) {
+  return expr::ExpressionContext(&req.expression_attribute_names, &req.expression_attribute_values,
+                                 req.has_expression_attribute_names,
+                                 req.has_expression_attribute_values)
+      .ValidateMaps();
+}
+
 // PutItem and DeleteItem: a condition, and ReturnValues NONE or ALL_OLD.
 template <typename R>
 Status CheckConditionalWrite(const R& req) {
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
-      {{"Expected", !req.expected.empty()},
+      {{"Expected", req.has_expected || !req.expected.empty()},
        {"ConditionalOperator", req.conditional_operator.has_value()}},
       {{"ConditionExpression", req.condition_expression.has_value()}}));
   DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
@@ -72,15 +82,20 @@ Status CheckConditionalWrite(const R& req) {
   if (req.return_values != ReturnValue::kNone && req.return_values != ReturnValue::kAllOld) {
     return ValidationError("ReturnValues can only be ALL_OLD or NONE");
   }
-  return Status();
+  return CheckExpressionMaps(req);
 }
 
 }  // namespace
 
-Status CheckParameters(const PutItemRequest& req) { return CheckConditionalWrite(req); }
-Status CheckParameters(const DeleteItemRequest& req) { return CheckConditionalWrite(req); }
+Status CheckParameters(const PutItemRequest& req, const MalformedValue&) {
+  DR_RETURN_IF_ERROR(CheckConditionalWrite(req));
+  return Status();
+}
+Status CheckParameters(const DeleteItemRequest& req, const MalformedValue&) {
+  return CheckConditionalWrite(req);
+}
 
-Status CheckParameters(const GetItemRequest& req) {
+Status CheckParameters(const GetItemRequest& req, const MalformedValue&) {
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
       {{"AttributesToGet", !req.attributes_to_get.empty()}},
       {{"ProjectionExpression", req.projection_expression.has_value()}}));
@@ -88,17 +103,19 @@ Status CheckParameters(const GetItemRequest& req) {
                                  req.projection_expression.has_value(), false);
 }
 
-Status CheckParameters(const UpdateItemRequest& req) {
+Status CheckParameters(const UpdateItemRequest& req, const MalformedValue&) {
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
       {{"AttributeUpdates", req.has_attribute_updates},
-       {"Expected", !req.expected.empty()},
+       {"Expected", req.has_expected || !req.expected.empty()},
        {"ConditionalOperator", req.conditional_operator.has_value()}},
       {{"UpdateExpression", req.update_expression.has_value()},
        {"ConditionExpression", req.condition_expression.has_value()}}));
   bool any_expression = req.update_expression || req.condition_expression;
-  return CheckExpressionMapsUsed(req.has_expression_attribute_names,
-                                 req.has_expression_attribute_values, any_expression,
-                                 any_expression, "UpdateExpression and ConditionExpression");
+  DR_RETURN_IF_ERROR(CheckExpressionMapsUsed(req.has_expression_attribute_names,
+                                             req.has_expression_attribute_values, any_expression,
+                                             any_expression,
+                                             "UpdateExpression and ConditionExpression"));
+  return CheckExpressionMaps(req);
 }
 
 // Each name once in AttributesToGet.
@@ -131,7 +148,47 @@ Status CheckStartKeyValues(const std::optional<Item>& start_key) {
   return NormalizeAndValidateItem(&key);
 }
 
-Status CheckParameters(const QueryRequest& req) {
+StatusOr<LegacyConditionMap> NormalizeLegacyConditions(const LegacyConditionMap& conditions) {
+  LegacyConditionMap out = conditions;
+  for (auto& [name, condition] : out) {
+    for (auto& v : condition.attribute_value_list) {
+      DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&v, 1));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A legacy filter or KeyConditions: its values readable, then each condition's
+// operator, argument count and types. `member` is where a malformed value of it
+// would be.
+Status CheckLegacyMember(const LegacyConditionMap& conditions, std::string_view parameter,
+                         ValueMember member, const MalformedValue& malformed) {
+  if (!malformed.error.ok() && malformed.member == member) return malformed.error;
+  DR_ASSIGN_OR_RETURN(LegacyConditionMap normalized, NormalizeLegacyConditions(conditions));
+  return expr::CheckLegacyConditions(normalized, parameter);
+}
+
+Status CheckStartKey(const std::optional<Item>& start_key, const MalformedValue& malformed) {
+  if (!malformed.error.ok() && malformed.member == ValueMember::kStartKey) return malformed.error;
+  return CheckStartKeyValues(start_key);
+}
+
+Status CheckExpressionTexts(
+    std::initializer_list<std::pair<const std::optional<std::string>*, expr::ExpressionKind>>
+        expressions) {
+  for (const auto& [text, kind] : expressions) {
+    if (*text) DR_RETURN_IF_ERROR(expr::CheckExpressionText(**text, kind));
+  }
+  return Status();
+}
+
+}  // namespace
+
+// DynamoDB's order for a Query: QueryFilter before the duplicate check, then
+// the start key, then KeyConditions (captured from DynamoDB).
+Status CheckParameters(const QueryRequest& req, const MalformedValue& malformed) {
   if (req.limit && *req.limit < 1) return LimitError(*req.limit);
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
       {{"AttributesToGet", req.has_attributes_to_get},
@@ -148,11 +205,24 @@ Status CheckParameters(const QueryRequest& req) {
       req.key_condition_expression || req.filter_expression || req.projection_expression,
       req.key_condition_expression || req.filter_expression,
       "FilterExpression and KeyConditionExpression"));
+  DR_RETURN_IF_ERROR(
+      CheckLegacyMember(req.query_filter, "QueryFilter", ValueMember::kFilter, malformed));
   DR_RETURN_IF_ERROR(CheckAttributesToGet(req.attributes_to_get));
-  return CheckStartKeyValues(req.exclusive_start_key);
+  DR_RETURN_IF_ERROR(CheckStartKey(req.exclusive_start_key, malformed));
+  if (req.has_key_conditions && !req.key_condition_expression) {
+    if (req.key_conditions.empty()) return ValidationError("Conditions can be of length 1 or 2 only");
+    DR_RETURN_IF_ERROR(CheckLegacyMember(req.key_conditions, "KeyConditions",
+                                         ValueMember::kKeyConditions, malformed));
+  }
+  DR_RETURN_IF_ERROR(CheckExpressionMaps(req));
+  if (!malformed.error.ok()) return malformed.error;
+  return CheckExpressionTexts({{&req.key_condition_expression, expr::ExpressionKind::kKeyCondition},
+                               {&req.filter_expression, expr::ExpressionKind::kFilter},
+                               {&req.projection_expression, expr::ExpressionKind::kProjection}});
 }
 
-Status CheckParameters(const ScanRequest& req) {
+// A Scan checks duplicate AttributesToGet before ScanFilter, then the start key.
+Status CheckParameters(const ScanRequest& req, const MalformedValue& malformed) {
   if (req.limit && *req.limit < 1) return LimitError(*req.limit);
   DR_RETURN_IF_ERROR(CheckNoMixedParameters(
       {{"AttributesToGet", req.has_attributes_to_get},
@@ -165,7 +235,11 @@ Status CheckParameters(const ScanRequest& req) {
       req.filter_expression || req.projection_expression, req.filter_expression.has_value(),
       "FilterExpression"));
   DR_RETURN_IF_ERROR(CheckAttributesToGet(req.attributes_to_get));
-  return CheckStartKeyValues(req.exclusive_start_key);
+  DR_RETURN_IF_ERROR(
+      CheckLegacyMember(req.scan_filter, "ScanFilter", ValueMember::kFilter, malformed));
+  DR_RETURN_IF_ERROR(CheckStartKey(req.exclusive_start_key, malformed));
+  if (!malformed.error.ok()) return malformed.error;
+  return Status();
 }
 
 Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& table_key,
@@ -180,6 +254,24 @@ Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const KeyDef& t
         "allowed: " + std::string(in_table ? "Key: " : "IndexKey: ") + name);
   }
   return Status();
+}
+
+Status CheckKeyPathsScalar(const std::vector<expr::Path>& paths, const TableInfo& table) {
+  DR_RETURN_IF_ERROR(CheckKeyPathsScalar(paths, table.key, nullptr));
+  for (const auto& ix : table.indexes) {
+    DR_RETURN_IF_ERROR(CheckKeyPathsScalar(paths, table.key, &ix.key));
+  }
+  return Status();
+}
+
+Status CheckUpdatedPaths(const std::vector<expr::Path>& paths, const TableInfo& table) {
+  for (const auto& path : paths) {
+    if (!path.empty() && !path[0].is_index && table.key.IsKeyAttribute(path[0].name)) {
+      return ValidationError("One or more parameter values were invalid: Cannot update attribute " +
+                             path[0].name + ". This attribute is part of the key");
+    }
+  }
+  return CheckKeyPathsScalar(paths, table);
 }
 
 StatusOr<ValueMap> NormalizeExpressionValues(const ValueMap& values) {

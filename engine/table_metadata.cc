@@ -65,11 +65,12 @@ Status DBImpl::AlterTable(std::string_view name, Status not_found,
 StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLiveRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   const auto& spec = req.time_to_live_specification;
-  ConstraintErrors errors;
+  // An empty name is refused in words of DynamoDB's own (captured from the service).
   if (spec.attribute_name.empty()) {
-    errors.Add("Value '' at 'timeToLiveSpecification.attributeName' failed to satisfy "
-               "constraint: Member must have length greater than or equal to 1");
-  } else if (spec.attribute_name.size() > 255) {
+    return ValidationError("TimeToLiveSpecification.AttributeName must be non empty");
+  }
+  ConstraintErrors errors;
+  if (spec.attribute_name.size() > 255) {
     errors.Add("Value '" + spec.attribute_name +
                "' at 'timeToLiveSpecification.attributeName' failed to satisfy constraint: "
                "Member must have length less than or equal to 255");

@@ -575,10 +575,9 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
       return Invalid("Number of LocalSecondaryIndexes exceeds per-table limit of 5");
     }
   }
+  // A ValidationException at creation (captured from DynamoDB).
   if (req.global_secondary_indexes.size() > static_cast<size_t>(kGlobalSecondaryIndexesMax)) {
-    return Status(ErrorType::kLimitExceeded,
-                  "One or more parameter values were invalid: GlobalSecondaryIndex count "
-                  "exceeds the per-table limit of 20");
+    return Invalid("GlobalSecondaryIndex count exceeds the per-table limit of 20");
   }
   auto add_index = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
                        const Projection& projection, bool global,
@@ -593,6 +592,11 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
     DR_RETURN_IF_ERROR(CheckKeySchema(ks, defs, global));
     if (!global && ks.size() != 2) {
       return Invalid("Index KeySchema does not have a range key for index: " + name);
+    }
+    if (!global && ks[0].attribute_name != info.key.hash_name()) {
+      return Invalid("Index KeySchema does not have the same leading hash key as table "
+                     "KeySchema for index: " + name + ". index hash key: " +
+                     ks[0].attribute_name + ", table hash key: " + info.key.hash_name());
     }
     DR_RETURN_IF_ERROR(CheckProjection(projection, name));
     IndexInfo ix;
@@ -614,12 +618,6 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
       } else if (throughput) {
         return Invalid("ProvisionedThroughput should not be specified for index: " + name +
                        " when BillingMode is PAY_PER_REQUEST");
-      }
-    } else {
-      if (ks.size() != 2 || ks[0].attribute_name != info.key.hash_name()) {
-        return Invalid("Index KeySchema does not have the same leading hash key as table "
-                       "KeySchema for index: " + name + ". index hash key: " +
-                       ks[0].attribute_name + ", table hash key: " + info.key.hash_name());
       }
     }
     for (const auto& e : ks) used_attributes.insert(e.attribute_name);

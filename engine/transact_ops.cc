@@ -165,7 +165,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::TransactWriteItems(
     const TransactWriteItemsRequest& req) {
   if (req.transact_items.empty()) {
     return ValidationError(
-        "1 validation error detected: Value null at 'transactItems' failed to satisfy "
+        "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1");
   }
   if (req.transact_items.size() > static_cast<size_t>(kTransactItemsMax)) {
@@ -301,13 +301,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
             "updateExpression' failed to satisfy constraint: Member must not be null");
       }
       DR_ASSIGN_OR_RETURN(a.update, expr::ParseUpdate(*t.update_expression, &ctx));
-      for (const auto& path : expr::UpdatedPaths(*a.update)) {
-        if (!path.empty() && !path[0].is_index && a.table->key.IsKeyAttribute(path[0].name)) {
-          return ValidationError(
-              "One or more parameter values were invalid: Cannot update attribute " +
-              path[0].name + ". This attribute is part of the key");
-        }
-      }
+      DR_RETURN_IF_ERROR(CheckUpdatedPaths(expr::UpdatedPaths(*a.update), *a.table));
     }
     if (t.condition_expression) {
       DR_ASSIGN_OR_RETURN(a.condition, expr::ParseCondition(*t.condition_expression,
@@ -503,7 +497,7 @@ StatusOr<TransactWriteItemsResponse> DBImpl::RunTransactWriteItems(
 StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetItemsRequest& req) {
   if (req.transact_items.empty()) {
     return ValidationError(
-        "1 validation error detected: Value null at 'transactItems' failed to satisfy "
+        "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
         "constraint: Member must have length greater than or equal to 1");
   }
   if (req.transact_items.size() > static_cast<size_t>(kTransactItemsMax)) {
@@ -539,7 +533,7 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
       DR_ASSIGN_OR_RETURN(r.projection, expr::ParseProjection(*t.projection_expression, &ctx));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
-    if (r.projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(r.projection->paths, table->key, nullptr));
+    if (r.projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(r.projection->paths, *table));
     reads.push_back(std::move(r));
   }
   TransactGetItemsResponse resp;

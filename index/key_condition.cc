@@ -67,8 +67,7 @@ Status CheckShape(const KeyDef& key, const MatchedTerms& m) {
       return ValidationError("Query condition missed key schema element: " +
                              (key.has_range() ? key.range_name() : key.hash_name()));
     }
-    if (m.hash[0]->op != expr::KeyOp::kEq) return ValidationError("Query key condition not supported");
-    return Status();
+    return Status();  // the partition's operator is checked after the types
   }
   // Multi-attribute keys, with DynamoDB's messages for them.
   std::vector<std::string> lacking;
@@ -152,10 +151,20 @@ StatusOr<KeyRange> KeyConditionRange(const KeyDef& key, std::string_view index_n
                                      bool filter_is_expression) {
   DR_ASSIGN_OR_RETURN(MatchedTerms m, Match(key, terms));
   DR_RETURN_IF_ERROR(CheckShape(key, m));
+  for (const auto& t : terms) {
+    if (!t.indexable) {
+      return ValidationError("Attempted conditional constraint is not an indexable operation");
+    }
+  }
   size_t used = 0;  // the sort attributes constrained (a prefix, by CheckShape)
   while (used < m.range.size() && m.range[used]) ++used;
   for (size_t i = 0; i < key.hash.size(); ++i) DR_RETURN_IF_ERROR(CheckTerm(key.hash[i], *m.hash[i]));
   for (size_t i = 0; i < used; ++i) DR_RETURN_IF_ERROR(CheckTerm(key.range[i], *m.range[i]));
+  // DynamoDB reports a value of the wrong type before a partition condition
+  // other than equality.
+  if (!key.multi_attribute() && m.hash[0]->op != expr::KeyOp::kEq) {
+    return ValidationError("Query key condition not supported");
+  }
   for (const auto& name : filter_names) {
     if (key.IsKeyAttribute(name)) {
       return ValidationError(

@@ -88,11 +88,11 @@ ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std
 template <typename Req, typename Resp, typename Encode>
 ApiReply RunChecked(HandlerState& s, std::string_view body, StatusOr<Resp> (DB::*op)(const Req&),
                     Encode encode) {
-  Status attribute_error;
-  StatusOr<Req> req = DecodeItemRequest<Req>(body, &attribute_error);
-  if (req.ok() && !attribute_error.ok()) {
-    Status params = CheckParameters(*req);
-    return Handler::ErrorReply(params.ok() ? attribute_error : params);
+  MalformedValue malformed;
+  StatusOr<Req> req = DecodeItemRequest<Req>(body, &malformed);
+  if (req.ok() && !malformed.error.ok()) {
+    Status params = CheckParameters(*req, malformed);
+    return Handler::ErrorReply(params.ok() ? malformed.error : params);
   }
   return Execute(s, std::move(req), op, encode);
 }

@@ -79,6 +79,7 @@ void ReturnValuesOnFailureMember(Decoder& d, const dom::object& o, bool* out) {
 // Shared with the response decoders (json_decoder.h).
 void json_internal::KeySchemaMember(Decoder& d, const dom::object& o, bool required,
                      std::vector<KeySchemaElement>* out) {
+  d.NonEmpty(o, "KeySchema");
   d.EachObject(o, "KeySchema", required, [&](const dom::object& e) {
     KeySchemaElement k;
     d.ReqStr(e, "AttributeName", &k.attribute_name);
@@ -120,7 +121,7 @@ void ProjectionMember(Decoder& d, const dom::object& o, Projection* out) {
                            : t == "INCLUDE" ? ProjectionType::kInclude
                                             : ProjectionType::kAll;
   }
-  d.StrList(p, "NonKeyAttributes", &out->non_key_attributes);
+  d.StrList(p, "NonKeyAttributes", &out->non_key_attributes, /*non_empty=*/true);
 }
 
 bool ProvisionedThroughputMember(Decoder& d, const dom::object& o, bool required,
@@ -159,7 +160,7 @@ void StreamSpecificationMember(Decoder& d, const dom::object& o,
 }
 
 void GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g) {
-  d.ReqStr(e, "IndexName", &g->index_name);
+  d.Name(e, "IndexName", &g->index_name, /*required=*/true);
   KeySchemaMember(d, e, true, &g->key_schema);
   ProjectionMember(d, e, &g->projection);
   OptionalThroughput(d, e, &g->provisioned_throughput);
@@ -189,8 +190,8 @@ void ConditionMapMember(Decoder& d, const dom::object& o, std::string_view key,
 }
 
 void ExpectedMember(Decoder& d, const dom::object& o,
-                    std::map<std::string, ExpectedAttributeValue, std::less<>>* out) {
-  d.EachMapObject(o, "Expected", false, [&](std::string_view name, const dom::object& c) {
+                    std::map<std::string, ExpectedAttributeValue, std::less<>>* out, bool* has) {
+  *has = d.EachMapObject(o, "Expected", false, [&](std::string_view name, const dom::object& c) {
     ExpectedAttributeValue x;
     d.AttrMemberOf(c, "Value", &x.value);
     d.Bool(c, "Exists", &x.exists);
@@ -222,10 +223,11 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
   KeySchemaMember(d, o, true, &r->key_schema);
   r->has_local_secondary_indexes =
       d.EachObject(o, "LocalSecondaryIndexes", false, [&](const dom::object& e) {
+        // DynamoDB's order for an index's members (it lists at most ten violations).
         LocalSecondaryIndex l;
-        d.ReqStr(e, "IndexName", &l.index_name);
         KeySchemaMember(d, e, true, &l.key_schema);
         ProjectionMember(d, e, &l.projection);
+        d.Name(e, "IndexName", &l.index_name, /*required=*/true);
         r->local_secondary_indexes.push_back(std::move(l));
       });
   r->has_global_secondary_indexes =
@@ -259,14 +261,14 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
     if (d.Obj(e, "Update", &c)) {
       Decoder::Scope scope(&d, "update");
       std::pair<std::string, ProvisionedThroughput> p;
-      d.ReqStr(c, "IndexName", &p.first);
+      d.Name(c, "IndexName", &p.first, /*required=*/true);
       ProvisionedThroughputMember(d, c, true, &p.second);
       u.update = std::move(p);
     }
     if (d.Obj(e, "Delete", &c)) {
       Decoder::Scope scope(&d, "delete");
       std::string name;
-      d.ReqStr(c, "IndexName", &name);
+      d.Name(c, "IndexName", &name, /*required=*/true);
       u.delete_index_name = std::move(name);
     }
     r->global_secondary_index_updates.push_back(std::move(u));
@@ -281,7 +283,7 @@ void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {
   d.Str(o, "ConditionExpression", &r->condition_expression);
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
   ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
-  ExpectedMember(d, o, &r->expected);
+  ExpectedMember(d, o, &r->expected, &r->has_expected);
   ConditionalOperatorMember(d, o, &r->conditional_operator);
   ReturnValuesMember(d, o, &r->return_values);
   ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
@@ -295,7 +297,7 @@ void GetItemBody(Decoder& d, const dom::object& o, GetItemRequest* r) {
   d.Bool(o, "ConsistentRead", &r->consistent_read);
   d.Str(o, "ProjectionExpression", &r->projection_expression);
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
-  d.StrList(o, "AttributesToGet", &r->attributes_to_get);
+  d.StrList(o, "AttributesToGet", &r->attributes_to_get, /*non_empty=*/true);
   ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
 }
 
@@ -305,7 +307,7 @@ void DeleteItemBody(Decoder& d, const dom::object& o, DeleteItemRequest* r) {
   d.Str(o, "ConditionExpression", &r->condition_expression);
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
   ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
-  ExpectedMember(d, o, &r->expected);
+  ExpectedMember(d, o, &r->expected, &r->has_expected);
   ConditionalOperatorMember(d, o, &r->conditional_operator);
   ReturnValuesMember(d, o, &r->return_values);
   ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
@@ -329,7 +331,7 @@ void UpdateItemBody(Decoder& d, const dom::object& o, UpdateItemRequest* r) {
                       })) {
     r->has_attribute_updates = true;
   }
-  ExpectedMember(d, o, &r->expected);
+  ExpectedMember(d, o, &r->expected, &r->has_expected);
   ConditionalOperatorMember(d, o, &r->conditional_operator);
   ReturnValuesMember(d, o, &r->return_values);
   ReturnValuesOnFailureMember(d, o, &r->return_values_on_condition_check_failure_all_old);
@@ -353,11 +355,13 @@ void ReadBody(Decoder& d, const dom::object& o, R* r) {
   NamesMember(d, o, &r->expression_attribute_names, &r->has_expression_attribute_names);
   ValuesMember(d, o, &r->expression_attribute_values, &r->has_expression_attribute_values);
   ConditionalOperatorMember(d, o, &r->conditional_operator);
-  if (d.StrList(o, "AttributesToGet", &r->attributes_to_get)) r->has_attributes_to_get = true;
+  if (d.StrList(o, "AttributesToGet", &r->attributes_to_get, /*non_empty=*/true)) {
+    r->has_attributes_to_get = true;
+  }
   d.Int(o, "Limit", "Integer", 1, INT32_MAX, &r->limit);
-  d.set_attr_rank(2);
+  d.set_attr_rank(ValueMember::kStartKey);
   d.StartKeyMember(o, &r->exclusive_start_key);
-  d.set_attr_rank(100);
+  d.set_attr_rank(ValueMember::kOther);
   d.Bool(o, "ConsistentRead", &r->consistent_read);
   ReturnConsumedCapacityMember(d, o, &r->return_consumed_capacity);
 }
@@ -365,19 +369,19 @@ void ReadBody(Decoder& d, const dom::object& o, R* r) {
 void QueryBody(Decoder& d, const dom::object& o, QueryRequest* r) {
   ReadBody(d, o, r);
   d.Str(o, "KeyConditionExpression", &r->key_condition_expression);
-  d.set_attr_rank(3);
+  d.set_attr_rank(ValueMember::kKeyConditions);
   ConditionMapMember(d, o, "KeyConditions", &r->key_conditions, &r->has_key_conditions);
-  d.set_attr_rank(1);
+  d.set_attr_rank(ValueMember::kFilter);
   ConditionMapMember(d, o, "QueryFilter", &r->query_filter, &r->has_query_filter);
-  d.set_attr_rank(100);
+  d.set_attr_rank(ValueMember::kOther);
   d.Bool(o, "ScanIndexForward", &r->scan_index_forward);
 }
 
 void ScanBody(Decoder& d, const dom::object& o, ScanRequest* r) {
   ReadBody(d, o, r);
-  d.set_attr_rank(1);
+  d.set_attr_rank(ValueMember::kFilter);
   ConditionMapMember(d, o, "ScanFilter", &r->scan_filter, &r->has_scan_filter);
-  d.set_attr_rank(100);
+  d.set_attr_rank(ValueMember::kOther);
   d.Int(o, "Segment", "Integer", 0, 999999, &r->segment);
   d.Int(o, "TotalSegments", "Integer", 1, 1000000, &r->total_segments);
 }
@@ -395,7 +399,7 @@ void json_internal::KeysAndAttributesBody(Decoder& d, const dom::object& o, Keys
       if (!d.AsObject(x, &m) || !d.ItemBody(m, &k->keys.back())) return;
     }
   }
-  d.StrList(o, "AttributesToGet", &k->attributes_to_get);
+  d.StrList(o, "AttributesToGet", &k->attributes_to_get, /*non_empty=*/true);
   d.Bool(o, "ConsistentRead", &k->consistent_read);
   d.Str(o, "ProjectionExpression", &k->projection_expression);
   NamesMember(d, o, &k->expression_attribute_names, &k->has_expression_attribute_names);
@@ -404,6 +408,7 @@ void json_internal::KeysAndAttributesBody(Decoder& d, const dom::object& o, Keys
 namespace {
 
 void BatchGetItemBody(Decoder& d, const dom::object& o, BatchGetItemRequest* r) {
+  d.NonEmpty(o, "RequestItems");
   d.EachMapObject(o, "RequestItems", true, [&](std::string_view table, const dom::object& e) {
     KeysAndAttributesBody(d, e, &r->request_items[std::string(table)]);
   });
@@ -432,6 +437,7 @@ void json_internal::WriteRequestBody(Decoder& d, const dom::object& e, WriteRequ
 namespace {
 
 void BatchWriteItemBody(Decoder& d, const dom::object& o, BatchWriteItemRequest* r) {
+  d.NonEmpty(o, "RequestItems");
   dom::object items;
   if (d.ReqObj(o, "RequestItems", &items)) {
     for (dom::key_value_pair kv : items) {
@@ -457,6 +463,7 @@ void BatchWriteItemBody(Decoder& d, const dom::object& o, BatchWriteItemRequest*
 }
 
 void TransactGetItemsBody(Decoder& d, const dom::object& o, TransactGetItemsRequest* r) {
+  d.NonEmpty(o, "TransactItems");
   d.EachObject(o, "TransactItems", true, [&](const dom::object& e) {
     TransactGetItem t;
     dom::object g;
@@ -516,6 +523,7 @@ void TransactWriteItemBody(Decoder& d, const dom::object& e, TransactWriteItem* 
 }
 
 void TransactWriteItemsBody(Decoder& d, const dom::object& o, TransactWriteItemsRequest* r) {
+  d.NonEmpty(o, "TransactItems");
   d.EachObject(o, "TransactItems", true, [&](const dom::object& e) {
     TransactWriteItem t;
     TransactWriteItemBody(d, e, &t);
@@ -552,7 +560,10 @@ StatusOr<DeleteTableRequest> DecodeDeleteTableRequest(std::string_view body) {
 StatusOr<ListTablesRequest> DecodeListTablesRequest(std::string_view body) {
   return DecodeBody<ListTablesRequest>(
       body, [](Decoder& d, const dom::object& o, ListTablesRequest* r) {
-        d.Str(o, "ExclusiveStartTableName", &r->exclusive_start_table_name);
+        std::string start;
+        if (d.Name(o, "ExclusiveStartTableName", &start, /*required=*/false)) {
+          r->exclusive_start_table_name = std::move(start);
+        }
         d.Int(o, "Limit", "Integer", 1, 100, &r->limit);
       });
 }
@@ -564,43 +575,43 @@ StatusOr<PutItemRequest> DecodePutItemRequest(std::string_view body) {
   return DecodeBody<PutItemRequest>(body, PutItemBody);
 }
 template <>
-StatusOr<PutItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<PutItemRequest>(body, PutItemBody, attribute_error);
+StatusOr<PutItemRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<PutItemRequest>(body, PutItemBody, malformed);
 }
 StatusOr<GetItemRequest> DecodeGetItemRequest(std::string_view body) {
   return DecodeBody<GetItemRequest>(body, GetItemBody);
 }
 template <>
-StatusOr<GetItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<GetItemRequest>(body, GetItemBody, attribute_error);
+StatusOr<GetItemRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<GetItemRequest>(body, GetItemBody, malformed);
 }
 StatusOr<DeleteItemRequest> DecodeDeleteItemRequest(std::string_view body) {
   return DecodeBody<DeleteItemRequest>(body, DeleteItemBody);
 }
 template <>
-StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<DeleteItemRequest>(body, DeleteItemBody, attribute_error);
+StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<DeleteItemRequest>(body, DeleteItemBody, malformed);
 }
 StatusOr<UpdateItemRequest> DecodeUpdateItemRequest(std::string_view body) {
   return DecodeBody<UpdateItemRequest>(body, UpdateItemBody);
 }
 template <>
-StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<UpdateItemRequest>(body, UpdateItemBody, attribute_error);
+StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<UpdateItemRequest>(body, UpdateItemBody, malformed);
 }
 StatusOr<QueryRequest> DecodeQueryRequest(std::string_view body) {
   return DecodeBody<QueryRequest>(body, QueryBody);
 }
 template <>
-StatusOr<QueryRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<QueryRequest>(body, QueryBody, attribute_error);
+StatusOr<QueryRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<QueryRequest>(body, QueryBody, malformed);
 }
 StatusOr<ScanRequest> DecodeScanRequest(std::string_view body) {
   return DecodeBody<ScanRequest>(body, ScanBody);
 }
 template <>
-StatusOr<ScanRequest> DecodeItemRequest(std::string_view body, Status* attribute_error) {
-  return DecodeBody<ScanRequest>(body, ScanBody, attribute_error);
+StatusOr<ScanRequest> DecodeItemRequest(std::string_view body, MalformedValue* malformed) {
+  return DecodeBody<ScanRequest>(body, ScanBody, malformed);
 }
 StatusOr<BatchGetItemRequest> DecodeBatchGetItemRequest(std::string_view body) {
   return DecodeBody<BatchGetItemRequest>(body, BatchGetItemBody);

@@ -40,6 +40,10 @@
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 
+namespace dynarock {
+struct MalformedValue;  // engine/request_checks.h
+}
+
 namespace dynarock::api {
 
 // ---------------------------------------------------------------- server: requests
@@ -51,16 +55,17 @@ StatusOr<ListTablesRequest> DecodeListTablesRequest(std::string_view body);
 StatusOr<UpdateTableRequest> DecodeUpdateTableRequest(std::string_view body);
 // The item operations' requests (PutItem, GetItem, DeleteItem, UpdateItem,
 // Query, Scan) decoded so that a request whose only fault is a malformed
-// AttributeValue is still returned, with the fault in *attribute_error:
-// DynamoDB reports it after the operation's parameter checks.
+// AttributeValue is still returned, with the fault and its member in
+// *malformed: DynamoDB reports it where CheckParameters (engine/request_checks.h)
+// checks that member.
 template <typename Req>
-StatusOr<Req> DecodeItemRequest(std::string_view body, Status* attribute_error);
-template <> StatusOr<PutItemRequest> DecodeItemRequest(std::string_view, Status*);
-template <> StatusOr<GetItemRequest> DecodeItemRequest(std::string_view, Status*);
-template <> StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view, Status*);
-template <> StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view, Status*);
-template <> StatusOr<QueryRequest> DecodeItemRequest(std::string_view, Status*);
-template <> StatusOr<ScanRequest> DecodeItemRequest(std::string_view, Status*);
+StatusOr<Req> DecodeItemRequest(std::string_view body, MalformedValue* malformed);
+template <> StatusOr<PutItemRequest> DecodeItemRequest(std::string_view, MalformedValue*);
+template <> StatusOr<GetItemRequest> DecodeItemRequest(std::string_view, MalformedValue*);
+template <> StatusOr<DeleteItemRequest> DecodeItemRequest(std::string_view, MalformedValue*);
+template <> StatusOr<UpdateItemRequest> DecodeItemRequest(std::string_view, MalformedValue*);
+template <> StatusOr<QueryRequest> DecodeItemRequest(std::string_view, MalformedValue*);
+template <> StatusOr<ScanRequest> DecodeItemRequest(std::string_view, MalformedValue*);
 StatusOr<PutItemRequest> DecodePutItemRequest(std::string_view body);
 StatusOr<GetItemRequest> DecodeGetItemRequest(std::string_view body);
 StatusOr<DeleteItemRequest> DecodeDeleteItemRequest(std::string_view body);

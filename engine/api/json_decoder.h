@@ -10,6 +10,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <string>
@@ -20,6 +21,9 @@
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 #include "engine/api/base64.h"
+#include "engine/item_validation.h"
+#include "engine/number.h"
+#include "engine/request_checks.h"
 #include "engine/table_validation.h"
 
 namespace dynarock::api::json_internal {
@@ -93,6 +97,12 @@ class Decoder {
   void Missing(std::string_view key) {
     Violation("Value null at '" + PathTo(key) + "' failed to satisfy constraint: Member must not be null");
   }
+  // A list (`shown` "[]") or map ("{}") member `key` given empty where its
+  // shape wants at least one entry.
+  void Empty(std::string_view key, std::string_view shown) {
+    Violation("Value '" + std::string(shown) + "' at '" + PathTo(key) +
+              "' failed to satisfy constraint: Member must have length greater than or equal to 1");
+  }
 
   // An invalid AttributeValue (the only problem left), for DecodeBody's
   // `attribute_error`; empty when there is none.
@@ -100,15 +110,20 @@ class Decoder {
   // The rank of the member being decoded: of the invalid AttributeValues in a
   // request, DynamoDB reports the one in the member it checks first (a lower
   // rank; Query: QueryFilter, then ExclusiveStartKey, then KeyConditions).
-  void set_attr_rank(int rank) { attr_rank_ = rank; }
+  void set_attr_rank(ValueMember member) { attr_rank_ = member; }
+  ValueMember attr_error_member() const { return attr_error_rank_; }
   bool structurally_ok() const { return !failed_ && violations_.empty(); }
+
+  // DynamoDB lists (and counts) at most this many constraint violations.
+  static constexpr size_t kViolationsListedMax = 10;
 
   Status Finish() const {
     if (failed_) return Status(ErrorType::kSerialization, serialization_message_);
     if (!violations_.empty()) {
-      std::string m = std::to_string(violations_.size());
-      m += violations_.size() == 1 ? " validation error detected: " : " validation errors detected: ";
-      for (size_t i = 0; i < violations_.size(); ++i) {
+      const size_t n = std::min(violations_.size(), kViolationsListedMax);
+      std::string m = std::to_string(n);
+      m += n == 1 ? " validation error detected: " : " validation errors detected: ";
+      for (size_t i = 0; i < n; ++i) {
         if (i) m += "; ";
         m += violations_[i];
       }
@@ -231,6 +246,15 @@ class Decoder {
     errors.CheckTableName(*out, PathTo("TableName"));
     for (const auto& v : errors.violations()) Violation(v);
   }
+  // A name member with the table-name rules (3 to 255 of [a-zA-Z0-9_.-]),
+  // such as an IndexName; `required` reports it missing.
+  bool Name(const dom::object& o, std::string_view key, std::string* out, bool required) {
+    if (!(required ? ReqStr(o, key, out) : Str(o, key, out))) return false;
+    ConstraintErrors errors;
+    errors.CheckName(*out, PathTo(key));
+    for (const auto& v : errors.violations()) Violation(v);
+    return true;
+  }
   // The TableName of DescribeTable, DeleteTable and DescribeTimeToLive, whose
   // missing or ill-sized name DynamoDB reports in words of its own (captured
   // from DynamoDB in dynalite's tests); a name of the right length with other
@@ -349,9 +373,12 @@ class Decoder {
     if (!failed_) Missing(key);
     return false;
   }
-  bool StrList(const dom::object& o, std::string_view key, std::vector<std::string>* out) {
+  // `non_empty`: the shape wants at least one name (AttributesToGet, NonKeyAttributes).
+  bool StrList(const dom::object& o, std::string_view key, std::vector<std::string>* out,
+               bool non_empty = false) {
     dom::array a;
     if (!Arr(o, key, &a)) return false;
+    if (non_empty && a.size() == 0) Empty(key, "[]");
     out->clear();
     for (dom::element e : a) {
       std::string_view sv;
@@ -391,7 +418,16 @@ class Decoder {
       AttrError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes");
       *out = AttributeValue::Null();
     } else if (kinds > 1) {
-      AttrError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes");
+      // DynamoDB reads an N member's number before it counts the members.
+      std::string_view n;
+      dom::element nv;
+      StatusOr<std::string> number = std::string();
+      if (o.at_key("N").get(nv) == simdjson::SUCCESS && nv.get_string().get(n) == simdjson::SUCCESS) {
+        number = NormalizeNumber(n);
+      }
+      AttrError(number.ok() ? "Supplied AttributeValue has more than one datatypes set, must "
+                              "contain exactly one of the supported datatypes"
+                            : number.status().message());
     }
     return !failed_;
   }
@@ -560,11 +596,29 @@ class Decoder {
         continue;
       }
       if (!AttrValue(x, &out->back())) return false;
+      // An empty set is reported in its place among the list's other faults.
+      AttributeValue& v = out->back();
+      if (v.is_set() && v.set().empty()) {
+        AttributeValue copy = v;
+        Status s = NormalizeAndValidateValue(&copy, 1);
+        if (!s.ok()) AttrError(s.message());
+      }
     }
     return true;
   }
 
   // ------------------------------------------------------------ iteration helpers
+
+  // Reports list (or map) member `key` if present and empty, where its shape
+  // wants at least one entry (KeySchema, TransactItems, RequestItems).
+  void NonEmpty(const dom::object& o, std::string_view key) {
+    dom::element e;
+    if (!Find(o, key, &e)) return;
+    dom::array a;
+    dom::object m;
+    if (e.get_array().get(a) == simdjson::SUCCESS && a.size() == 0) Empty(key, "[]");
+    if (e.get_object().get(m) == simdjson::SUCCESS && m.size() == 0) Empty(key, "{}");
+  }
 
   // Calls fn(object) for each element of list member `key`, inside its path scope.
   template <typename Fn>
@@ -644,8 +698,8 @@ class Decoder {
   std::string serialization_message_;
   std::vector<std::string> violations_;
   std::string attr_error_;
-  int attr_rank_ = 100;        // of the member being decoded
-  int attr_error_rank_ = 100;  // of the member attr_error_ came from
+  ValueMember attr_rank_ = ValueMember::kOther;        // the member being decoded
+  ValueMember attr_error_rank_ = ValueMember::kOther;  // the member attr_error_ came from
   uint64_t attr_error_serial_ = 0;
   std::string path_;
   dom::parser empty_parser_{64};
@@ -653,19 +707,20 @@ class Decoder {
   bool empty_parsed_ = false;
 };
 
-// Decodes a request. With `attribute_error`, a request whose only problem is
-// an invalid AttributeValue is returned, and that error goes to
-// *attribute_error: DynamoDB reports it after the operation's parameter checks
-// (engine/request_checks.h CheckParameters).
+// Decodes a request. With `malformed`, a request whose only problem is an
+// invalid AttributeValue is returned, and that error and its member go to
+// *malformed: DynamoDB reports it where the operation's parameter checks reach
+// that member (engine/request_checks.h CheckParameters).
 template <typename T, typename Fn>
-StatusOr<T> DecodeBody(std::string_view body, Fn fn, Status* attribute_error = nullptr) {
+StatusOr<T> DecodeBody(std::string_view body, Fn fn, MalformedValue* malformed = nullptr) {
   Decoder d;
   dom::object root;
   if (!d.ParseRoot(body, &root)) return d.Finish();
   T out{};
   fn(d, root, &out);
-  if (attribute_error != nullptr && d.structurally_ok() && !d.attr_error().empty()) {
-    *attribute_error = ValidationError(d.attr_error());
+  if (malformed != nullptr && d.structurally_ok() && !d.attr_error().empty()) {
+    malformed->error = ValidationError(d.attr_error());
+    malformed->member = d.attr_error_member();
     return out;
   }
   Status s = d.Finish();

@@ -99,6 +99,11 @@ class ExpressionContext {
 struct Condition;  // opaque parsed condition (defined in ast.h)
 using ConditionPtr = std::shared_ptr<const Condition>;
 
+// An expression's size and emptiness, which DynamoDB checks for all of a
+// request's expressions before it parses any ("Invalid FilterExpression: The
+// expression can not be empty;").
+Status CheckExpressionText(std::string_view text, ExpressionKind kind);
+
 // ConditionExpression or FilterExpression.
 StatusOr<ConditionPtr> ParseCondition(std::string_view text, ExpressionKind kind,
                                       ExpressionContext* ctx);
@@ -123,6 +128,9 @@ struct KeyTerm {
   KeyOp op = KeyOp::kEq;
   AttributeValue value1;
   AttributeValue value2;  // kBetween only
+  // False for a KeyConditions operator a key cannot use (NULL, IN, CONTAINS,
+  // ...): reported once the terms are matched to the key schema.
+  bool indexable = true;
 };
 
 // A KeyConditionExpression: one or two terms joined by AND, each `name op value`,
@@ -177,6 +185,11 @@ StatusOr<ConditionPtr> ConditionFromExpected(
 StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
                                            const std::optional<std::string>& conditional_operator,
                                            std::string_view parameter);
+
+// Each condition's operator, argument count and argument types, as
+// ConditionFromFilter and KeyTermsFromKeyConditions check them (`parameter`
+// "QueryFilter", "ScanFilter" or "KeyConditions"), without building anything.
+Status CheckLegacyConditions(const LegacyConditionMap& conditions, std::string_view parameter);
 
 // KeyConditions -> key terms.
 StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMap& key_conditions);

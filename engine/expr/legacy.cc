@@ -276,6 +276,27 @@ StatusOr<ConditionPtr> ConditionFromExpected(
   return ConditionPtr(std::move(root));
 }
 
+namespace {
+
+Status NullOperator(const std::string& where) {
+  return ValidationError("1 validation error detected: Value null at '" + where +
+                         ".member.comparisonOperator' failed to satisfy constraint: Member "
+                         "must not be null");
+}
+
+}  // namespace
+
+Status CheckLegacyConditions(const LegacyConditionMap& conditions, std::string_view parameter) {
+  for (const auto& [attribute, condition] : conditions) {
+    const std::string where = LowerFirst(parameter) + "." + attribute;
+    if (condition.comparison_operator.empty()) return NullOperator(where);
+    DR_RETURN_IF_ERROR(ValidateOperator(condition.comparison_operator,
+                                        condition.attribute_value_list, where, true)
+                           .status());
+  }
+  return Status();
+}
+
 StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
                                            const std::optional<std::string>& conditional_operator,
                                            std::string_view parameter) {
@@ -285,11 +306,7 @@ StatusOr<ConditionPtr> ConditionFromFilter(const LegacyConditionMap& filter,
   root->kind = combine;
   for (const auto& [attribute, condition] : filter) {
     const std::string where = LowerFirst(parameter) + "." + attribute;
-    if (condition.comparison_operator.empty()) {
-      return ValidationError("1 validation error detected: Value null at '" + where +
-                             ".member.comparisonOperator' failed to satisfy constraint: Member "
-                             "must not be null");
-    }
+    if (condition.comparison_operator.empty()) return NullOperator(where);
     DR_ASSIGN_OR_RETURN(const OpInfo* info,
                         ValidateOperator(condition.comparison_operator,
                                          condition.attribute_value_list, where, true));
@@ -308,11 +325,7 @@ StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMa
   std::vector<KeyTerm> terms;
   for (const auto& [attribute, condition] : key_conditions) {
     const std::string where = "keyConditions." + attribute;
-    if (condition.comparison_operator.empty()) {
-      return ValidationError("1 validation error detected: Value null at '" + where +
-                             ".member.comparisonOperator' failed to satisfy constraint: Member "
-                             "must not be null");
-    }
+    if (condition.comparison_operator.empty()) return NullOperator(where);
     DR_ASSIGN_OR_RETURN(const OpInfo* info,
                         ValidateOperator(condition.comparison_operator,
                                          condition.attribute_value_list, where, true));
@@ -326,10 +339,9 @@ StatusOr<std::vector<KeyTerm>> KeyTermsFromKeyConditions(const LegacyConditionMa
       case LegacyOp::kGt: term.op = KeyOp::kGt; break;
       case LegacyOp::kBetween: term.op = KeyOp::kBetween; break;
       case LegacyOp::kBeginsWith: term.op = KeyOp::kBeginsWith; break;
-      default:
-        return ValidationError("Attempted conditional constraint is not an indexable operation");
+      default: term.indexable = false; break;
     }
-    term.value1 = condition.attribute_value_list[0];
+    if (!condition.attribute_value_list.empty()) term.value1 = condition.attribute_value_list[0];
     if (term.op == KeyOp::kBetween) term.value2 = condition.attribute_value_list[1];
     terms.push_back(std::move(term));
   }

@@ -1,6 +1,8 @@
 // File: engine/expr/parser.cc
 //
-// See parser.h for the grammar. The error texts are DynamoDB's; where DynamoDB
+// The expression parser's shared parts: errors, paths, operands, function
+// calls, ProjectionExpression and the public entry points. Conditions are in
+// parser_conditions.cc, updates in parser_updates.cc. See parser.h for the grammar. The error texts are DynamoDB's; where DynamoDB
 // reports several problems of one expression, it reports them in a fixed order
 // of categories (see the *Order() tables below), which we mirror by collecting
 // the first message of each category while parsing.
@@ -12,25 +14,6 @@
 
 namespace dynarock::expr {
 namespace {
-
-constexpr std::string_view kValidTypes = "{B,NULL,SS,BOOL,L,BS,N,NS,S,M}";
-
-// The type names DynamoDB uses in "operator: ADD, operand type: STRING".
-std::string_view LongTypeName(AttrType type) {
-  switch (type) {
-    case AttrType::kS: return "STRING";
-    case AttrType::kN: return "NUMBER";
-    case AttrType::kB: return "BINARY";
-    case AttrType::kBool: return "BOOLEAN";
-    case AttrType::kNull: return "NULL";
-    case AttrType::kL: return "LIST";
-    case AttrType::kM: return "MAP";
-    case AttrType::kSS: return "STRING_SET";
-    case AttrType::kNS: return "NUMBER_SET";
-    case AttrType::kBS: return "BINARY_SET";
-  }
-  return "UNKNOWN";
-}
 
 struct FunctionEntry {
   std::string_view name;
@@ -71,6 +54,9 @@ bool ParseIndex(std::string_view digits, int64_t* out) {
   return true;
 }
 
+
+}  // namespace
+
 // Finds the first overlapping pair and the first conflicting pair of paths,
 // comparing each path with those before it, as DynamoDB does.
 void FindPathClashes(const std::vector<const Path*>& paths, std::string* overlap,
@@ -109,8 +95,6 @@ void FindPathClashes(const std::vector<const Path*>& paths, std::string* overlap
     }
   }
 }
-
-}  // namespace
 
 // ---------------------------------------------------------------- AST helpers
 
@@ -271,13 +255,25 @@ void Parser::CheckOrderable(std::string_view op, const std::vector<Operand>& ope
 }
 
 void Parser::Note(ErrorCategory category, std::string message) {
-  if (!errors_[category]) errors_[category] = std::move(message);
+  if (errors_[category]) return;
+  errors_[category] = std::move(message);
+  noted_at_[category] = notes_++;
 }
 
-Status Parser::FinalError(const std::vector<ErrorCategory>& order) const {
+Status Parser::FinalError(const std::vector<ErrorCategory>& order,
+                          const std::vector<ErrorCategory>& in_text_order) const {
   for (ErrorCategory c : order) {
     if (errors_[c]) return Prefixed(*errors_[c]);
   }
+  const std::optional<std::string>* first = nullptr;
+  int first_at = 0;
+  for (ErrorCategory c : in_text_order) {
+    if (errors_[c] && (first == nullptr || noted_at_[c] < first_at)) {
+      first = &errors_[c];
+      first_at = noted_at_[c];
+    }
+  }
+  if (first) return Prefixed(**first);
   return Status::Ok();
 }
 
@@ -425,414 +421,6 @@ bool Parser::ParseFunctionCall(int depth, Operand* out) {
   return true;
 }
 
-// ---------------------------------------------------------------- conditions
-
-void Parser::CheckMisused(const std::vector<Operand>& operands) {
-  for (const auto& op : operands) {
-    if (op.kind == OperandKind::kFunction && op.function != FunctionId::kSize) {
-      Note(kMisusedFunction,
-           "The function is not allowed to be used this way in an expression; function: " +
-               std::string(FunctionName(op.function)));
-    }
-  }
-}
-
-void Parser::CheckDistinct(std::string_view op, const Operand& a, const Operand& b) {
-  if (a.kind == OperandKind::kPath && b.kind == OperandKind::kPath && a.path == b.path) {
-    Note(kDistinct, "The first operand must be distinct from the remaining operands for this "
-                    "operator or function; operator: " + std::string(op) +
-                    ", first operand: " + PathToBracketString(a.path));
-  }
-}
-
-void Parser::CheckConditionFunction(const Operand& call) {
-  const std::string name(FunctionName(call.function));
-  const auto& args = call.args;
-  CheckMisused(args);
-  if (args.size() == 2) CheckDistinct(name, args[0], args[1]);
-  auto type_error = [&](const Operand& arg) {
-    Note(kOperandType, "Incorrect operand type for operator or function; operator or function: " +
-                           name + ", operand type: " +
-                           std::string(AttrTypeName(arg.value.type())));
-  };
-  switch (call.function) {
-    case FunctionId::kAttributeExists:
-    case FunctionId::kAttributeNotExists:
-    case FunctionId::kAttributeType:
-      if (args[0].kind != OperandKind::kPath) {
-        Note(kOperandType,
-             "Operator or function requires a document path; operator or function: " + name);
-        return;
-      }
-      if (call.function == FunctionId::kAttributeType && args[1].kind == OperandKind::kValue) {
-        AttrType parsed;
-        if (!args[1].value.is(AttrType::kS)) {
-          type_error(args[1]);
-        } else if (!ParseAttrTypeName(args[1].value.scalar(), &parsed)) {
-          Note(kOperandType, "Invalid attribute type name found; type: " +
-                                 args[1].value.scalar() + ", valid types: " +
-                                 std::string(kValidTypes));
-        }
-      }
-      return;
-    case FunctionId::kBeginsWith:
-      for (const auto& arg : args) {
-        if (arg.kind == OperandKind::kValue && !arg.value.is(AttrType::kS) &&
-            !arg.value.is(AttrType::kB)) {
-          type_error(arg);
-          return;
-        }
-      }
-      return;
-    case FunctionId::kSize:
-      if (args[0].kind == OperandKind::kValue &&
-          (args[0].value.is(AttrType::kN) || args[0].value.is(AttrType::kBool) ||
-           args[0].value.is(AttrType::kNull))) {
-        type_error(args[0]);
-      }
-      return;
-    default:
-      return;
-  }
-}
-
-bool Parser::ToCondition(Node* node, std::unique_ptr<Condition>* out) {
-  if (node->condition) {
-    *out = std::move(node->condition);
-    return true;
-  }
-  Operand& op = *node->operand;
-  if (op.kind != OperandKind::kFunction) return Fail();
-  if (op.function == FunctionId::kSize) {
-    Note(kMisusedFunction,
-         "The function is not allowed to be used this way in an expression; function: size");
-  }
-  auto cond = std::make_unique<Condition>();
-  cond->kind = ConditionKind::kFunction;
-  cond->function = op.function;
-  cond->operands = std::move(op.args);
-  *out = std::move(cond);
-  return true;
-}
-
-bool Parser::ParseOr(int depth, Node* out) {
-  Node first;
-  if (!ParseAnd(depth, &first)) return false;
-  if (!AtKeyword("OR")) {
-    *out = std::move(first);
-    return true;
-  }
-  auto result = std::make_unique<Condition>();
-  result->kind = ConditionKind::kOr;
-  std::unique_ptr<Condition> c;
-  if (!ToCondition(&first, &c)) return false;
-  result->children.push_back(std::move(c));
-  while (AtKeyword("OR")) {
-    if (!CountOperator()) return false;
-    Advance();
-    Node next;
-    if (!ParseAnd(depth, &next)) return false;
-    if (!ToCondition(&next, &c)) return false;
-    result->children.push_back(std::move(c));
-  }
-  out->condition = std::move(result);
-  return true;
-}
-
-bool Parser::ParseAnd(int depth, Node* out) {
-  Node first;
-  if (!ParseNot(depth, &first)) return false;
-  if (!AtKeyword("AND")) {
-    *out = std::move(first);
-    return true;
-  }
-  auto result = std::make_unique<Condition>();
-  result->kind = ConditionKind::kAnd;
-  std::unique_ptr<Condition> c;
-  if (!ToCondition(&first, &c)) return false;
-  result->children.push_back(std::move(c));
-  while (AtKeyword("AND")) {
-    if (!CountOperator()) return false;
-    Advance();
-    Node next;
-    if (!ParseNot(depth, &next)) return false;
-    if (!ToCondition(&next, &c)) return false;
-    result->children.push_back(std::move(c));
-  }
-  out->condition = std::move(result);
-  return true;
-}
-
-bool Parser::ParseNot(int depth, Node* out) {
-  int nots = 0;
-  while (AtKeyword("NOT")) {
-    if (!CountOperator()) return false;
-    Advance();
-    ++nots;
-  }
-  Node inner;
-  if (!ParsePrimary(depth, &inner)) return false;
-  if (nots == 0) {
-    *out = std::move(inner);
-    return true;
-  }
-  std::unique_ptr<Condition> c;
-  if (!ToCondition(&inner, &c)) return false;
-  if (nots % 2 == 1) {  // NOT NOT x is x; keep the tree shallow.
-    auto negated = std::make_unique<Condition>();
-    negated->kind = ConditionKind::kNot;
-    negated->children.push_back(std::move(c));
-    c = std::move(negated);
-  }
-  out->condition = std::move(c);
-  return true;
-}
-
-bool Parser::ParsePrimary(int depth, Node* out) {
-  if (!CheckDepth(depth)) return false;
-  Operand lhs;
-  if (At(TokenKind::kLParen)) {
-    const size_t open = pos_;
-    Advance();
-    Node inner;
-    if (!ParseOr(depth + 1, &inner)) return false;
-    CheckRedundantParens(open, pos_);
-    if (!Expect(TokenKind::kRParen)) return false;
-    if (inner.condition) {
-      *out = std::move(inner);
-      return true;
-    }
-    lhs = std::move(*inner.operand);
-  } else if (!ParseOperand(depth, &lhs)) {
-    return false;
-  }
-  return ParseTail(depth, std::move(lhs), out);
-}
-
-bool Parser::ParseTail(int depth, Operand lhs, Node* out) {
-  auto cond = std::make_unique<Condition>();
-  static constexpr std::pair<TokenKind, CompareOp> kComparators[] = {
-      {TokenKind::kEq, CompareOp::kEq}, {TokenKind::kNe, CompareOp::kNe},
-      {TokenKind::kLt, CompareOp::kLt}, {TokenKind::kLe, CompareOp::kLe},
-      {TokenKind::kGt, CompareOp::kGt}, {TokenKind::kGe, CompareOp::kGe},
-  };
-  for (const auto& [token, op] : kComparators) {
-    if (!At(token)) continue;
-    if (!CountOperator()) return false;
-    Advance();
-    Operand rhs;
-    if (!ParseOperand(depth, &rhs)) return false;
-    cond->kind = ConditionKind::kCompare;
-    cond->op = op;
-    cond->operands.push_back(std::move(lhs));
-    cond->operands.push_back(std::move(rhs));
-    CheckMisused(cond->operands);
-    CheckDistinct(CompareOpName(op), cond->operands[0], cond->operands[1]);
-    if (op != CompareOp::kEq && op != CompareOp::kNe) {
-      CheckOrderable(CompareOpName(op), cond->operands);
-    }
-    out->condition = std::move(cond);
-    return true;
-  }
-  if (AtKeyword("BETWEEN")) {
-    if (!CountOperator()) return false;
-    Advance();
-    Operand lower;
-    Operand upper;
-    if (!ParseOperand(depth, &lower)) return false;
-    if (!AtKeyword("AND")) return Fail();
-    Advance();
-    if (!ParseOperand(depth, &upper)) return false;
-    if (lower.kind == OperandKind::kValue && upper.kind == OperandKind::kValue) {
-      const std::string bounds = "lower bound operand: AttributeValue: " +
-                                 ValueForMessage(lower.value) +
-                                 ", upper bound operand: AttributeValue: " +
-                                 ValueForMessage(upper.value);
-      if (lower.value.type() != upper.value.type()) {
-        Note(kOperandType,
-             "The BETWEEN operator requires same data type for lower and upper bounds; " + bounds);
-      } else if (IsOrderable(lower.value) && CompareScalars(lower.value, upper.value) > 0) {
-        Note(kOperandType, "The BETWEEN operator requires upper bound to be greater than or "
-                           "equal to lower bound; " + bounds);
-      }
-    }
-    cond->kind = ConditionKind::kBetween;
-    cond->operands.push_back(std::move(lhs));
-    cond->operands.push_back(std::move(lower));
-    cond->operands.push_back(std::move(upper));
-    CheckMisused(cond->operands);
-    CheckOrderable("BETWEEN", cond->operands);
-    out->condition = std::move(cond);
-    return true;
-  }
-  if (AtKeyword("IN")) {
-    if (!CountOperator()) return false;
-    Advance();
-    if (!Expect(TokenKind::kLParen)) return false;
-    cond->kind = ConditionKind::kIn;
-    cond->operands.push_back(std::move(lhs));
-    while (true) {
-      Operand item;
-      if (!ParseOperand(depth, &item)) return false;
-      cond->operands.push_back(std::move(item));
-      if (!At(TokenKind::kComma)) break;
-      Advance();
-    }
-    if (!Expect(TokenKind::kRParen)) return false;
-    const size_t n = cond->operands.size() - 1;
-    if (n > kMaxInOperands) {
-      return Fail("The IN operator is provided with too many operands; number of operands: " +
-                  std::to_string(n));
-    }
-    CheckMisused(cond->operands);
-    out->condition = std::move(cond);
-    return true;
-  }
-  out->operand = std::move(lhs);
-  return true;
-}
-
-StatusOr<std::unique_ptr<Condition>> Parser::ParseConditionExpression() {
-  DR_RETURN_IF_ERROR(CheckPreconditions());
-  tokens_ = Tokenize(text_);
-  Node node;
-  std::unique_ptr<Condition> cond;
-  if (!ParseOr(0, &node) || !ToCondition(&node, &cond) ||
-      (!At(TokenKind::kEof) && !Fail())) {
-    return *fatal_;
-  }
-  DR_RETURN_IF_ERROR(FinalError({kRedundantParens, kUnknownFunction, kMisusedFunction, kReserved,
-                                 kUndefined, kOperandCount, kDistinct, kOperandType}));
-  return cond;
-}
-
-// ---------------------------------------------------------------- updates
-
-void Parser::CheckArithmeticOperand(std::string_view op, const Operand& operand) {
-  if (operand.kind == OperandKind::kValue && !operand.value.is(AttrType::kN)) {
-    Note(kOperandType, "Incorrect operand type for operator or function; operator or function: " +
-                           std::string(op) + ", operand type: " +
-                           std::string(AttrTypeName(operand.value.type())));
-  }
-}
-
-void Parser::CheckUpdateFunction(const Operand& call) {
-  const std::string name(FunctionName(call.function));
-  if (call.function == FunctionId::kIfNotExists) {
-    if (call.args[0].kind != OperandKind::kPath) {
-      Note(kOperandType,
-           "Operator or function requires a document path; operator or function: " + name);
-    }
-    return;
-  }
-  for (const auto& arg : call.args) {  // list_append
-    if (arg.kind == OperandKind::kValue && !arg.value.is(AttrType::kL)) {
-      Note(kOperandType, "Incorrect operand type for operator or function; operator or "
-                         "function: " + name + ", operand type: " +
-                         std::string(AttrTypeName(arg.value.type())));
-      return;
-    }
-  }
-}
-
-bool Parser::ParseSetValue(int depth, Operand* out) {
-  if (!CheckDepth(depth)) return false;
-  Operand lhs;
-  if (At(TokenKind::kLParen)) {
-    Advance();
-    if (!ParseSetValue(depth + 1, &lhs)) return false;
-    if (!Expect(TokenKind::kRParen)) return false;
-    if (lhs.kind == OperandKind::kPlus || lhs.kind == OperandKind::kMinus) {
-      *out = std::move(lhs);
-      return true;
-    }
-  } else if (!ParseOperand(depth, &lhs)) {
-    return false;
-  }
-  if (!At(TokenKind::kPlus) && !At(TokenKind::kMinus)) {
-    *out = std::move(lhs);
-    return true;
-  }
-  const bool plus = At(TokenKind::kPlus);
-  if (!CountOperator()) return false;
-  Advance();
-  Operand rhs;
-  if (!ParseOperand(depth, &rhs)) return false;
-  CheckArithmeticOperand(plus ? "+" : "-", lhs);
-  CheckArithmeticOperand(plus ? "+" : "-", rhs);
-  out->kind = plus ? OperandKind::kPlus : OperandKind::kMinus;
-  out->args.push_back(std::move(lhs));
-  out->args.push_back(std::move(rhs));
-  return true;
-}
-
-StatusOr<UpdatePlan> Parser::ParseUpdateExpression() {
-  DR_RETURN_IF_ERROR(CheckPreconditions());
-  tokens_ = Tokenize(text_);
-  static constexpr std::pair<std::string_view, UpdateActionKind> kSections[] = {
-      {"SET", UpdateActionKind::kSet},
-      {"REMOVE", UpdateActionKind::kRemove},
-      {"ADD", UpdateActionKind::kAdd},
-      {"DELETE", UpdateActionKind::kDelete},
-  };
-  UpdatePlan plan;
-  bool seen[4] = {false, false, false, false};
-  while (!At(TokenKind::kEof)) {
-    int section = -1;
-    for (int i = 0; i < 4; ++i) {
-      if (AtKeyword(kSections[i].first)) section = i;
-    }
-    if (section < 0) {
-      Fail();
-      return *fatal_;
-    }
-    if (seen[section]) {
-      Note(kSection, "The \"" + std::string(kSections[section].first) +
-                         "\" section can only be used once in an update expression;");
-    }
-    seen[section] = true;
-    Advance();
-    const UpdateActionKind kind = kSections[section].second;
-    while (true) {
-      UpdateAction action;
-      action.kind = kind;
-      if (!ParsePath(&action.path)) return *fatal_;
-      if (kind == UpdateActionKind::kSet) {
-        if (!Expect(TokenKind::kEq) || !ParseSetValue(0, &action.value)) return *fatal_;
-      } else if (kind == UpdateActionKind::kAdd || kind == UpdateActionKind::kDelete) {
-        if (!At(TokenKind::kValue)) {
-          Fail();
-          return *fatal_;
-        }
-        if (!ParseOperand(0, &action.value)) return *fatal_;
-        const AttributeValue& v = action.value.value;
-        const bool ok = kind == UpdateActionKind::kAdd ? (v.is(AttrType::kN) || v.is_set())
-                                                       : v.is_set();
-        if (!ok && errors_[kUndefined] == std::nullopt) {
-          Note(kOperandType, std::string("Incorrect operand type for operator or function; "
-                                         "operator: ") +
-                                 std::string(kSections[section].first) +
-                                 ", operand type: " + std::string(LongTypeName(v.type())));
-        }
-      }
-      plan.actions.push_back(std::move(action));
-      if (!At(TokenKind::kComma)) break;
-      Advance();
-    }
-  }
-  std::vector<const Path*> paths;
-  paths.reserve(plan.actions.size());
-  for (const auto& a : plan.actions) paths.push_back(&a.path);
-  std::string overlap;
-  std::string conflict;
-  FindPathClashes(paths, &overlap, &conflict);
-  if (!overlap.empty()) Note(kOverlap, overlap);
-  if (!conflict.empty()) Note(kConflict, conflict);
-  DR_RETURN_IF_ERROR(FinalError({kReserved, kUnknownFunction, kSection, kUndefined, kOverlap,
-                                 kConflict, kOperandType, kOperandCount, kMisusedFunction}));
-  return plan;
-}
-
 // ---------------------------------------------------------------- projections
 
 StatusOr<std::vector<Path>> Parser::ParseProjectionExpression() {
@@ -863,6 +451,10 @@ StatusOr<std::vector<Path>> Parser::ParseProjectionExpression() {
 }
 
 // ---------------------------------------------------------------- public entry points
+
+Status CheckExpressionText(std::string_view text, ExpressionKind kind) {
+  return Parser(text, kind, nullptr).CheckPreconditions();
+}
 
 StatusOr<ConditionPtr> ParseCondition(std::string_view text, ExpressionKind kind,
                                       ExpressionContext* ctx) {

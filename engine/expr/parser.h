@@ -46,6 +46,12 @@
 
 namespace dynarock::expr {
 
+// Finds the first overlapping pair and the first conflicting pair of paths,
+// comparing each path with those before it, as DynamoDB does (an update's or a
+// projection's paths).
+void FindPathClashes(const std::vector<const Path*>& paths, std::string* overlap,
+                     std::string* conflict);
+
 class Parser {
  public:
   Parser(std::string_view text, ExpressionKind kind, ExpressionContext* ctx);
@@ -53,6 +59,7 @@ class Parser {
   StatusOr<std::unique_ptr<Condition>> ParseConditionExpression();
   StatusOr<UpdatePlan> ParseUpdateExpression();
   StatusOr<std::vector<Path>> ParseProjectionExpression();
+  Status CheckPreconditions() const;  // size and emptiness
 
  private:
   // Semantic error categories, each keeping its first message.
@@ -68,6 +75,7 @@ class Parser {
     kOperandCount,
     kDistinct,
     kOperandType,
+    kActionOperandType,  // an ADD or DELETE action's value
     kNumCategories,
   };
 
@@ -78,7 +86,6 @@ class Parser {
     std::optional<Operand> operand;
   };
 
-  Status CheckPreconditions() const;  // size and emptiness
   const Token& Cur() const { return tokens_[pos_]; }
   bool At(TokenKind kind) const { return tokens_[pos_].kind == kind; }
   bool AtKeyword(std::string_view keyword) const { return IsKeyword(tokens_[pos_], keyword); }
@@ -97,7 +104,11 @@ class Parser {
   void CheckRedundantParens(size_t open, size_t close);
   void CheckOrderable(std::string_view op, const std::vector<Operand>& operands);
   void Note(ErrorCategory category, std::string message);
-  Status FinalError(const std::vector<ErrorCategory>& order) const;
+  // The error to report: the first category of `order` that has one;
+  // otherwise, of the categories in `in_text_order`, the one noted first
+  // (DynamoDB checks those operator by operator, left to right).
+  Status FinalError(const std::vector<ErrorCategory>& order,
+                    const std::vector<ErrorCategory>& in_text_order = {}) const;
   Status Prefixed(std::string_view message) const;
 
   // Conditions.
@@ -131,6 +142,8 @@ class Parser {
   int operators_ = 0;
   std::optional<Status> fatal_;  // syntax error or limit
   std::array<std::optional<std::string>, kNumCategories> errors_;
+  std::array<int, kNumCategories> noted_at_{};  // the order errors_ were first noted in
+  int notes_ = 0;
 };
 
 }  // namespace dynarock::expr

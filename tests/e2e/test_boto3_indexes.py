@@ -676,18 +676,17 @@ class LastEvaluatedKeyTest(unittest.TestCase):
                               ExpressionAttributeValues={":g": {"S": "G1"}})
                 with self.assertRaises(ClientError) as e:
                     call(**kw)
-                assert_error(self, e, "ValidationException",
-                             "The provided starting key is invalid: The provided key element does not "
-                             "match the schema")
+                # DynamoDB's answer to a start key without the table's key
+                # attributes (captured: dynalite's "ExclusiveStartKey is invalid
+                # for local index").
+                assert_error(self, e, "ValidationException", "The provided starting key is invalid")
         lsi = C.query(TableName=IDX, IndexName="l_keys", Limit=1, KeyConditionExpression="pk = :p",
                       ExpressionAttributeValues={":p": {"S": "p0"}})["LastEvaluatedKey"]
         with self.assertRaises(ClientError) as e:
             C.query(TableName=IDX, IndexName="l_keys", KeyConditionExpression="pk = :p",
                     ExpressionAttributeValues={":p": {"S": "p0"}},
                     ExclusiveStartKey={k: v for k, v in lsi.items() if k != "sk"})
-        assert_error(self, e, "ValidationException",
-                     "The provided starting key is invalid: The provided key element does not match "
-                     "the schema")
+        assert_error(self, e, "ValidationException", "The provided starting key is invalid")
 
     def test_scan_paging_on_index(self):
         t = R.Table(IDX)

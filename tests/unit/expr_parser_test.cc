@@ -204,6 +204,18 @@ const std::vector<Case>& Cases() {
       {C, "a = a",
        "Invalid ConditionExpression: The first operand must be distinct from the remaining "
        "operands for this operator or function; operator: =, first operand: [a]"},
+      // Undefined names and values, operand counts, distinctness and operand
+      // types are reported operator by operator, left to right (captured from
+      // DynamoDB).
+      {C, "attribute_exists(:n) and a = a",
+       "Invalid ConditionExpression: Operator or function requires a document path; operator "
+       "or function: attribute_exists"},
+      {C, "a = a AND b = :zz",
+       "Invalid ConditionExpression: The first operand must be distinct from the remaining "
+       "operands for this operator or function; operator: =, first operand: [a]"},
+      {C, "b = :zz AND a = a",
+       "Invalid ConditionExpression: An expression attribute value used in expression is not "
+       "defined; attribute value: :zz"},
       {C, "contains(a.b, a.b)",
        "Invalid ConditionExpression: The first operand must be distinct from the remaining "
        "operands for this operator or function; operator: contains, first operand: [a, b]"},

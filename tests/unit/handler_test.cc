@@ -258,7 +258,9 @@ TEST_F(HandlerTest, ResponsesAreDynamoDbJson) {
   // An empty body is not JSON: DynamoDB answers a bare SerializationException.
   EXPECT_EQ(Call("ListTables", "").body,
             R"({"__type":"com.amazon.coral.service#SerializationException"})");
-  EXPECT_EQ(Call("BatchWriteItem", R"({"RequestItems":{}})").body, R"({"UnprocessedItems":{}})");
+  EXPECT_EQ(Call("BatchWriteItem",
+                 R"({"RequestItems":{"Tbl":[{"PutRequest":{"Item":{"k":{"N":"2"}}}}]}})").body,
+            R"({"UnprocessedItems":{}})");
   EXPECT_EQ(Call("BatchGetItem", R"({"RequestItems":{"Tbl":{"Keys":[{"k":{"N":"1"}}]}}})").body,
             R"({"Responses":{"Tbl":[{"k":{"N":"1"}}]},"UnprocessedKeys":{}})");
   EXPECT_EQ(Call("TransactGetItems",

@@ -276,7 +276,9 @@ TEST(JsonDecode, CreateTableErrors) {
   EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":0}})"),
                kValidation,
-               "2 validation errors detected: "
+               "3 validation errors detected: "
+               "Value '[]' at 'keySchema' failed to satisfy constraint: Member must have length "
+               "greater than or equal to 1; "
                "Value '0' at 'provisionedThroughput.readCapacityUnits' failed to satisfy "
                "constraint: Member must have value greater than or equal to 1; "
                "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy "
@@ -288,11 +290,65 @@ TEST(JsonDecode, CreateTableErrors) {
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":"5","WriteCapacityUnits":5}})"),
                kSerialization, "STRING_VALUE cannot be converted to Long");
   EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
-      "KeySchema":[],"GlobalSecondaryIndexes":[{"IndexName":"i","KeySchema":[]}]})"),
+      "KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],
+      "GlobalSecondaryIndexes":[{"IndexName":"i","KeySchema":[]}]})"),
                kValidation,
-               "1 validation error detected: Value null at "
+               "3 validation errors detected: Value 'i' at "
+               "'globalSecondaryIndexes.1.member.indexName' failed to satisfy constraint: Member "
+               "must have length greater than or equal to 3; Value '[]' at "
+               "'globalSecondaryIndexes.1.member.keySchema' failed to satisfy constraint: Member "
+               "must have length greater than or equal to 1; Value null at "
                "'globalSecondaryIndexes.1.member.projection' failed to satisfy constraint: "
                "Member must not be null");
+}
+
+// DynamoDB lists, and counts, at most ten constraint violations.
+TEST(JsonDecode, ViolationsListedAtMostTen) {
+  std::string lsis;
+  for (int i = 0; i < 9; ++i) lsis += std::string(i ? "," : "") + "{}";
+  StatusOr<CreateTableRequest> r = DecodeCreateTableRequest(
+      R"({"TableName":"tbl","AttributeDefinitions":[],"KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],
+          "LocalSecondaryIndexes":[)" + lsis + "]}");
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  EXPECT_EQ(m.rfind("10 validation errors detected: ", 0), 0u) << m;
+  size_t listed = 0;
+  for (size_t at = m.find("Value null at"); at != std::string::npos; at = m.find("Value null at", at + 1)) {
+    ++listed;
+  }
+  EXPECT_EQ(listed, 10u);
+  // Each index's members in DynamoDB's order: key schema, projection, name.
+  EXPECT_NE(m.find("'localSecondaryIndexes.4.member.keySchema'"), std::string::npos);
+  EXPECT_EQ(m.find("'localSecondaryIndexes.4.member.projection'"), std::string::npos);
+}
+
+// Empty lists and maps whose shape wants an entry, shown as DynamoDB shows them.
+TEST(JsonDecode, EmptyListsAndMaps) {
+  EXPECT_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{}})"), kValidation,
+               "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy "
+               "constraint: Member must have length greater than or equal to 1");
+  EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[]})"), kValidation,
+               "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
+               "constraint: Member must have length greater than or equal to 1");
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":[]})"),
+               kValidation,
+               "1 validation error detected: Value '[]' at 'attributesToGet' failed to satisfy "
+               "constraint: Member must have length greater than or equal to 1");
+  EXPECT_ERROR(DecodeListTablesRequest(R"({"ExclusiveStartTableName":"a;"})"), kValidation,
+               "2 validation errors detected: Value 'a;' at 'exclusiveStartTableName' failed to "
+               "satisfy constraint: Member must satisfy regular expression pattern: "
+               "[a-zA-Z0-9_.-]+; Value 'a;' at 'exclusiveStartTableName' failed to satisfy "
+               "constraint: Member must have length greater than or equal to 3");
+}
+
+// An N member's number is read before the members are counted.
+TEST(JsonDecode, NumberBeforeDatatypeCount) {
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"b"}}})"),
+               kValidation, "The parameter cannot be converted to a numeric value: b");
+  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"1"}}})"),
+               kValidation,
+               "Supplied AttributeValue has more than one datatypes set, must contain exactly "
+               "one of the supported datatypes");
 }
 
 TEST(JsonDecode, SimpleTableOperations) {
@@ -363,7 +419,7 @@ TEST(JsonDecode, UpdateTable) {
   EXPECT_FALSE(r.stream_specification->stream_enabled);
   EXPECT_EQ(r.deletion_protection_enabled, true);
   EXPECT_ERROR(DecodeUpdateTableRequest(R"({"TableName":"tbl","GlobalSecondaryIndexUpdates":
-      [{"Update":{"IndexName":"i"}}]})"),
+      [{"Update":{"IndexName":"idx"}}]})"),
                kValidation,
                "1 validation error detected: Value null at "
                "'globalSecondaryIndexUpdates.1.member.update.provisionedThroughput' failed to "
@@ -997,8 +1053,8 @@ TEST(JsonClient, RequestRoundTrips) {
   ut.attribute_definitions = {{"a", AttrType::kS}};
   ut.billing_mode = "PAY_PER_REQUEST";
   GlobalSecondaryIndexUpdate c, u, d;
-  c.create = GlobalSecondaryIndex{"g", {{"a", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, {}};
-  u.update = std::make_pair(std::string("h"), ProvisionedThroughput{1, 2});
+  c.create = GlobalSecondaryIndex{"gsi", {{"a", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, {}};
+  u.update = std::make_pair(std::string("hsi"), ProvisionedThroughput{1, 2});
   d.delete_index_name = "old";
   ut.global_secondary_index_updates = {c, u, d};
   ut.stream_specification = StreamSpecification{false, ""};

@@ -240,6 +240,7 @@ struct PutItemRequest {
   bool has_expression_attribute_names = false;   // present on the wire, even if empty
   bool has_expression_attribute_values = false;
   std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  bool has_expected = false;  // present on the wire, even if empty
   std::optional<std::string> conditional_operator;  // "AND" | "OR"
   ReturnValue return_values = ReturnValue::kNone;
   bool return_values_on_condition_check_failure_all_old = false;
@@ -281,6 +282,7 @@ struct DeleteItemRequest {
   bool has_expression_attribute_names = false;
   bool has_expression_attribute_values = false;
   std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  bool has_expected = false;  // present on the wire, even if empty
   std::optional<std::string> conditional_operator;
   ReturnValue return_values = ReturnValue::kNone;
   bool return_values_on_condition_check_failure_all_old = false;
@@ -305,6 +307,7 @@ struct UpdateItemRequest {
   std::map<std::string, AttributeValueUpdate, std::less<>> attribute_updates;
   bool has_attribute_updates = false;
   std::map<std::string, ExpectedAttributeValue, std::less<>> expected;
+  bool has_expected = false;  // present on the wire, even if empty
   std::optional<std::string> conditional_operator;
   ReturnValue return_values = ReturnValue::kNone;
   bool return_values_on_condition_check_failure_all_old = false;
