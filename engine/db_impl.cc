@@ -24,6 +24,13 @@ namespace {
 constexpr char kTablePrefix[] = "t/";
 constexpr char kNextIdKey[] = "m/next_id";
 constexpr char kIteratorKey[] = "m/iterator_key";
+// The on-disk format's version (decimal text). Version 1 is every layout so far;
+// a directory without the key was written before it existed, in version 1.
+// Raise kDiskFormat when a change makes older builds misread the data: they
+// then refuse the directory instead of misreading it, and this build upgrades
+// (or refuses) older versions here.
+constexpr char kFormatKey[] = "m/format";
+constexpr int kDiskFormat = 1;
 
 // Statistics values (index/maintainer.h StatsDelta): two little-endian int64
 // (item count, bytes), summed by the merge operator so that concurrent writers
@@ -85,7 +92,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
   db_options.create_missing_column_families = true;
-  db_options.max_background_jobs = 2;
+  db_options.max_background_jobs = std::max(1, options.background_jobs);
+  db_options.max_open_files = options.max_open_files;
   db_options.keep_log_file_num = 2;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   std::string dir(path);
@@ -99,6 +107,10 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::ColumnFamilyOptions cf_options;
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
+  if (options.write_buffer_bytes > 0) {
+    cf_options.write_buffer_size = std::max<size_t>(options.write_buffer_bytes, 64u << 10);
+    cf_options.max_write_buffer_number = 2;
+  }
   rocksdb::ColumnFamilyOptions catalog_options = cf_options;
   catalog_options.merge_operator = std::make_shared<StatsMergeOperator>();
 
@@ -137,6 +149,31 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   log_config.clock = options.clock;
   impl->change_log_ =
       std::make_unique<ChangeLog>(raw, impl->catalog_cf_, impl->streams_cf_, log_config);
+
+  // The format first: a newer one is refused before anything is read.
+  std::string format;
+  s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kFormatKey, &format);
+  if (s.ok()) {
+    int version = 0;
+    for (char c : format) version = c >= '0' && c <= '9' && version < 1000000 ? version * 10 + (c - '0') : -1;
+    if (version < 1) {
+      return InternalError("The data directory " + dir + " has an unreadable format marker (" +
+                           format + ")");
+    }
+    if (version > kDiskFormat) {
+      return InternalError("The data directory " + dir + " was written by a newer Dynarock (on-disk "
+                           "format " + std::to_string(version) + "; this build reads format " +
+                           std::to_string(kDiskFormat) + " and older): open it with that version");
+    }
+  } else if (s.IsNotFound()) {
+    if (!options.read_only) {
+      s = raw->Put(rocksdb::WriteOptions(), impl->catalog_cf_, kFormatKey,
+                   std::to_string(kDiskFormat));
+      if (!s.ok()) return InternalError("Cannot write the format marker: " + s.ToString());
+    }
+  } else {
+    return InternalError("Cannot read the format marker: " + s.ToString());
+  }
 
   // Load the catalog.
   std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), impl->catalog_cf_));

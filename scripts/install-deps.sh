@@ -22,6 +22,9 @@ packages=(
   clang libclang-rt-14-dev llvm
   ca-certificates wrk curl
   chromium  # the browser-origin test (tests/e2e/js/test_browser_cors.mjs)
+  # The Python package's tests (tests/python): its pytest fixtures under
+  # Debian's python3, and pip with setuptools to install it offline.
+  python3-pytest python3-setuptools python3-wheel python3-pip binutils
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -42,6 +42,13 @@ struct Options {
   std::string account_id = "000000000000";
   // RocksDB block cache size in bytes.
   size_t block_cache_bytes = 32u << 20;
+  // RocksDB's memtable (write buffer) size per column family in bytes; 0 keeps
+  // RocksDB's default (64 MiB). Smaller saves memory, costs more compactions.
+  size_t write_buffer_bytes = 0;
+  // Table files kept open; -1 = unlimited.
+  int max_open_files = -1;
+  // RocksDB's flush and compaction threads.
+  int background_jobs = 2;
   // How often expired items of tables with TimeToLive enabled are looked for and
   // deleted, in seconds; 0 turns expiry off. (DynamoDB deletes within days; a
   // local database can afford to be prompt.)
@@ -58,6 +65,17 @@ struct Options {
   // expiry, in seconds since the epoch; the system clock when empty. Tests
   // inject one to move time.
   std::function<double()> clock;
+
+  // Settings for a small device (docs/embedding.md): a 1 MiB block cache,
+  // 1 MiB write buffers, 64 open files, one background job.
+  static Options SmallDevice() {
+    Options o;
+    o.block_cache_bytes = 1u << 20;
+    o.write_buffer_bytes = 1u << 20;
+    o.max_open_files = 64;
+    o.background_jobs = 1;
+    return o;
+  }
 };
 
 // What DB::CheckConsistency found.
