@@ -106,11 +106,20 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   rocksdb::BlockBasedTableOptions table_options;
   table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
   rocksdb::ColumnFamilyOptions cf_options;
-  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   if (options.write_buffer_bytes > 0) {
-    cf_options.write_buffer_size = std::max<size_t>(options.write_buffer_bytes, 64u << 10);
+    // Small write buffers: all column families' memtables together stay within
+    // two buffers' worth, and index and filter blocks live in the (bounded)
+    // block cache instead of beside it.
+    const size_t buffer = std::max<size_t>(options.write_buffer_bytes, 64u << 10);
+    cf_options.write_buffer_size = buffer;
     cf_options.max_write_buffer_number = 2;
+    cf_options.arena_block_size = std::max<size_t>(buffer / 8, 16u << 10);
+    db_options.db_write_buffer_size = 2 * buffer;
+    table_options.cache_index_and_filter_blocks = true;
+    db_options.stats_dump_period_sec = 0;
+    db_options.stats_persist_period_sec = 0;
   }
+  cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   rocksdb::ColumnFamilyOptions catalog_options = cf_options;
   catalog_options.merge_operator = std::make_shared<StatsMergeOperator>();
 

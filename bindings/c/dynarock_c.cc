@@ -162,7 +162,8 @@ dynarock_code FromReply(dynarock_error** error, const dynarock::api::ApiReply& r
       simdjson::dom::parser parser;
       simdjson::dom::element doc;
       std::string_view type, message;
-      if (parser.parse(reply.body).get(doc) == simdjson::SUCCESS) {
+      simdjson::padded_string padded(reply.body);
+      if (parser.parse(padded).get(doc) == simdjson::SUCCESS) {
         if (doc["__type"].get(type) == simdjson::SUCCESS) {
           size_t hash = type.rfind('#');
           e->type = std::string(hash == std::string_view::npos ? type : type.substr(hash + 1));

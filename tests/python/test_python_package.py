@@ -95,6 +95,28 @@ class PythonPackageTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, p + ":\n" + r.stdout[-4000:] + r.stderr[-2000:])
             self.assertRegex(r.stdout, r"\b[23] passed")
 
+    def test_second_process_gets_in_use(self):
+        data = os.path.join(self.tmp, "data")
+        holder = subprocess.Popen(
+            [sys.executable, "-c",
+             "import dynarock, sys, time\n"
+             "db = dynarock.open(sys.argv[1])\n"
+             "print('open', flush=True)\n"
+             "sys.stdin.read()\n", data],
+            env=self.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(holder.stdout.readline().strip(), "open")
+            r = run([sys.executable, "-c",
+                     "import dynarock, sys\n"
+                     "try:\n"
+                     "    dynarock.open(sys.argv[1])\n"
+                     "except dynarock.DynarockError as e:\n"
+                     "    print(e)\n", data], self.env)
+            self.assertIn("is in use by another process", r.stdout, r.stderr)
+        finally:
+            holder.stdin.close()
+            holder.wait(timeout=30)
+
     def test_quickstart_example(self):
         r = run([sys.executable, os.path.join(ROOT, "examples", "python", "quickstart.py")],
                 self.env)
