@@ -1,6 +1,7 @@
 /* An embedded app on a small device: opens a database with the small-device
  * options, writes N items (default 10000) of ~100 bytes, then idles, and prints
- * its resident memory (VmRSS, VmHWM from /proc/self/status) at each step.
+ * its resident memory (VmRSS, and of it RssAnon, the process's own memory, and
+ * RssFile, pages of the shared libraries' files; VmHWM) at each step.
  *
  *   device_rss DATA_DIR [ITEMS]
  */
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   int items = argc > 2 ? atoi(argv[2]) : 10000;
-  printf("start: rss %ld KiB\n", status_kb("VmRSS"));
+  printf("start: rss %ld KiB (anonymous %ld KiB, file-backed %ld KiB)\n", status_kb("VmRSS"),
+         status_kb("RssAnon"), status_kb("RssFile"));
   dynarock_db* db = NULL;
   dynarock_error* err = NULL;
   must(dynarock_open(argv[1], "{\"small_device\":true,\"ttl_sweep_seconds\":0}", &db, &err), err,
@@ -71,7 +73,8 @@ int main(int argc, char** argv) {
   printf("query: %s\n", out);
   dynarock_free(out);
   sleep(2);
-  printf("idle: rss %ld KiB, peak %ld KiB\n", status_kb("VmRSS"), status_kb("VmHWM"));
+  printf("idle: rss %ld KiB (anonymous %ld KiB, file-backed %ld KiB), peak %ld KiB\n",
+         status_kb("VmRSS"), status_kb("RssAnon"), status_kb("RssFile"), status_kb("VmHWM"));
   dynarock_close(db);
   return 0;
 }

@@ -224,6 +224,7 @@ dynarock_code ParseOptions(const char* json, dynarock::Options* o, dynarock_erro
       o->max_open_files = d.max_open_files;
       o->background_jobs = d.background_jobs;
     }
+    // Members given beside small_device override its settings (below).
   }
   for (auto [key, value] : obj) {
     auto want_bool = [&](bool* out) {
@@ -262,6 +263,9 @@ dynarock_code ParseOptions(const char* json, dynarock::Options* o, dynarock_erro
     } else if (key == "max_open_files") {
       ok = want_number(&n) && n >= -1 && n < 1e9;
       if (ok) o->max_open_files = static_cast<int>(n);
+    } else if (key == "background_jobs") {
+      ok = want_number(&n) && n >= 1 && n <= 64;
+      if (ok) o->background_jobs = static_cast<int>(n);
     } else if (key == "ttl_sweep_seconds") {
       ok = want_number(&n) && n >= 0;
       if (ok) o->ttl_sweep_seconds = n;

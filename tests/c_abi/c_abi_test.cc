@@ -147,8 +147,15 @@ TEST(CAbi, NullPointersClosedHandlesAndBadOptions) {
   err = nullptr;
   EXPECT_EQ(dynarock_open(nullptr, R"({"colour":1})", &other, nullptr), DYNAROCK_INVALID_ARGUMENT);
   EXPECT_EQ(dynarock_open(nullptr, "[", &other, nullptr), DYNAROCK_INVALID_ARGUMENT);
+  EXPECT_EQ(dynarock_open(nullptr, R"({"background_jobs":0})", &other, nullptr),
+            DYNAROCK_INVALID_ARGUMENT);
+  EXPECT_EQ(dynarock_open(nullptr, R"({"block_cache_bytes":-1})", &other, nullptr),
+            DYNAROCK_INVALID_ARGUMENT);
   EXPECT_EQ(other, nullptr);
-  EXPECT_EQ(dynarock_open(nullptr, R"({"small_device":true,"in_memory":true})", &other, nullptr),
+  EXPECT_EQ(dynarock_open(nullptr,
+                          R"({"small_device":true,"in_memory":true,"background_jobs":2,)"
+                          R"("write_buffer_bytes":65536,"max_open_files":32})",
+                          &other, nullptr),
             DYNAROCK_OK);
   dynarock_close(other);
   dynarock_free(nullptr);

@@ -112,6 +112,7 @@ DYNAROCK_EXPORT void dynarock_free(void* p);
  *   "block_cache_bytes": number   (32 MiB)
  *   "write_buffer_bytes": number  (RocksDB's memtable size; 0 = default)
  *   "max_open_files": number      (-1 = unlimited)
+ *   "background_jobs": number     (flush and compaction threads, 1-64; 2)
  *   "small_device": bool          (small caches and buffers, fewer threads:
  *                                  docs/embedding.md gives the numbers)
  *   "ttl_sweep_seconds": number   (5; 0 turns expiry off)
