@@ -425,6 +425,27 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
   return resp;
 }
 
+StatusOr<TableDescription> DBImpl::DescribeKeys(const std::string& table) {
+  auto info = FindTable(table);
+  if (!info.ok()) {
+    return ResourceNotFound("Requested resource not found: Table: " + table + " not found");
+  }
+  // Only what a planner reads: names, key schemas, attribute definitions.
+  const TableInfo& t = **info;
+  TableDescription d;
+  d.table_name = t.name;
+  d.table_status = "ACTIVE";
+  d.key_schema = t.key_schema;
+  d.attribute_definitions = t.attribute_definitions;
+  for (const auto& ix : t.indexes) {
+    IndexDescription id;
+    id.index_name = ix.name;
+    id.key_schema = ix.key_schema;
+    (ix.global ? d.global_secondary_indexes : d.local_secondary_indexes).push_back(std::move(id));
+  }
+  return d;
+}
+
 StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   std::unique_lock lock(catalog_mu_);

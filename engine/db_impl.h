@@ -103,6 +103,7 @@ class DBImpl final : public DB {
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
   StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& req) override;
+  StatusOr<TableDescription> DescribeKeys(const std::string& table) override;
   StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) override;
   StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) override;
   StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) override;

@@ -30,6 +30,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kTableNotFound: return "TableNotFoundException";
     case ErrorType::kExpiredIterator: return "ExpiredIteratorException";
     case ErrorType::kTrimmedDataAccess: return "TrimmedDataAccessException";
+    case ErrorType::kDuplicateItem: return "DuplicateItemException";
     case ErrorType::kInternalServerError: return "InternalServerError";
   }
   return "InternalServerError";

@@ -4,12 +4,14 @@
 #include <array>
 #include <chrono>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <utility>
 
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
+#include "engine/api/partiql_json.h"
 #include "engine/request_checks.h"
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
@@ -58,9 +60,10 @@ void TakeCapacity(Resp& r, bool keep) {
 }
 
 // Call the engine with a decoded request, encode.
-template <typename Req, typename Resp, typename Encode>
-ApiReply Execute(HandlerState& s, StatusOr<Req> req, StatusOr<Resp> (DB::*op)(const Req&),
-                 Encode encode) {
+// `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
+// operations, dynarock/partiql.h).
+template <typename Req, typename Op, typename Encode>
+ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());
   bool client_asked = true;
   if constexpr (requires { req->return_consumed_capacity; }) {
@@ -69,16 +72,16 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, StatusOr<Resp> (DB::*op)(co
       client_asked = false;
     }
   }
-  StatusOr<Resp> resp = (s.db->*op)(*req);
+  auto resp = std::invoke(op, *s.db, *req);
   if (!resp.ok()) return Handler::ErrorReply(resp.status());
   if (t_call != nullptr) TakeCapacity(*resp, client_asked);
   return Ok(encode(*req, *resp));
 }
 
 // Decode, call the engine, encode.
-template <typename Req, typename Resp, typename Encode>
+template <typename Req, typename Op, typename Encode>
 ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std::string_view),
-             StatusOr<Resp> (DB::*op)(const Req&), Encode encode) {
+             Op op, Encode encode) {
   return Execute(s, decode(body), op, encode);
 }
 
@@ -200,6 +203,23 @@ ApiReply GetShardIterator(HandlerState& s, std::string_view body) {
              Plain<GetShardIteratorRequest>(EncodeGetShardIteratorResponse));
 }
 
+// ---------------------------------------------------------------- PartiQL
+
+ApiReply ExecuteStatement(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeExecuteStatementRequest, &dynarock::ExecuteStatement,
+             Plain<ExecuteStatementRequest>(EncodeExecuteStatementResponse));
+}
+
+ApiReply BatchExecuteStatement(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeBatchExecuteStatementRequest, &dynarock::BatchExecuteStatement,
+             Plain<BatchExecuteStatementRequest>(EncodeBatchExecuteStatementResponse));
+}
+
+ApiReply ExecuteTransaction(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeExecuteTransactionRequest, &dynarock::ExecuteTransaction,
+             Plain<ExecuteTransactionRequest>(EncodeExecuteTransactionResponse));
+}
+
 ApiReply GetRecords(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeGetRecordsRequest, &DB::GetRecords,
              Plain<GetRecordsRequest>(EncodeGetRecordsResponse));
@@ -280,6 +300,7 @@ struct Operation {
 
 // Sorted by name, for the binary search in Lookup (checked at compile time).
 constexpr Operation kOperations[] = {
+    {"BatchExecuteStatement", BatchExecuteStatement},
     {"BatchGetItem", BatchGetItem},
     {"BatchWriteItem", BatchWriteItem},
     {"CreateTable", CreateTable},
@@ -294,6 +315,8 @@ constexpr Operation kOperations[] = {
     {"DynamoDBStreams_20120810.GetRecords", GetRecords},
     {"DynamoDBStreams_20120810.GetShardIterator", GetShardIterator},
     {"DynamoDBStreams_20120810.ListStreams", ListStreams},
+    {"ExecuteStatement", ExecuteStatement},
+    {"ExecuteTransaction", ExecuteTransaction},
     {"GetItem", GetItem},
     {"ListTables", ListTables},
     {"ListTagsOfResource", ListTagsOfResource},

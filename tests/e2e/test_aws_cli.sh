@@ -432,6 +432,24 @@ expect_error ResourceInUseException ddb create-table --table-name "$T" \
   --attribute-definitions AttributeName=pk,AttributeType=S \
   --key-schema AttributeName=pk,KeyType=HASH --billing-mode PAY_PER_REQUEST
 
+step "execute-statement, batch-execute-statement, execute-transaction (PartiQL)"
+ddb execute-statement --statement "INSERT INTO \"$T\" VALUE {'pk': 'pq', 'sk': 1, 'n': 5}" >/dev/null
+out=$(ddb execute-statement --statement "SELECT n FROM \"$T\" WHERE pk = ? AND sk = ?" \
+  --parameters '[{"S":"pq"},{"N":"1"}]')
+check "$out" "d['Items'] == [{'n': {'N': '5'}}]" "select by key"
+expect_error DuplicateItemException \
+  ddb execute-statement --statement "INSERT INTO \"$T\" VALUE {'pk': 'pq', 'sk': 1}"
+expect_msg "Duplicate primary key exists in table"
+out=$(ddb batch-execute-statement --statements \
+  "[{\"Statement\":\"UPDATE \\\"$T\\\" SET n = n + 1 WHERE pk = 'pq' AND sk = 1\"}]")
+check "$out" "'Error' not in d['Responses'][0]" "batch update"
+ddb execute-transaction --transact-statements \
+  "[{\"Statement\":\"DELETE FROM \\\"$T\\\" WHERE pk = 'pq' AND sk = 1\"}]" >/dev/null
+out=$(ddb execute-statement --statement "SELECT * FROM \"$T\" WHERE pk = 'pq'")
+check "$out" "d['Items'] == []" "deleted in a transaction"
+expect_error ValidationException ddb execute-statement --statement "SELECT * FRM \"$T\""
+expect_msg "Statement wasn't well formed"
+
 step "delete-table"
 out=$(ddb delete-table --table-name "$T")
 check "$out" "d['TableDescription']['TableName'] == '$T'"

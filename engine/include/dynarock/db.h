@@ -106,6 +106,15 @@ class DB {
   virtual StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) = 0;
   virtual StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) = 0;
   virtual StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) = 0;
+  // A table's description without its statistics (ItemCount, sizes): its key
+  // schema, attribute definitions and indexes, cheaply, for planners (PartiQL).
+  // By default DescribeTable's.
+  virtual StatusOr<TableDescription> DescribeKeys(const std::string& table) {
+    DescribeTableRequest req;
+    req.table_name = table;
+    DR_ASSIGN_OR_RETURN(DescribeTableResponse r, DescribeTable(req));
+    return std::move(r.table);
+  }
 
   // Single items. Errors: ValidationException, ResourceNotFoundException,
   // ConditionalCheckFailedException (carrying the old item with

@@ -51,6 +51,7 @@ enum class ErrorType : uint8_t {
   kTableNotFound,  // the backup operations' "no such table"
   kExpiredIterator,     // DynamoDB Streams: a shard iterator older than 15 minutes
   kTrimmedDataAccess,   // DynamoDB Streams: records past their retention
+  kDuplicateItem,       // PartiQL INSERT of an item that exists
   kInternalServerError,
 };
 

@@ -1,0 +1,112 @@
+// PartiQL: the parser's forms and refusals, and statements run on the embedded
+// DB through ExecuteStatement (planning: GetItem, Query, Scan; writes).
+
+#include <gtest/gtest.h>
+
+#include "dynarock/partiql.h"
+#include "engine/partiql/parser.h"
+#include "tests/unit/testutil.h"
+
+namespace dynarock::testing {
+namespace {
+
+using partiql::ParseStatement;
+using partiql::Statement;
+
+TEST(PartiqlParser, Forms) {
+  auto s = ParseStatement(R"(select a.b[2], "c" FROM "t"."idx" WHERE x = ? AND y BETWEEN 1 AND 2 )"
+                          R"(ORDER BY y desc)",
+                          {AttributeValue::S("v")});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->kind, Statement::Kind::kSelect);
+  EXPECT_EQ(s->table, "t");
+  EXPECT_EQ(*s->index, "idx");
+  ASSERT_EQ(s->projection.size(), 2u);
+  EXPECT_EQ(s->projection[0].size(), 3u);
+  EXPECT_TRUE(s->projection[0][2].is_index);
+  EXPECT_TRUE(s->order_descending);
+
+  auto ins = ParseStatement("INSERT INTO t VALUE {'k': 'a''b', 'n': -12.50, 'l': [TRUE, NULL], "
+                            "'s': <<1, 2>>}", {});
+  ASSERT_TRUE(ins.ok()) << ins.status().ToString();
+  EXPECT_EQ(ins->insert_value.at("k"), AttributeValue::S("a'b"));
+  EXPECT_EQ(ins->insert_value.at("n"), AttributeValue::N("-12.5"));
+  EXPECT_EQ(ins->insert_value.at("s"), AttributeValue::NS({"1", "2"}));
+
+  auto up = ParseStatement("UPDATE t SET a = a + 1, b = 'x' REMOVE c WHERE k = 1 RETURNING MODIFIED NEW *", {});
+  ASSERT_TRUE(up.ok()) << up.status().ToString();
+  EXPECT_EQ(up->sets.size(), 2u);
+  EXPECT_EQ(up->removes.size(), 1u);
+  EXPECT_EQ(*up->returning, "MODIFIED NEW");
+}
+
+TEST(PartiqlParser, Refusals) {
+  auto message = [](std::string_view text, std::vector<AttributeValue> p = {}) {
+    auto s = ParseStatement(text, p);
+    EXPECT_FALSE(s.ok()) << text;
+    return s.ok() ? std::string() : s.status().message();
+  };
+  EXPECT_EQ(message("SELECT * FRM t").rfind("Statement wasn't well formed", 0), 0u);
+  EXPECT_NE(message("SELECT * FROM t WHERE a = 'x").find("Unterminated string"), std::string::npos);
+  EXPECT_EQ(message("SELECT COUNT(*) FROM t"), "Unexpected path component at 1:8:5");
+  EXPECT_EQ(message("SELECT * FROM t GROUP BY a"), "Unsupported clause: GROUP BY");
+  EXPECT_EQ(message("SELECT * FROM t WHERE a = 1 LIMIT 5"), "Unsupported clause: LIMIT at 1:29:5");
+  EXPECT_EQ(message("SELECT * FROM (SELECT * FROM t)"), "Unexpected from source");
+  EXPECT_EQ(message("SELECT * FROM a, b"), "Only select from a single table or index is supported.");
+  EXPECT_EQ(message("INSERT INTO t VALUE {'a': <<>>}"), "Empty bags are not supported");
+  EXPECT_EQ(message("SELECT * FROM t WHERE a = MISSING"), "MISSING must be compared using IS operator");
+  EXPECT_EQ(message("INSERT INTO t VALUE {'k': 1} RETURNING ALL OLD *"),
+            "RETURNING is not supported in INSERT");
+  EXPECT_EQ(message("UPDATE \"t\".\"i\" SET a = 1 WHERE k = 1"),
+            "This operation is not supported on an index");
+  EXPECT_NE(message("SELECT * FROM t WHERE a = ?").find("parameters"), std::string::npos);
+  // More parameters than `?` are ignored, as DynamoDB does.
+  EXPECT_TRUE(ParseStatement("SELECT * FROM t", {AttributeValue::S("x")}).ok());
+  // Deep nesting is refused, not a stack overflow.
+  std::string deep = "SELECT * FROM t WHERE " + std::string(5000, '(') + "a = 1" +
+                     std::string(5000, ')');
+  EXPECT_FALSE(ParseStatement(deep, {}).ok());
+  EXPECT_FALSE(ParseStatement(std::string(9000, ' ') + "SELECT * FROM t", {}).ok());
+}
+
+class PartiqlTest : public DBTest {
+ protected:
+  StatusOr<ExecuteStatementResponse> Run(const std::string& statement,
+                                         std::vector<AttributeValue> params = {}) {
+    ExecuteStatementRequest r;
+    r.statement = statement;
+    r.parameters = std::move(params);
+    return ExecuteStatement(*db_, r);
+  }
+};
+
+TEST_F(PartiqlTest, SelectInsertUpdateDelete) {
+  CreateTable("songs", "artist", AttrType::kS, "n", AttrType::kN);
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(Run("INSERT INTO songs VALUE {'artist': 'a', 'n': ?, 'v': 'x'}",
+                    {AttributeValue::N(std::to_string(i))}).ok());
+  }
+  auto dup = Run("INSERT INTO songs VALUE {'artist': 'a', 'n': 1}");
+  EXPECT_EQ(dup.status().type(), ErrorType::kDuplicateItem);
+  auto q = Run("SELECT n FROM songs WHERE artist = 'a' AND n >= 2");
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->items.size(), 2u);
+  auto get = Run("SELECT * FROM songs WHERE artist = 'a' AND n = 3");
+  ASSERT_TRUE(get.ok());
+  ASSERT_EQ(get->items.size(), 1u);
+  auto upd = Run("UPDATE songs SET v = 'y' WHERE artist = 'a' AND n = 3 RETURNING MODIFIED OLD *");
+  ASSERT_TRUE(upd.ok()) << upd.status().ToString();
+  ASSERT_EQ(upd->items.size(), 1u);
+  EXPECT_EQ(upd->items[0], (Item{{"v", AttributeValue::S("x")}}));
+  auto missing = Run("UPDATE songs SET v = 'y' WHERE artist = 'b' AND n = 1");
+  EXPECT_EQ(missing.status().type(), ErrorType::kConditionalCheckFailed);
+  ASSERT_TRUE(Run("DELETE FROM songs WHERE artist = 'a' AND n = 1").ok());
+  auto scan = Run("SELECT * FROM songs");
+  ASSERT_TRUE(scan.ok());
+  EXPECT_EQ(scan->items.size(), 2u);
+  auto partial = Run("DELETE FROM songs WHERE artist = 'a'");
+  EXPECT_EQ(partial.status().type(), ErrorType::kValidation);
+}
+
+}  // namespace
+}  // namespace dynarock::testing
