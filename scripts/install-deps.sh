@@ -18,6 +18,7 @@ done
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libssl-dev
+  libedit-dev tmux  # `dynarock shell`'s line editing; its terminal test
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm
   ca-certificates wrk curl

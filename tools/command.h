@@ -47,6 +47,7 @@ int RunCheck(const Args& args);
 int RunPatterns(const Args& args);
 int RunReplicate(const Args& args);
 int RunStreams(const Args& args);
+int RunShell(const Args& args);
 
 // Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.

@@ -20,6 +20,7 @@ const Command kCommands[] = {
     {"patterns", "Compare access patterns by requests, capacity, latency and cost", &RunPatterns},
     {"replicate", "Ship a table's changes (its stream) to another DynamoDB endpoint", &RunReplicate},
     {"streams", "'streams tail TABLE' prints a table's stream records as JSON lines", &RunStreams},
+    {"shell", "An interactive PartiQL console on a data directory or an endpoint", &RunShell},
 };
 
 void PrintUsage(FILE* out) {
