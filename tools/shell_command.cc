@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <strings.h>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include "dynarock/partiql.h"
 #include "engine/api/base64.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_decode.h"
@@ -44,6 +46,10 @@ dot-commands start a line:
   .tables                 the tables
   .describe TABLE         its keys, indexes, item count and stream
   .indexes TABLE          its secondary indexes
+  .explain STATEMENT      its plan: GetItem, Query or Scan, index, key condition,
+                          filter, capacity, and a warning when it scans
+  .export TABLE FILE      the table's items to FILE as JSON lines (DynamoDB JSON)
+  .import FILE TABLE      PutItem each JSON line of FILE into TABLE
   .format table|json|jsonl  how results are printed (table: aligned, PartiQL literals)
   .capacity on|off        print the capacity each statement consumed
   .help, .quit
@@ -317,15 +323,76 @@ class Shell {
       capacity_ = words[1] == "on";
       return true;
     }
+    if (cmd == ".explain") {
+      std::string statement = s.substr(s.find(".explain") + 8);
+      // `?` parameters stand for values the plan does not depend on.
+      std::vector<AttributeValue> params(64, AttributeValue::S("?"));
+      auto plan = ExplainStatement(statement, params, [&](const std::string& table)
+                                       -> StatusOr<TableDescription> {
+        DR_ASSIGN_OR_RETURN(DescribeTableResponse d, Describe(table));
+        return std::move(d.table);
+      });
+      if (!plan.ok()) return Fail(plan.status());
+      std::printf("%s", plan->c_str());
+      std::fflush(stdout);
+      return true;
+    }
+    if (cmd == ".export") {
+      if (words.size() != 3) return Fail(ValidationError(".export TABLE FILE"));
+      FILE* f = std::fopen(words[2].c_str(), "w");
+      if (f == nullptr) return Fail(ValidationError("cannot write " + words[2]));
+      size_t n = 0;
+      std::string start;
+      do {
+        std::string body = "{\"TableName\":" + Quoted(words[1]) +
+                           (start.empty() ? "" : ",\"ExclusiveStartKey\":" + start) + "}";
+        auto r = backend_("Scan", body);
+        if (!r.ok()) {
+          std::fclose(f);
+          return Fail(r.status());
+        }
+        simdjson::dom::parser p;
+        simdjson::dom::element doc;
+        simdjson::padded_string padded(*r);
+        if (p.parse(padded).get(doc) != simdjson::SUCCESS) break;
+        simdjson::dom::array items;
+        if (doc["Items"].get(items) == simdjson::SUCCESS) {
+          for (simdjson::dom::element e : items) {
+            std::fprintf(f, "%s\n", std::string(simdjson::minify(e)).c_str());
+            ++n;
+          }
+        }
+        simdjson::dom::element lek;
+        start = doc["LastEvaluatedKey"].get(lek) == simdjson::SUCCESS ? std::string(simdjson::minify(lek)) : "";
+      } while (!start.empty());
+      std::fclose(f);
+      std::printf("exported %zu item%s\n", n, n == 1 ? "" : "s");
+      return true;
+    }
+    if (cmd == ".import") {
+      if (words.size() != 3) return Fail(ValidationError(".import FILE TABLE"));
+      std::ifstream in(words[1]);
+      if (!in) return Fail(ValidationError("cannot read " + words[1]));
+      std::string line;
+      size_t n = 0, lineno = 0;
+      while (std::getline(in, line)) {
+        ++lineno;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        auto r = backend_("PutItem", "{\"TableName\":" + Quoted(words[2]) + ",\"Item\":" + line + "}");
+        if (!r.ok()) {
+          std::fprintf(stderr, "line %zu: ", lineno);
+          Fail(r.status());
+          std::printf("imported %zu item%s before the error\n", n, n == 1 ? "" : "s");
+          return false;
+        }
+        ++n;
+      }
+      std::printf("imported %zu item%s\n", n, n == 1 ? "" : "s");
+      return true;
+    }
     if (cmd == ".describe" || cmd == ".indexes") {
       if (words.size() != 2) return Fail(ValidationError(cmd + " TABLE"));
-      api::JsonWriter w;
-      w.BeginObject();
-      w.Member("TableName", words[1]);
-      w.EndObject();
-      auto body = backend_("DescribeTable", w.Release());
-      if (!body.ok()) return Fail(body.status());
-      auto d = api::DecodeDescribeTableResponse(*body);
+      auto d = Describe(words[1]);
       if (!d.ok()) return Fail(d.status());
       const TableDescription& t = d->table;
       auto keys = [](const std::vector<KeySchemaElement>& ks) {
@@ -364,6 +431,17 @@ class Shell {
     return Fail(ValidationError("unknown command " + cmd + " (.help lists them)"));
   }
 
+  static std::string Quoted(const std::string& s) {
+    std::string out;
+    api::AppendJsonString(s, &out);
+    return out;
+  }
+
+  StatusOr<DescribeTableResponse> Describe(const std::string& table) {
+    DR_ASSIGN_OR_RETURN(std::string body, backend_("DescribeTable", "{\"TableName\":" + Quoted(table) + "}"));
+    return api::DecodeDescribeTableResponse(body);
+  }
+
   Backend backend_;
   std::string format_;
   bool capacity_ = false;
@@ -392,7 +470,8 @@ char** Complete(const char* text, int, int) {
       "INSERT", "INTO", "VALUE", "UPDATE", "SET", "REMOVE", "DELETE", "RETURNING", "ALL",
       "MODIFIED", "OLD", "NEW", "ORDER", "BY", "ASC", "DESC", "EXISTS", "TRUE", "FALSE",
       "begins_with", "contains", "attribute_type", "size", "list_append", "set_add",
-      "set_delete", ".tables", ".describe", ".indexes", ".format", ".capacity", ".help", ".quit"};
+      "set_delete", ".tables", ".describe", ".indexes", ".explain", ".export", ".import",
+      ".format", ".capacity", ".help", ".quit"};
   g_words.assign(std::begin(kKeywords), std::end(kKeywords));
   if (g_shell != nullptr) {
     for (auto& t : g_shell->TableNames()) g_words.push_back(t);

@@ -16,6 +16,8 @@
 //   DELETE  -> DeleteItem likewise
 //   EXISTS  -> (transactions) a ConditionCheck
 
+#include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -332,9 +334,16 @@ std::optional<std::string> ProjectionText(ExpressionWriter& w, const Statement& 
 
 // ---------------------------------------------------------------- statements
 
-StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
-                                             const ExecuteStatementRequest& req) {
-  DR_ASSIGN_OR_RETURN(TableDescription table, Describe(db, st.table));
+// What a SELECT becomes, from its WHERE and the key schema of what it reads.
+struct SelectPlan {
+  KeyNames keys;
+  const Expr* hash_eq = nullptr;     // the partition key's equality
+  const Expr* range_cond = nullptr;  // a sort-key condition a Query can take
+  std::vector<const Expr*> rest;     // the filter
+  bool get = false;                  // the whole key, nothing else: a GetItem
+};
+
+StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& table) {
   const std::vector<KeySchemaElement>* schema = &table.key_schema;
   if (st.index) {
     schema = nullptr;
@@ -346,26 +355,25 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
       return ValidationError("The table does not have the specified index: " + *st.index);
     }
   }
-  DR_ASSIGN_OR_RETURN(KeyNames keys, KeysOf(*schema));
+  SelectPlan plan;
+  DR_ASSIGN_OR_RETURN(plan.keys, KeysOf(*schema));
+  const KeyNames& keys = plan.keys;
   std::vector<const Expr*> terms;
   Conjuncts(st.where.get(), &terms);
-  const Expr* hash_eq = nullptr;
-  const Expr* range_cond = nullptr;
-  std::vector<const Expr*> rest;
   for (const Expr* t : terms) {
-    if (!hash_eq && EqualityOn(t, keys.hash)) {
-      hash_eq = t;
-    } else if (!range_cond && !keys.range.empty() && IsSortKeyCondition(t, keys.range)) {
-      range_cond = t;
+    if (!plan.hash_eq && EqualityOn(t, keys.hash)) {
+      plan.hash_eq = t;
+    } else if (!plan.range_cond && !keys.range.empty() && IsSortKeyCondition(t, keys.range)) {
+      plan.range_cond = t;
     } else {
-      rest.push_back(t);
+      plan.rest.push_back(t);
     }
   }
   if (st.order_by) {
     if (!st.where) {
       return ValidationError("Must have WHERE clause in the statement when using ORDER BY clause.");
     }
-    if (!hash_eq) {
+    if (!plan.hash_eq) {
       return ValidationError("Must have at least one non-optional hash key condition in WHERE "
                              "clause when using ORDER BY clause.");
     }
@@ -375,6 +383,21 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
                              " in ORDER BY clause must be part of the primary key");
     }
   }
+  const bool full_key =
+      plan.hash_eq &&
+      (keys.range.empty() || (plan.range_cond && EqualityOn(plan.range_cond, keys.range)));
+  plan.get = !st.index && full_key && plan.rest.empty() && !st.order_by;
+  return plan;
+}
+
+StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
+                                             const ExecuteStatementRequest& req) {
+  DR_ASSIGN_OR_RETURN(TableDescription table, Describe(db, st.table));
+  DR_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(st, table));
+  const KeyNames& keys = plan.keys;
+  const Expr* hash_eq = plan.hash_eq;
+  const Expr* range_cond = plan.range_cond;
+  const std::vector<const Expr*>& rest = plan.rest;
   ExpressionWriter w;
   ExecuteStatementResponse out;
   std::optional<Item> start;
@@ -382,8 +405,7 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
     DR_ASSIGN_OR_RETURN(start, DecodeToken(*req.next_token));
   }
 
-  const bool full_key = hash_eq && (keys.range.empty() || (range_cond && EqualityOn(range_cond, keys.range)));
-  if (!st.index && full_key && rest.empty() && !st.order_by) {
+  if (plan.get) {
     GetItemRequest g;
     g.table_name = st.table;
     g.key.emplace(keys.hash, *EqualityOn(hash_eq, keys.hash));
@@ -497,8 +519,7 @@ struct PlannedWrite {
   ReturnValue return_values = ReturnValue::kNone;
 };
 
-StatusOr<PlannedWrite> PlanWrite(DB& db, const Statement& st) {
-  DR_ASSIGN_OR_RETURN(TableDescription table, Describe(db, st.table));
+StatusOr<PlannedWrite> PlanWrite(const Statement& st, const TableDescription& table) {
   DR_ASSIGN_OR_RETURN(KeyNames keys, KeysOf(table.key_schema));
   ExpressionWriter w;
   PlannedWrite p;
@@ -583,7 +604,8 @@ Status AsDuplicate(const Status& s) {
 
 StatusOr<ExecuteStatementResponse> RunWrite(DB& db, const Statement& st, bool old_on_failure,
                                             ReturnConsumedCapacity capacity) {
-  DR_ASSIGN_OR_RETURN(PlannedWrite p, PlanWrite(db, st));
+  DR_ASSIGN_OR_RETURN(TableDescription table, Describe(db, st.table));
+  DR_ASSIGN_OR_RETURN(PlannedWrite p, PlanWrite(st, table));
   const TransactWriteItem& t = p.item;
   ExecuteStatementResponse out;
   auto copy_common = [&](auto& r) {
@@ -626,7 +648,93 @@ StatusOr<ExecuteStatementResponse> RunWrite(DB& db, const Statement& st, bool ol
   return out;
 }
 
+// An expression with its placeholders put back: names as written, values as
+// their DebugString.
+std::string Shown(const AttributeValue& v) {
+  if (v.is(AttrType::kS)) return "'" + v.scalar() + "'";
+  if (v.is(AttrType::kN)) return v.scalar();
+  return v.DebugString();
+}
+
+std::string Readable(ExpressionWriter& w, std::string text) {
+  std::vector<std::pair<std::string, std::string>> subs;
+  for (const auto& [k, v] : w.names()) subs.emplace_back(k, v);
+  for (const auto& [k, v] : w.values()) subs.emplace_back(k, Shown(v));
+  std::sort(subs.begin(), subs.end(),
+            [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [k, v] : subs) {
+    for (size_t at = text.find(k); at != std::string::npos; at = text.find(k, at + v.size())) {
+      text.replace(at, k.size(), v);
+    }
+  }
+  return text;
+}
+
 }  // namespace
+
+StatusOr<std::string> ExplainStatement(
+    const std::string& statement, const std::vector<AttributeValue>& parameters,
+    const std::function<StatusOr<TableDescription>(const std::string&)>& describe) {
+  DR_ASSIGN_OR_RETURN(Statement st, partiql::ParseStatement(statement, parameters));
+  DR_ASSIGN_OR_RETURN(TableDescription table, describe(st.table));
+  ExpressionWriter w;
+  std::string out;
+  auto line = [&](const std::string& what, const std::string& text) {
+    out += what + std::string(what.size() < 10 ? 10 - what.size() : 1, ' ') + text + "\n";
+  };
+  if (st.kind == Statement::Kind::kSelect) {
+    DR_ASSIGN_OR_RETURN(SelectPlan plan, PlanSelect(st, table));
+    std::string on = st.table + (st.index ? " (index " + *st.index + ")" : "");
+    if (plan.get) {
+      line("plan:", "GetItem on " + on);
+    } else if (plan.hash_eq) {
+      line("plan:", "Query on " + on + (st.order_descending ? ", descending" : ""));
+    } else {
+      line("plan:", "Scan on " + on);
+    }
+    if (plan.hash_eq) {
+      DR_ASSIGN_OR_RETURN(std::string key, w.Condition(*plan.hash_eq));
+      if (plan.range_cond) {
+        DR_ASSIGN_OR_RETURN(std::string r, w.Condition(*plan.range_cond));
+        key += " AND " + r;
+      }
+      line("key:", Readable(w, key));
+    }
+    std::vector<const Expr*> filter = plan.rest;
+    if (!plan.hash_eq && st.where) filter = {st.where.get()};
+    if (!filter.empty()) {
+      DR_ASSIGN_OR_RETURN(std::string f, AndAll(w, filter));
+      line("filter:", Readable(w, f));
+    }
+    if (plan.get) {
+      line("capacity:", "0.5 RCU per 4 KB (1 with ConsistentRead)");
+    } else if (plan.hash_eq) {
+      line("capacity:", "0.5 RCU per 4 KB of the partition's items read, before the filter");
+    } else {
+      line("capacity:", "0.5 RCU per 4 KB of every item in the table, before the filter");
+      line("warning:", "this statement scans the whole " +
+                           std::string(st.index ? "index" : "table") +
+                           "; fix the partition key in the WHERE to make it a Query");
+    }
+    return out;
+  }
+  DR_ASSIGN_OR_RETURN(PlannedWrite p, PlanWrite(st, table));
+  const TransactWriteItem& t = p.item;
+  static const char* kOps[] = {"ConditionCheck", "PutItem", "DeleteItem", "UpdateItem"};
+  line("plan:", std::string(kOps[static_cast<int>(t.kind)]) + " on " + st.table);
+  if (t.kind != TransactWriteItem::Kind::kPut) {
+    std::string key;
+    for (const auto& [name, v] : t.key) key += (key.empty() ? "" : " AND ") + name + " = " + Shown(v);
+    line("key:", key);
+  }
+  ExpressionWriter names;
+  names.names() = t.expression_attribute_names;
+  names.values() = t.expression_attribute_values;
+  if (t.update_expression) line("update:", Readable(names, *t.update_expression));
+  if (t.condition_expression) line("condition:", Readable(names, *t.condition_expression));
+  line("capacity:", "1 WCU per 1 KB of the item written (2 in a transaction)");
+  return out;
+}
 
 StatusOr<ExecuteStatementResponse> ExecuteStatement(DB& db, const ExecuteStatementRequest& req) {
   if (req.limit && *req.limit < 1) {
@@ -784,7 +892,9 @@ StatusOr<ExecuteTransactionResponse> ExecuteTransaction(DB& db,
       return in_statement(i, ValidationError("RETURNING clause is not supported in "
                                              "ExecuteTransaction."));
     }
-    auto planned = PlanWrite(db, parsed[i]);
+    auto table = Describe(db, parsed[i].table);
+    if (!table.ok()) return table.status();
+    auto planned = PlanWrite(parsed[i], *table);
     if (!planned.ok()) return in_statement(i, planned.status());
     PlannedWrite& p = *planned;
     p.item.return_values_on_condition_check_failure_all_old =

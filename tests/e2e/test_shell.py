@@ -26,7 +26,9 @@ def shell(*args, stdin=None, home=None):
                           timeout=60, env=env)
 
 
-class NonInteractiveTest(unittest.TestCase):
+class ShellCase(unittest.TestCase):
+    """A data directory with a table the shell opens."""
+
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="dynarock-shell-")
         self.data = os.path.join(self.dir, "data")
@@ -48,6 +50,8 @@ class NonInteractiveTest(unittest.TestCase):
         finally:
             harness.stop_process(proc)
 
+
+class NonInteractiveTest(ShellCase):
     def test_commands_and_exit_status(self):
         self.create_table()
         r = shell("--data", self.data,
@@ -81,6 +85,44 @@ class NonInteractiveTest(unittest.TestCase):
         self.assertEqual(r.returncode, 1)  # the duplicate failed; the script went on
         self.assertIn("DuplicateItemException", r.stderr)
         self.assertIn("key:       artist (HASH), song (RANGE)", r.stdout)
+
+
+class ExplainExportImportTest(ShellCase):
+    def test_explain(self):
+        self.create_table()
+        r = shell("--data", self.data,
+                  "-c", ".explain SELECT * FROM music WHERE artist = 'A' AND song > 'b' AND plays > 3",
+                  "-c", ".explain SELECT * FROM music WHERE artist = ? AND song = ?",
+                  "-c", ".explain SELECT * FROM music WHERE plays > 3",
+                  "-c", ".explain UPDATE music SET plays = plays + 1 WHERE artist = 'A' AND song = 'x'")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout
+        self.assertIn("plan:     Query on music", out)
+        self.assertIn("key:      artist = 'A' AND song > 'b'", out)
+        self.assertIn("filter:   (plays > 3)", out)
+        self.assertIn("plan:     GetItem on music", out)
+        self.assertIn("plan:     Scan on music", out)
+        self.assertIn("warning:  this statement scans the whole table", out)
+        self.assertIn("plan:     UpdateItem on music", out)
+        self.assertIn("key:      artist = 'A' AND song = 'x'", out)
+        self.assertIn("update:   SET plays = plays + 1", out)
+        self.assertIn("condition: attribute_exists(artist)", out)
+
+    def test_export_then_import(self):
+        self.create_table()
+        dump = os.path.join(self.dir, "music.jsonl")
+        r = shell("--data", self.data,
+                  "-c", "INSERT INTO music VALUE {'artist': 'A', 'song': '1', 'b': <<1, 2>>}",
+                  "-c", "INSERT INTO music VALUE {'artist': 'B', 'song': '2'}",
+                  "-c", ".export music " + dump,
+                  "-c", "DELETE FROM music WHERE artist = 'A' AND song = '1'",
+                  "-c", "DELETE FROM music WHERE artist = 'B' AND song = '2'",
+                  "-c", ".import " + dump + " music",
+                  "-c", "SELECT * FROM music WHERE artist = 'A'")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("exported 2 items", r.stdout)
+        self.assertIn("imported 2 items", r.stdout)
+        self.assertIn("'A'    | <<1, 2>> | '1'", r.stdout)
 
 
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")

@@ -16,6 +16,7 @@
 #ifndef DYNAROCK_PARTIQL_H_
 #define DYNAROCK_PARTIQL_H_
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,6 +89,15 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
     DB& db, const BatchExecuteStatementRequest& req);
 StatusOr<ExecuteTransactionResponse> ExecuteTransaction(DB& db,
                                                         const ExecuteTransactionRequest& req);
+
+// The plan of a statement, as text for people (`dynarock shell`'s .explain):
+// the operation (GetItem, Query, Scan, PutItem, UpdateItem, DeleteItem), the
+// index, the key condition, the filter or condition, the capacity it costs,
+// and a warning when it scans. `describe` gives a table's description (the
+// caller's DB or endpoint).
+StatusOr<std::string> ExplainStatement(
+    const std::string& statement, const std::vector<AttributeValue>& parameters,
+    const std::function<StatusOr<TableDescription>(const std::string&)>& describe);
 
 }  // namespace dynarock
 
