@@ -60,6 +60,7 @@ Options:
   --endpoint URL    talk to a DynamoDB endpoint (credentials from AWS_ACCESS_KEY_ID
                     and AWS_SECRET_ACCESS_KEY; region from AWS_REGION or the URL)
   -c STATEMENT      run STATEMENT (may repeat) and exit; exit status 1 on an error
+At a terminal, a result longer than the screen goes through $PAGER (less -FRX).
   --format F        table (default), json or jsonl
 Reads statements from standard input when it is not a terminal.
 )";
@@ -266,25 +267,44 @@ class Shell {
       }
       rows.push_back(std::move(row));
     }
+    std::string text;
     auto line = [&](const std::vector<std::string>& cells) {
-      std::string out;
       for (size_t i = 0; i < cells.size(); ++i) {
-        if (i) out += " | ";
-        out += cells[i];
-        if (i + 1 < cells.size()) out += std::string(width[i] - DisplayWidth(cells[i]), ' ');
+        if (i) text += " | ";
+        text += cells[i];
+        if (i + 1 < cells.size()) text += std::string(width[i] - DisplayWidth(cells[i]), ' ');
       }
-      std::printf("%s\n", out.c_str());
+      text += "\n";
     };
     if (!columns.empty()) {
       line(columns);
-      std::string rule;
-      for (size_t i = 0; i < columns.size(); ++i) rule += (i ? "-+-" : "") + std::string(width[i], '-');
-      std::printf("%s\n", rule.c_str());
+      for (size_t i = 0; i < columns.size(); ++i) text += (i ? "-+-" : "") + std::string(width[i], '-');
+      text += "\n";
       for (const auto& r : rows) line(r);
     }
-    std::printf("(%zu item%s)\n", items.size(), items.size() == 1 ? "" : "s");
+    text += "(" + std::to_string(items.size()) + " item" + (items.size() == 1 ? "" : "s") + ")\n";
+    Emit(text, rows.size());
+  }
+
+  // Prints `text`; at a terminal, a result longer than the screen goes through
+  // the pager ($PAGER, else `less -FRX`, which quits when it fits).
+  void Emit(const std::string& text, size_t rows) {
+    if (interactive_ && rows + 4 > 40) {
+      const char* pager = std::getenv("PAGER");
+      std::fflush(stdout);
+      if (FILE* p = popen(pager != nullptr && *pager ? pager : "less -FRX", "w")) {
+        std::fwrite(text.data(), 1, text.size(), p);
+        if (pclose(p) != -1) return;
+      }
+    }
+    std::fwrite(text.data(), 1, text.size(), stdout);
     std::fflush(stdout);
   }
+
+ public:
+  void set_interactive(bool on) { interactive_ = on; }
+
+ private:
 
   bool DotCommand(const std::string& s) {
     std::vector<std::string> words;
@@ -446,6 +466,7 @@ class Shell {
   std::string format_;
   bool capacity_ = false;
   bool quit_ = false;
+  bool interactive_ = false;
 };
 
 // ---------------------------------------------------------------- line editing
@@ -583,6 +604,7 @@ int RunShell(const Args& args) {
   }
 
   // Interactive.
+  shell.set_interactive(true);
   g_shell = &shell;
   rl_attempted_completion_function = Complete;
   const std::string history = HistoryPath();

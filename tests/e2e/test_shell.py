@@ -126,21 +126,22 @@ class ExplainExportImportTest(ShellCase):
 
 
 @unittest.skipIf(shutil.which("tmux") is None, "tmux is not installed")
-class TerminalTest(unittest.TestCase):
+class TerminalTest(ShellCase):
     """A real terminal: tmux runs the shell, keys are sent, the screen is read."""
 
     def setUp(self):
-        self.dir = tempfile.mkdtemp(prefix="dynarock-tty-")
+        super().setUp()
         self.session = "dynarock-shell-%d" % os.getpid()
         self.env = dict(os.environ, HOME=self.dir, TERM="xterm")
+        self.env.pop("PAGER", None)
 
     def tearDown(self):
         subprocess.run(["tmux", "kill-session", "-t", self.session], capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().tearDown()
 
-    def start(self):
+    def start(self, *args):
         subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", "120", "-y", "40",
-                        BIN, "shell", "--in-memory"], check=True, env=self.env)
+                        BIN, "shell", *(args or ("--in-memory",))], check=True, env=self.env)
         self.wait_for("dynarock>")
 
     def type(self, text):
@@ -189,6 +190,31 @@ class TerminalTest(unittest.TestCase):
         with open(os.path.join(self.dir, ".dynarock_history")) as f:
             # libedit's file format escapes spaces as \040.
             self.assertIn("SELECT * FROM missing", f.read().replace("\\040", " "))
+
+    def test_long_results_go_through_the_pager(self):
+        if shutil.which("less") is None:
+            self.skipTest("less is not installed")
+        self.create_table()
+        inserts = []
+        for i in range(60):
+            inserts += ["-c", "INSERT INTO music VALUE {'artist': 'A', 'song': '%02d'}" % i]
+        self.assertEqual(shell("--data", self.data, *inserts).returncode, 0)
+        self.start("--data", self.data)
+        self.type("SELECT * FROM music WHERE artist = 'A'")
+        self.press("Enter")
+        screen = self.wait_for("'A'    | '30'")  # a screenful, held by the pager
+        self.assertNotIn("(60 items)", screen)
+        self.press("G")  # the pager's end
+        self.wait_for("(60 items)")
+        self.press("q")
+        # Back at an empty prompt (capture-pane drops trailing spaces).
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            lines = [l for l in self.screen().splitlines() if l.strip()]
+            if lines and lines[-1] == "dynarock>":
+                break
+            time.sleep(0.1)
+        self.assertEqual(lines[-1], "dynarock>", self.screen())
 
 
 if __name__ == "__main__":
