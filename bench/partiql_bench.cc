@@ -13,6 +13,7 @@
 
 #include "dynarock/db.h"
 #include "dynarock/partiql.h"
+#include "engine/partiql/parser.h"
 
 namespace {
 
@@ -99,6 +100,26 @@ void BM_SelectPartition100(benchmark::State& state) {
   }
 }
 
+// The parser alone (tokenising and parsing a by-key SELECT).
+void BM_ParseOnly(benchmark::State& state) {
+  std::vector<AttributeValue> params = {AttributeValue::S("user#1"), AttributeValue::N("0")};
+  for (auto _ : state) {
+    auto st = dynarock::partiql::ParseStatement("SELECT * FROM bench WHERE pk = ? AND sk = ?", params);
+    benchmark::DoNotOptimize(st);
+  }
+}
+
+// The schema lookup alone.
+void BM_DescribeKeys(benchmark::State& state) {
+  dynarock::DB* db = Db();
+  for (auto _ : state) {
+    auto d = db->DescribeKeys("bench");
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+BENCHMARK(BM_ParseOnly);
+BENCHMARK(BM_DescribeKeys);
 BENCHMARK(BM_GetItem);
 BENCHMARK(BM_SelectByKey);
 BENCHMARK(BM_Query100);
