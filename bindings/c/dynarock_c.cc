@@ -482,8 +482,15 @@ void dynarock_close(dynarock_db* db) {
   }
 }
 
-dynarock_code dynarock_execute(dynarock_db* db, const char* operation, const char* request_json,
-                               char** response_json, dynarock_error** error) {
+}  // extern "C"
+
+namespace {
+
+// The shape of the JSON-in, JSON-out calls: arguments checked, the handle
+// looked up, `run` (state, out) guarded.
+template <typename Fn>
+dynarock_code JsonCall(dynarock_db* db, const char* operation, const char* request_json,
+                       char** response_json, dynarock_error** error, Fn run) {
   if (db == nullptr || operation == nullptr || request_json == nullptr ||
       response_json == nullptr) {
     return Invalid(error, "db, operation, request_json and response_json must not be NULL");
@@ -492,32 +499,38 @@ dynarock_code dynarock_execute(dynarock_db* db, const char* operation, const cha
   return Guarded(error, [&]() -> dynarock_code {
     std::shared_ptr<DbState> s = Databases().Find(db);
     if (!s) return Closed(error);
-    dynarock::api::ApiReply reply = s->handler->Handle(operation, request_json);
-    if (reply.http_status != 200) return FromReply(error, reply);
-    *response_json = CopyOut(reply.body);
-    return DYNAROCK_OK;
+    return run(*s, response_json);
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+dynarock_code dynarock_execute(dynarock_db* db, const char* operation, const char* request_json,
+                               char** response_json, dynarock_error** error) {
+  return JsonCall(db, operation, request_json, response_json, error,
+                  [&](DbState& s, char** out) -> dynarock_code {
+                    dynarock::api::ApiReply reply = s.handler->Handle(operation, request_json);
+                    if (reply.http_status != 200) return FromReply(error, reply);
+                    *out = CopyOut(reply.body);
+                    return DYNAROCK_OK;
+                  });
 }
 
 dynarock_code dynarock_graph_execute(dynarock_db* db, const char* operation,
                                      const char* request_json, char** response_json,
                                      dynarock_error** error) {
-  if (db == nullptr || operation == nullptr || request_json == nullptr ||
-      response_json == nullptr) {
-    return Invalid(error, "db, operation, request_json and response_json must not be NULL");
-  }
-  *response_json = nullptr;
-  return Guarded(error, [&]() -> dynarock_code {
-    std::shared_ptr<DbState> s = Databases().Find(db);
-    if (!s) return Closed(error);
-    GraphRequest r;
-    dynarock_code c = r.Parse(request_json, error);
-    if (c != DYNAROCK_OK) return c;
-    auto out = RunGraph(*s, operation, r);
-    if (!out.ok()) return FromStatus(error, out.status());
-    *response_json = CopyOut(*out);
-    return DYNAROCK_OK;
-  });
+  return JsonCall(db, operation, request_json, response_json, error,
+                  [&](DbState& s, char** out) -> dynarock_code {
+                    GraphRequest r;
+                    dynarock_code c = r.Parse(request_json, error);
+                    if (c != DYNAROCK_OK) return c;
+                    auto result = RunGraph(s, operation, r);
+                    if (!result.ok()) return FromStatus(error, result.status());
+                    *out = CopyOut(*result);
+                    return DYNAROCK_OK;
+                  });
 }
 
 dynarock_code dynarock_subscribe(dynarock_db* db, const char* table,

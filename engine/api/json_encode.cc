@@ -97,13 +97,6 @@ void WriteCapacity(JsonWriter* w, const Capacity& c) {
   w->EndObject();
 }
 
-void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list) {
-  w->Key("ConsumedCapacity");
-  w->BeginArray();
-  for (const auto& c : list) WriteConsumedCapacity(w, c);
-  w->EndArray();
-}
-
 void WriteItemCollectionMetrics(JsonWriter* w, const ItemCollectionMetrics& m) {
   w->BeginObject();
   w->Key("ItemCollectionKey");
@@ -530,6 +523,14 @@ void WriteConsumedCapacity(JsonWriter* w, const ConsumedCapacity& c) {
   }
   w->EndObject();
 }
+
+void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list) {
+  w->Key("ConsumedCapacity");
+  w->BeginArray();
+  for (const auto& c : list) WriteConsumedCapacity(w, c);
+  w->EndArray();
+}
+
 
 std::string EncodeAttributeValueJson(const AttributeValue& v) {
   JsonWriter w;

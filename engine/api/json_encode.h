@@ -32,6 +32,8 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t);
 // "KeySchema":[{"AttributeName":...,"KeyType":"HASH"},...]
 void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks);
 void WriteConsumedCapacity(JsonWriter* w, const ConsumedCapacity& c);
+// "ConsumedCapacity": [...] (the multi-table operations' form).
+void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list);
 
 std::string EncodeAttributeValueJson(const AttributeValue& v);
 std::string EncodeItemJson(const Item& item);

@@ -44,14 +44,6 @@ void StatementMembers(Decoder& d, const dom::object& o, std::string* statement,
   if (has_parameters != nullptr) *has_parameters = has;
 }
 
-void WriteCapacities(JsonWriter* w, const std::vector<ConsumedCapacity>& list) {
-  if (list.empty()) return;
-  w->Key("ConsumedCapacity");
-  w->BeginArray();
-  for (const auto& c : list) WriteConsumedCapacity(w, c);
-  w->EndArray();
-}
-
 }  // namespace
 
 StatusOr<ExecuteStatementRequest> DecodeExecuteStatementRequest(std::string_view body) {
@@ -143,30 +135,18 @@ std::string EncodeBatchExecuteStatementResponse(const BatchExecuteStatementRespo
     w.EndObject();
   }
   w.EndArray();
-  WriteCapacities(&w, r.consumed_capacity);
+  if (!r.consumed_capacity.empty()) WriteCapacityList(&w, r.consumed_capacity);
   w.EndObject();
   return w.Release();
 }
 
+// ExecuteTransaction answers as TransactGetItems does ("Responses": [] for
+// writes, as DynamoDB Local does).
 std::string EncodeExecuteTransactionResponse(const ExecuteTransactionResponse& r) {
-  JsonWriter w;
-  w.BeginObject();
-  if (!r.responses.empty()) {
-    w.Key("Responses");
-    w.BeginArray();
-    for (const auto& item : r.responses) {
-      w.BeginObject();
-      if (item) {
-        w.Key("Item");
-        WriteItem(&w, *item);
-      }
-      w.EndObject();
-    }
-    w.EndArray();
-  }
-  WriteCapacities(&w, r.consumed_capacity);
-  w.EndObject();
-  return w.Release();
+  TransactGetItemsResponse as_get;
+  as_get.responses = r.responses;
+  as_get.consumed_capacity = r.consumed_capacity;
+  return EncodeTransactGetItemsResponse(as_get);
 }
 
 }  // namespace dynarock::api

@@ -334,6 +334,22 @@ std::optional<std::string> ProjectionText(ExpressionWriter& w, const Statement& 
 
 // ---------------------------------------------------------------- statements
 
+// The members a Query and a Scan of a SELECT share; call last (the projection
+// adds names).
+template <typename R>
+void ReadMembers(const Statement& st, const ExecuteStatementRequest& req,
+                 const std::optional<Item>& start, ExpressionWriter& w, R* r) {
+  r->projection_expression = ProjectionText(w, st);
+  r->consistent_read = req.consistent_read;
+  r->limit = req.limit;
+  r->exclusive_start_key = start;
+  r->return_consumed_capacity = req.return_consumed_capacity;
+  r->expression_attribute_names = w.names();
+  r->has_expression_attribute_names = w.has_names();
+  r->expression_attribute_values = w.values();
+  r->has_expression_attribute_values = w.has_values();
+}
+
 // What a SELECT becomes, from its WHERE and the key schema of what it reads.
 struct SelectPlan {
   KeyNames keys;
@@ -445,16 +461,8 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
     if (!rest.empty()) {
       DR_ASSIGN_OR_RETURN(q.filter_expression, AndAll(w, rest));
     }
-    q.projection_expression = ProjectionText(w, st);
     q.scan_index_forward = !st.order_descending;
-    q.consistent_read = req.consistent_read;
-    q.limit = req.limit;
-    q.exclusive_start_key = start;
-    q.return_consumed_capacity = req.return_consumed_capacity;
-    q.expression_attribute_names = w.names();
-    q.has_expression_attribute_names = w.has_names();
-    q.expression_attribute_values = w.values();
-    q.has_expression_attribute_values = w.has_values();
+    ReadMembers(st, req, start, w, &q);
     DR_ASSIGN_OR_RETURN(QueryResponse r, db.Query(q));
     return finish(std::move(r));
   }
@@ -464,15 +472,7 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Statement& st,
   if (st.where) {
     DR_ASSIGN_OR_RETURN(s.filter_expression, w.Condition(*st.where));
   }
-  s.projection_expression = ProjectionText(w, st);
-  s.consistent_read = req.consistent_read;
-  s.limit = req.limit;
-  s.exclusive_start_key = start;
-  s.return_consumed_capacity = req.return_consumed_capacity;
-  s.expression_attribute_names = w.names();
-  s.has_expression_attribute_names = w.has_names();
-  s.expression_attribute_values = w.values();
-  s.has_expression_attribute_values = w.has_values();
+  ReadMembers(st, req, start, w, &s);
   DR_ASSIGN_OR_RETURN(ScanResponse r, db.Scan(s));
   return finish(std::move(r));
 }

@@ -242,6 +242,9 @@ class Parser {
   }
 
   bool Identifier(std::string* out) {
+    if (Cur().kind == Tok::kQuoted && Cur().text.empty()) {
+      return Fail(Syntax("Empty identifier \"\" at position " + std::to_string(Cur().pos + 1)));
+    }
     if (Cur().kind == Tok::kQuoted || Cur().kind == Tok::kIdent) {
       *out = Cur().text;
       Advance();

@@ -527,6 +527,25 @@ def generated():
     return out
 
 
+def check_scenario(s, seen):
+    """A scenario's shape, checked as the corpus is read, so that run.py and
+    test_differential_corpus.py never compare a malformed one: a new id, steps,
+    each naming an operation with a JSON object body or raw bytes."""
+    assert isinstance(s.get("id"), str) and s["id"], s
+    assert s["id"] not in seen, "duplicate scenario id %s" % s["id"]
+    seen.add(s["id"])
+    assert s.get("steps"), "scenario %s has no steps" % s["id"]
+    for st in s["steps"]:
+        assert isinstance(st.get("op") or st.get("target"), str), (s["id"], st)
+        assert ("raw" in st) != ("body" in st), "%s: a step has a body or raw bytes" % s["id"]
+        if "body" in st:
+            assert isinstance(st["body"], dict), (s["id"], st)
+    return s
+
+
 def scenarios():
-    yield from hand_written()
-    yield from generated()
+    seen = set()
+    for s in hand_written():
+        yield check_scenario(s, seen)
+    for s in generated():
+        yield check_scenario(s, seen)

@@ -55,6 +55,17 @@ class CorpusTest(unittest.TestCase):
         self.assertEqual(SERVED - ops, set(), "operations the corpus never sends")
         self.assertGreater(len(scenarios), 400)
 
+    def test_malformed_scenarios_are_refused(self):
+        seen = set()
+        ok = {"id": "a", "steps": [{"op": "ListTables", "body": {}}]}
+        self.assertIs(corpus.check_scenario(ok, seen), ok)
+        for bad in ({"id": "a", "steps": [{"op": "ListTables", "body": {}}]},  # id again
+                    {"id": "b", "steps": []},
+                    {"id": "c", "steps": [{"op": "PutItem"}]},
+                    {"id": "d", "steps": [{"op": "PutItem", "body": [1]}]}):
+            with self.assertRaises(AssertionError, msg=bad["id"]):
+                corpus.check_scenario(bad, seen)
+
     def test_generated_cases_change_one_member_of_their_base(self):
         base = {"TableName": "t", "Key": {"pk": {"S": "k"}}, "Limit": 5}
         self.assertEqual(corpus.mutate(base, ("Key", "pk"), "drop"),

@@ -14,11 +14,29 @@
 
 #include "engine/partiql/parser.h"
 
+// Properties checked on every input (a violation aborts, which libFuzzer reports):
+//   - a refusal is a ValidationException with a message (never another type,
+//     never an empty message);
+//   - a statement that parses names a table, and parsing is deterministic
+//     (the same input gives the same kind, table and clause counts).
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::vector<dynarock::AttributeValue> params = {
       dynarock::AttributeValue::S("p"), dynarock::AttributeValue::N("1")};
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto st = dynarock::partiql::ParseStatement(text, params);
-  (void)st;
+  if (!st.ok()) {
+    if (st.status().type() != dynarock::ErrorType::kValidation || st.status().message().empty()) {
+      __builtin_trap();
+    }
+    return 0;
+  }
+  if (st->table.empty()) __builtin_trap();
+  auto again = dynarock::partiql::ParseStatement(text, params);
+  if (!again.ok() || again->kind != st->kind || again->table != st->table ||
+      again->projection.size() != st->projection.size() || again->sets.size() != st->sets.size() ||
+      again->removes.size() != st->removes.size() ||
+      (again->where == nullptr) != (st->where == nullptr)) {
+    __builtin_trap();
+  }
   return 0;
 }

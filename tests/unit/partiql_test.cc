@@ -62,6 +62,9 @@ TEST(PartiqlParser, Refusals) {
   EXPECT_NE(message("SELECT * FROM t WHERE a = ?").find("parameters"), std::string::npos);
   // More parameters than `?` are ignored, as DynamoDB does.
   EXPECT_TRUE(ParseStatement("SELECT * FROM t", {AttributeValue::S("x")}).ok());
+  // An empty quoted identifier names nothing (found by the fuzzer).
+  EXPECT_NE(message("SELECT * FROM \"\" WHERE a = 1").find("Empty identifier"), std::string::npos);
+  EXPECT_NE(message("SELECT \"\" FROM t").find("Empty identifier"), std::string::npos);
   // Deep nesting is refused, not a stack overflow.
   std::string deep = "SELECT * FROM t WHERE " + std::string(5000, '(') + "a = 1" +
                      std::string(5000, ')');
@@ -106,6 +109,25 @@ TEST_F(PartiqlTest, SelectInsertUpdateDelete) {
   EXPECT_EQ(scan->items.size(), 2u);
   auto partial = Run("DELETE FROM songs WHERE artist = 'a'");
   EXPECT_EQ(partial.status().type(), ErrorType::kValidation);
+}
+
+// The planners' schema lookup: keys and indexes, no statistics; a missing
+// table is ResourceNotFoundException.
+TEST_F(PartiqlTest, DescribeKeys) {
+  CreateTable("keys", "h", AttrType::kS, "r", AttrType::kN);
+  Put("keys", {{"h", AttributeValue::S("a")}, {"r", AttributeValue::N("1")}});
+  auto d = db_->DescribeKeys("keys");
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  ASSERT_EQ(d->key_schema.size(), 2u);
+  EXPECT_EQ(d->key_schema[1].attribute_name, "r");
+  EXPECT_EQ(d->attribute_definitions.size(), 2u);
+  EXPECT_EQ(d->item_count, 0);  // not read: DescribeTable's job
+  EXPECT_EQ(db_->DescribeKeys("nope").status().type(), ErrorType::kResourceNotFound);
+  auto explained = ExplainStatement("SELECT * FROM keys WHERE v = 1", {},
+                                    [&](const std::string& t) { return db_->DescribeKeys(t); });
+  ASSERT_TRUE(explained.ok());
+  EXPECT_NE(explained->find("Scan on keys"), std::string::npos);
+  EXPECT_NE(explained->find("warning:"), std::string::npos);
 }
 
 }  // namespace
