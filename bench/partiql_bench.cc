@@ -14,6 +14,7 @@
 #include "dynarock/db.h"
 #include "dynarock/partiql.h"
 #include "engine/partiql/parser.h"
+#include "engine/partiql/prepare.h"
 
 namespace {
 
@@ -109,6 +110,19 @@ void BM_ParseOnly(benchmark::State& state) {
   }
 }
 
+// A cached statement's lookup (the statement cache) and its table plan (the
+// template's memo), without the operation.
+void BM_PrepareCached(benchmark::State& state) {
+  dynarock::DB* db = Db();
+  std::vector<AttributeValue> params = {AttributeValue::S("user#1"), AttributeValue::N("0")};
+  const std::string text = "SELECT * FROM bench WHERE pk = ? AND sk = ?";
+  for (auto _ : state) {
+    auto p = dynarock::partiql::Prepare(text, params);
+    auto plan = dynarock::partiql::PlanTable(*db, *p);
+    benchmark::DoNotOptimize(plan);
+  }
+}
+
 // The schema lookup alone.
 void BM_DescribeKeys(benchmark::State& state) {
   dynarock::DB* db = Db();
@@ -120,6 +134,7 @@ void BM_DescribeKeys(benchmark::State& state) {
 
 BENCHMARK(BM_ParseOnly);
 BENCHMARK(BM_DescribeKeys);
+BENCHMARK(BM_PrepareCached);
 BENCHMARK(BM_GetItem);
 BENCHMARK(BM_SelectByKey);
 BENCHMARK(BM_Query100);

@@ -196,6 +196,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     std::string name = info.name;
     impl->tables_[name] = std::make_shared<TableInfo>(std::move(info));
   }
+  impl->CatalogChanged();
   std::string next;
   s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kNextIdKey, &next);
   if (s.ok() && next.size() == 4) {
@@ -407,6 +408,7 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
   DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
   tables_[ptr->name] = ptr;
+  CatalogChanged();
   CreateTableResponse resp;
   resp.table_description = Describe(*ptr, "CREATING");
   for (auto& ix : resp.table_description.global_secondary_indexes) ix.index_status = "CREATING";
@@ -423,6 +425,11 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
   DescribeTableResponse resp;
   resp.table = Describe(**table, "ACTIVE");
   return resp;
+}
+
+void DBImpl::CatalogChanged() {
+  static std::atomic<uint64_t> process_versions{0};
+  catalog_version_.store(process_versions.fetch_add(1) + 1, std::memory_order_release);
 }
 
 StatusOr<TableDescription> DBImpl::DescribeKeys(const std::string& table) {
@@ -481,6 +488,7 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
   change_log_->Publish(committed.ok());
   DR_RETURN_IF_ERROR(committed);
   tables_.erase(it);
+  CatalogChanged();
   return resp;
 }
 
@@ -552,6 +560,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   DR_RETURN_IF_ERROR(committed);
   auto ptr = std::make_shared<TableInfo>(std::move(info));
   it->second = ptr;
+  CatalogChanged();
   UpdateTableResponse resp;
   TableInfo shown = *ptr;
   for (auto& ix : deleted) shown.indexes.push_back(std::move(ix));

@@ -104,6 +104,9 @@ class DBImpl final : public DB {
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
   StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& req) override;
   StatusOr<TableDescription> DescribeKeys(const std::string& table) override;
+  uint64_t CatalogVersion() const override {
+    return catalog_version_.load(std::memory_order_acquire);
+  }
   StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) override;
   StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) override;
   StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) override;
@@ -278,6 +281,9 @@ class DBImpl final : public DB {
   bool sync_ = false;
 
   mutable std::shared_mutex catalog_mu_;
+  // CatalogVersion(): a new process-wide number after each change to tables_.
+  std::atomic<uint64_t> catalog_version_{0};
+  void CatalogChanged();
   std::map<std::string, TableInfoPtr, std::less<>> tables_;  // GUARDED_BY(catalog_mu_)
   uint32_t next_id_ = 1;                                      // GUARDED_BY(catalog_mu_)
 

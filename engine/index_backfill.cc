@@ -99,6 +99,7 @@ void DBImpl::Backfill(const std::string& table_name, uint32_t index_id) {
   rocksdb::WriteBatch batch;
   if (!PersistTable(info, &batch).ok() || !Commit(&batch).ok()) return;
   it->second = std::make_shared<TableInfo>(std::move(info));
+  CatalogChanged();
 }
 
 StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {

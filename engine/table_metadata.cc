@@ -56,6 +56,7 @@ Status DBImpl::AlterTable(std::string_view name, Status not_found,
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
   DR_RETURN_IF_ERROR(Commit(&batch));
   it->second = std::make_shared<TableInfo>(std::move(info));
+  CatalogChanged();
   if (updated) *updated = it->second;
   return Status();
 }

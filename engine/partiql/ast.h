@@ -2,7 +2,10 @@
 //
 // A parsed PartiQL statement (parser.h), in DynamoDB's subset: SELECT, INSERT,
 // UPDATE, DELETE and, inside transactions, EXISTS(SELECT ...). Values are
-// AttributeValues already (literals converted, `?` parameters substituted).
+// AttributeValues already (literals converted, `?` parameters substituted),
+// except in a template (parser.h's ParseTemplate), where a `?` is a slot that
+// execution fills from the request's parameters (Expr::param,
+// Statement::insert_params).
 
 #ifndef DYNAROCK_ENGINE_PARTIQL_AST_H_
 #define DYNAROCK_ENGINE_PARTIQL_AST_H_
@@ -10,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dynarock/attribute_value.h"
@@ -49,6 +53,7 @@ struct Expr {
   std::string op;  // comparison or arithmetic operator, function name
   bool negated = false;
   std::vector<ExprPtr> args;
+  int param = -1;  // kValue in a template: the `?`'s position, `value` unset
 };
 
 struct SetClause {
@@ -70,6 +75,10 @@ struct Statement {
   std::vector<Path> removes;         // UPDATE ... REMOVE
   // RETURNING: "ALL OLD", "ALL NEW", "MODIFIED OLD", "MODIFIED NEW".
   std::optional<std::string> returning;
+  // In a template: INSERT tuple members given as `?` (member, position), and
+  // how many `?`s the statement has.
+  std::vector<std::pair<std::string, size_t>> insert_params;
+  size_t param_count = 0;
 };
 
 }  // namespace dynarock::partiql

@@ -138,8 +138,12 @@ bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
 
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, const std::vector<AttributeValue>& parameters)
+  // `parameters` null: parse a template (ParseTemplate).
+  Parser(std::vector<Token> tokens, const std::vector<AttributeValue>* parameters)
       : t_(std::move(tokens)), params_(parameters) {}
+
+  // A template with a `?` where only a value can stand.
+  bool value_slot() const { return value_slot_; }
 
   StatusOr<Statement> Parse() {
     Statement st;
@@ -172,6 +176,7 @@ class Parser {
     }
     // Fewer parameters than `?` are refused where they run out; more are
     // ignored, as DynamoDB does.
+    st.param_count = next_param_;
     return st;
   }
 
@@ -355,7 +360,10 @@ class Parser {
                                   Position()));
     }
     AttributeValue v;
-    if (!ParseValue(&v)) return false;
+    insert_slots_ = &st->insert_params;
+    bool parsed = ParseValue(&v);
+    insert_slots_ = nullptr;
+    if (!parsed) return false;
     if (!v.is(AttrType::kM)) {
       return Fail(ValidationError("Unsupported operation: The value of an INSERT must be a "
                                   "single item as a tuple {...}"));
@@ -597,7 +605,12 @@ class Parser {
       return true;
     }
     e->kind = Expr::Kind::kValue;
-    if (!ParseValue(&e->value)) return false;
+    if (params_ == nullptr && IsPunct("?")) {
+      e->param = static_cast<int>(next_param_++);
+      Advance();
+    } else if (!ParseValue(&e->value)) {
+      return false;
+    }
     *out = std::move(e);
     return true;
   }
@@ -631,10 +644,15 @@ class Parser {
       return Number(true, out);
     }
     if (IsPunct("?")) {
-      if (next_param_ >= params_.size()) {
+      if (params_ == nullptr) {  // a template: only operands take slots
+        value_slot_ = true;
+        *out = AttributeValue::Null();
+        ++next_param_;
+      } else if (next_param_ >= params_->size()) {
         return Fail(ValidationError("Number of parameters in request and statement don't match."));
+      } else {
+        *out = (*params_)[next_param_++];
       }
-      *out = params_[next_param_++];
       Advance();
       return true;
     }
@@ -666,7 +684,13 @@ class Parser {
             return Fail(Syntax("Expected a 'string' key at " + Where()));
           }
           AttributeValue v;
-          if (!Expect(":") || !ParseValue(&v, depth + 1)) return false;
+          if (!Expect(":")) return false;
+          if (depth == 0 && insert_slots_ != nullptr && params_ == nullptr && IsPunct("?")) {
+            insert_slots_->emplace_back(key, next_param_++);  // filled at execution
+            Advance();
+          } else if (!ParseValue(&v, depth + 1)) {
+            return false;
+          }
           if (m.contains(key)) {
             return Fail(ValidationError("Duplicate keys in tuple. Key: " + key + " under root"));
           }
@@ -719,9 +743,12 @@ class Parser {
   }
 
   std::vector<Token> t_;
-  const std::vector<AttributeValue>& params_;
+  const std::vector<AttributeValue>* params_;
   size_t pos_ = 0;
   size_t next_param_ = 0;
+  bool value_slot_ = false;
+  // While parsing an INSERT's tuple in a template: its `?` members.
+  std::vector<std::pair<std::string, size_t>>* insert_slots_ = nullptr;
   std::optional<Status> error_;
 };
 
@@ -734,8 +761,18 @@ StatusOr<Statement> ParseStatement(std::string_view text,
                            "constraint: Member must have length less than or equal to 8192");
   }
   DR_ASSIGN_OR_RETURN(std::vector<Token> tokens, Tokenize(text));
-  Parser p(std::move(tokens), parameters);
+  Parser p(std::move(tokens), &parameters);
   return p.Parse();
+}
+
+std::optional<Statement> ParseTemplate(std::string_view text) {
+  if (text.size() > kStatementCharsMax) return std::nullopt;
+  auto tokens = Tokenize(text);
+  if (!tokens.ok()) return std::nullopt;
+  Parser p(std::move(*tokens), nullptr);
+  auto st = p.Parse();
+  if (!st.ok() || p.value_slot()) return std::nullopt;
+  return std::move(*st);
 }
 
 }  // namespace dynarock::partiql

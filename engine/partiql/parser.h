@@ -15,6 +15,7 @@
 #ifndef DYNAROCK_ENGINE_PARTIQL_PARSER_H_
 #define DYNAROCK_ENGINE_PARTIQL_PARSER_H_
 
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,13 @@ inline constexpr size_t kStatementCharsMax = 8192;
 
 StatusOr<Statement> ParseStatement(std::string_view text,
                                    const std::vector<AttributeValue>& parameters);
+
+// Parses a statement once for any parameters: a `?` where an operand or an
+// INSERT tuple's member belongs becomes a slot (Expr::param,
+// Statement::insert_params) filled at execution. nullopt when the text is
+// not a valid statement or has a `?` inside a literal (whose checks depend on
+// the value): ParseStatement then gives the answer, errors included.
+std::optional<Statement> ParseTemplate(std::string_view text);
 
 }  // namespace dynarock::partiql
 

@@ -70,6 +70,18 @@ class SelectTest(unittest.TestCase):
         r = run("SELECT song FROM pq_music WHERE artist = 'Acme' AND begins_with(song, 'G')")
         self.assertEqual([i["song"]["S"] for i in r["Items"]], ["Gamma"])
 
+    def test_several_partitions_are_queries_not_a_scan(self):
+        # IN and OR of equalities on the partition key read those partitions
+        # only: the capacity is that of the partitions' items, not the table's.
+        r = run("SELECT song FROM pq_music WHERE artist IN ['Zed', 'Acme'] AND song <> 'Beta'",
+                ReturnConsumedCapacity="TOTAL")
+        self.assertEqual([i["song"]["S"] for i in r["Items"]], ["Omega", "Alpha", "Gamma"])
+        r = run("SELECT song FROM pq_music WHERE artist = ? OR artist = 'Nobody'", Parameters=[S("Zed")])
+        self.assertEqual(r["Items"], [{"song": S("Omega")}])
+        # A condition on the sort key beyond the key condition still applies.
+        r = run("SELECT \"year\" FROM pq_music WHERE artist = 'Acme' AND song IN ['Alpha', 'Gamma']")
+        self.assertEqual(r["Items"], [{"year": N(1971)}, {"year": N(1980)}])
+
     def test_index_and_scan(self):
         r = run('SELECT song FROM "pq_music"."by_genre" WHERE genre = ?', Parameters=[S("rock")])
         self.assertEqual(sorted(i["song"]["S"] for i in r["Items"]), ["Alpha", "Gamma"])

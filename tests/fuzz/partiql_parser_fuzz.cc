@@ -18,7 +18,11 @@
 //   - a refusal is a ValidationException with a message (never another type,
 //     never an empty message);
 //   - a statement that parses names a table, and parsing is deterministic
-//     (the same input gives the same kind, table and clause counts).
+//     (the same input gives the same kind, table and clause counts);
+//   - the template parse (the statement cache's) agrees: a text that is a
+//     template parses with enough parameters, as the same statement, and
+//     counts its `?`s; a text that parses with its parameters and has no `?`
+//     is a template.
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const std::vector<dynarock::AttributeValue> params = {
       dynarock::AttributeValue::S("p"), dynarock::AttributeValue::N("1")};
@@ -36,6 +40,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       again->projection.size() != st->projection.size() || again->sets.size() != st->sets.size() ||
       again->removes.size() != st->removes.size() ||
       (again->where == nullptr) != (st->where == nullptr)) {
+    __builtin_trap();
+  }
+  auto templ = dynarock::partiql::ParseTemplate(text);
+  if (templ) {
+    if (templ->kind != st->kind || templ->table != st->table ||
+        templ->param_count > params.size() ||
+        templ->projection.size() != st->projection.size()) {
+      __builtin_trap();
+    }
+  } else if (text.find('?') == std::string_view::npos) {
     __builtin_trap();
   }
   return 0;

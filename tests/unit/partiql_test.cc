@@ -130,5 +130,62 @@ TEST_F(PartiqlTest, DescribeKeys) {
   EXPECT_NE(explained->find("warning:"), std::string::npos);
 }
 
+// Several partitions (IN, OR of equalities) are a Query of each, paged
+// across them; conditions on key attributes that a Query's filter cannot
+// hold are applied to its items, with the projection as asked.
+TEST_F(PartiqlTest, PartitionSetsAndKeyConditionsOutsideTheKey) {
+  CreateTable("parts", "k", AttrType::kS, "n", AttrType::kN);
+  for (const char* k : {"a", "b", "c"}) {
+    for (int n = 0; n < 4; ++n) {
+      Put("parts", {{"k", AttributeValue::S(k)}, {"n", AttributeValue::N(std::to_string(n))},
+                    {"v", AttributeValue::S(std::string(k) + std::to_string(n))}});
+    }
+  }
+  auto in = Run("SELECT v FROM parts WHERE k IN ['c', 'a', 'zz', 'a']");
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  ASSERT_EQ(in->items.size(), 8u);
+  EXPECT_EQ(in->items.front().at("v"), AttributeValue::S("c0"));  // partitions as written
+  EXPECT_EQ(in->items.back().at("v"), AttributeValue::S("a3"));
+  auto ors = Run("SELECT * FROM parts WHERE (k = 'a' OR k = ?) AND n >= 2", {AttributeValue::S("b")});
+  ASSERT_TRUE(ors.ok()) << ors.status().ToString();
+  EXPECT_EQ(ors->items.size(), 4u);
+  // Limit counts items read; pages continue into the next partition.
+  ExecuteStatementRequest paged;
+  paged.statement = "SELECT * FROM parts WHERE k IN ['a', 'b', 'c'] AND v <> 'b1'";
+  paged.limit = 3;
+  std::vector<std::string> seen;
+  for (int page = 0; page < 10; ++page) {
+    auto r = ExecuteStatement(*db_, paged);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const auto& item : r->items) seen.push_back(item.at("v").scalar());
+    if (!r->next_token) break;
+    paged.next_token = r->next_token;
+  }
+  EXPECT_EQ(seen.size(), 11u);
+  EXPECT_EQ(seen.front(), "a0");
+  EXPECT_EQ(seen.back(), "c3");
+  paged.next_token = "9:";
+  EXPECT_EQ(ExecuteStatement(*db_, paged).status().type(), ErrorType::kValidation);
+  // The sort key in IN, and <> on it: applied to the partition's items; the
+  // projection leaves the key out.
+  auto sk = Run("SELECT v FROM parts WHERE k = 'b' AND n IN [1, 3] AND n <> 3");
+  ASSERT_TRUE(sk.ok()) << sk.status().ToString();
+  ASSERT_EQ(sk->items.size(), 1u);
+  EXPECT_EQ(sk->items[0], (Item{{"v", AttributeValue::S("b1")}}));
+  auto explained = ExplainStatement("SELECT * FROM parts WHERE k IN ['a', 'b'] AND n IN [1, 3]", {},
+                                    [&](const std::string& t) { return db_->DescribeKeys(t); });
+  ASSERT_TRUE(explained.ok()) << explained.status().ToString();
+  EXPECT_NE(explained->find("Query on parts of each of 2 partitions"), std::string::npos) << *explained;
+  EXPECT_EQ(explained->find("warning:"), std::string::npos) << *explained;
+  // Still a Scan: a partition condition that is not equality, or an OR with other attributes.
+  for (const char* scan : {"SELECT * FROM parts WHERE k > 'a'",
+                           "SELECT * FROM parts WHERE k = 'a' OR v = 'b1'"}) {
+    auto e = ExplainStatement(scan, {}, [&](const std::string& t) { return db_->DescribeKeys(t); });
+    ASSERT_TRUE(e.ok());
+    EXPECT_NE(e->find("Scan on parts"), std::string::npos) << scan;
+  }
+  EXPECT_EQ(Run("SELECT * FROM parts WHERE k = 'a' OR v = 'b1'")->items.size(), 5u);
+}
+
 }  // namespace
 }  // namespace dynarock::testing

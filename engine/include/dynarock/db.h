@@ -115,6 +115,10 @@ class DB {
     DR_ASSIGN_OR_RETURN(DescribeTableResponse r, DescribeTable(req));
     return std::move(r.table);
   }
+  // A number that changes whenever a table is created, changed or deleted,
+  // never the same for two DBs of a process: planners keep what they learnt
+  // of a schema under it (PartiQL's statement cache). 0: not tracked.
+  virtual uint64_t CatalogVersion() const { return 0; }
 
   // Single items. Errors: ValidationException, ResourceNotFoundException,
   // ConditionalCheckFailedException (carrying the old item with
