@@ -107,6 +107,9 @@ class KeyFilter {
   std::vector<std::string> reads_;
 };
 
+// A SELECT over several partitions pages with "<partition>:<hex key>" tokens,
+// at most this many items read per page.
+constexpr int64_t kPartitionsPageItems = 10;
 // A SELECT over several partitions pages with "<partition>:<hex key>" tokens.
 std::string PartitionToken(size_t partition, const std::optional<Item>& key) {
   return std::to_string(partition) + ":" + (key ? EncodeToken(*key) : std::string());
@@ -217,7 +220,9 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
       }
     }
   }
+  // Several partitions page at most 10 items at a time (DynamoDB's IN).
   std::optional<int64_t> remaining = req.limit;
+  if (several) remaining = std::min<int64_t>(remaining.value_or(kPartitionsPageItems), kPartitionsPageItems);
   int64_t bytes = 0;
   for (size_t i = first; i < partitions.size(); ++i) {
     ExpressionWriter w(params);

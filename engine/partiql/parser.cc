@@ -52,6 +52,14 @@ StatusOr<std::vector<Token>> Tokenize(std::string_view s) {
       while (i < s.size() && s[i] != '\n') ++i;
       continue;
     }
+    if (c == '/' && i + 1 < s.size() && s[i + 1] == '*') {  // /* comment */
+      size_t end = s.find("*/", i + 2);
+      if (end == std::string_view::npos) {
+        return Syntax("Unterminated comment at position " + std::to_string(i + 1));
+      }
+      i = end + 2;
+      continue;
+    }
     Token t;
     t.pos = i;
     if (IsIdentStart(c)) {

@@ -40,6 +40,13 @@ TEST(PartiqlParser, Forms) {
   EXPECT_EQ(*up->returning, "MODIFIED NEW");
 }
 
+TEST(PartiqlParser, Comments) {
+  auto s = ParseStatement("/* a block\n comment */ SELECT * -- to the end of the line\n FROM t /**/;", {});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->table, "t");
+  EXPECT_FALSE(ParseStatement("SELECT * FROM t /* unterminated", {}).ok());
+}
+
 TEST(PartiqlParser, Refusals) {
   auto message = [](std::string_view text, std::vector<AttributeValue> p = {}) {
     auto s = ParseStatement(text, p);
@@ -164,6 +171,17 @@ TEST_F(PartiqlTest, PartitionSetsAndKeyConditionsOutsideTheKey) {
   EXPECT_EQ(seen.size(), 11u);
   EXPECT_EQ(seen.front(), "a0");
   EXPECT_EQ(seen.back(), "c3");
+  // Without a Limit, pages of several partitions hold at most 10 items.
+  auto first = Run("SELECT * FROM parts WHERE k IN ['a', 'b', 'c']");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->items.size(), 10u);
+  ASSERT_TRUE(first->next_token.has_value());
+  ExecuteStatementRequest rest;
+  rest.statement = "SELECT * FROM parts WHERE k IN ['a', 'b', 'c']";
+  rest.next_token = first->next_token;
+  auto second = ExecuteStatement(*db_, rest);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_EQ(second->items.size(), 2u);
   paged.next_token = "9:";
   EXPECT_EQ(ExecuteStatement(*db_, paged).status().type(), ErrorType::kValidation);
   // The sort key in IN, and <> on it: applied to the partition's items; the
