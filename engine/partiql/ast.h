@@ -61,6 +61,11 @@ struct SetClause {
   ExprPtr value;
 };
 
+struct OrderTerm {
+  Path path;
+  bool descending = false;
+};
+
 struct Statement {
   enum class Kind { kSelect, kInsert, kUpdate, kDelete, kExists };
   Kind kind = Kind::kSelect;
@@ -68,8 +73,7 @@ struct Statement {
   std::optional<std::string> index;  // SELECT ... FROM "table"."index"
   std::vector<Path> projection;      // empty: *
   ExprPtr where;
-  std::optional<Path> order_by;
-  bool order_descending = false;
+  std::vector<OrderTerm> order_by;   // ORDER BY key [ASC|DESC], ...
   Item insert_value;                 // INSERT ... VALUE {...}
   std::vector<SetClause> sets;       // UPDATE ... SET
   std::vector<Path> removes;         // UPDATE ... REMOVE

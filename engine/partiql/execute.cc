@@ -5,10 +5,12 @@
 // text), planned into the DB's own requests (plan.h) and run through them.
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 
 #include "dynarock/partiql.h"
+#include "engine/expr/ast.h"
 #include "engine/expr/expression.h"
 #include "engine/partiql/plan.h"
 #include "engine/partiql/prepare.h"
@@ -131,6 +133,27 @@ StatusOr<std::pair<size_t, std::optional<Item>>> DecodePartitionToken(const std:
   return std::make_pair(partition, std::move(key));
 }
 
+// The key values a read's plan uses, against the key attributes' types.
+Status CheckKeyTypes(const SelectPlan& plan, const TableDescription& table, const Params& params) {
+  auto check = [&](const std::string& name, const Expr* value) -> Status {
+    if (value == nullptr || value->kind != Expr::Kind::kValue) return Status();
+    for (const auto& def : table.attribute_definitions) {
+      if (def.attribute_name == name && def.attribute_type != ValueOf(*value, params).type()) {
+        return ValidationError("Key attribute's data type should match its data type in table's "
+                               "schema: Key " + name);
+      }
+    }
+    return Status();
+  };
+  if (plan.hash_eq) DR_RETURN_IF_ERROR(check(plan.keys.hash, EqualityOn(plan.hash_eq, plan.keys.hash)));
+  for (const Expr* v : plan.partitions) DR_RETURN_IF_ERROR(check(plan.keys.hash, v));
+  const Expr* r = plan.range_cond;
+  if (r != nullptr && (r->kind == Expr::Kind::kCompare || r->kind == Expr::Kind::kBetween)) {
+    for (size_t i = 0; i < r->args.size(); ++i) DR_RETURN_IF_ERROR(check(plan.keys.range, r->args[i].get()));
+  }
+  return Status();
+}
+
 StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
                                              const TablePlan& table_plan,
                                              const ExecuteStatementRequest& req) {
@@ -140,6 +163,7 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
   const SelectPlan& plan = *table_plan.select;
   const KeyNames& keys = plan.keys;
   ExecuteStatementResponse out;
+  DR_RETURN_IF_ERROR(CheckKeyTypes(plan, table_plan.table, params));
 
   if (plan.get) {
     if (req.next_token) {
@@ -197,6 +221,15 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
     for (const Expr* p : partitions) seen |= ValueOf(*p, params) == ValueOf(*v, params);
     if (!seen) partitions.push_back(v);
   }
+  if (plan.order_partitions) {
+    std::stable_sort(partitions.begin(), partitions.end(), [&](const Expr* a, const Expr* b) {
+      const AttributeValue& x = ValueOf(*a, params);
+      const AttributeValue& y = ValueOf(*b, params);
+      if (x.type() != y.type()) return x.type() < y.type();
+      int c = expr::CompareScalars(x, y);
+      return plan.partitions_descending ? c > 0 : c < 0;
+    });
+  }
   const bool several = !plan.partitions.empty();
   size_t first = 0;
   std::optional<Item> start;
@@ -239,7 +272,7 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
     if (!plan.rest.empty()) {
       DR_ASSIGN_OR_RETURN(q.filter_expression, AndAll(w, plan.rest));
     }
-    q.scan_index_forward = !st.order_descending;
+    q.scan_index_forward = plan.forward;
     ReadMembers(st, req, i == first ? start : std::nullopt, remaining, extra, w, &q);
     DR_ASSIGN_OR_RETURN(QueryResponse r, db.Query(q));
     for (Item& item : r.items) {
@@ -321,6 +354,29 @@ StatusOr<ExecuteStatementResponse> RunWrite(DB& db, const Prepared& prepared,
   return out;
 }
 
+// The DB names the expression parameter an error is in ("Invalid
+// FilterExpression: ..."); a statement's author wrote no such parameter.
+Status WithoutExpressionName(Status s) {
+  if (s.ok() || s.type() != ErrorType::kValidation) return s;
+  static const char* kPrefixes[] = {"Invalid FilterExpression: ", "Invalid KeyConditionExpression: ",
+                                    "Invalid ConditionExpression: ", "Invalid UpdateExpression: ",
+                                    "Invalid ProjectionExpression: "};
+  for (const char* prefix : kPrefixes) {
+    if (s.message().rfind(prefix, 0) == 0) {
+      Status plain(s.type(), s.message().substr(std::string_view(prefix).size()));
+      if (s.item()) plain.WithItem(*s.item());
+      return plain;
+    }
+  }
+  return s;
+}
+
+template <typename T>
+StatusOr<T> WithoutExpressionName(StatusOr<T> r) {
+  if (r.ok()) return r;
+  return WithoutExpressionName(r.status());
+}
+
 }  // namespace
 
 StatusOr<ExecuteStatementResponse> ExecuteStatement(DB& db, const ExecuteStatementRequest& req) {
@@ -331,10 +387,13 @@ StatusOr<ExecuteStatementResponse> ExecuteStatement(DB& db, const ExecuteStateme
   }
   DR_ASSIGN_OR_RETURN(Prepared p, partiql::Prepare(req.statement, req.parameters));
   DR_ASSIGN_OR_RETURN(std::shared_ptr<const TablePlan> plan, partiql::PlanTable(db, p));
-  if (p.statement->kind == Statement::Kind::kSelect) return RunSelect(db, p, *plan, req);
+  if (p.statement->kind == Statement::Kind::kSelect) {
+    return WithoutExpressionName(RunSelect(db, p, *plan, req));
+  }
   if (req.next_token) return ValidationError("NextToken is only valid for a SELECT");
-  return RunWrite(db, p, *plan, req.return_values_on_condition_check_failure_all_old,
-                  req.return_consumed_capacity);
+  return WithoutExpressionName(RunWrite(db, p, *plan,
+                                        req.return_values_on_condition_check_failure_all_old,
+                                        req.return_consumed_capacity));
 }
 
 StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
@@ -357,6 +416,33 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
   }
   if (reads && writes) {
     return ValidationError("Read and write requests together in the same batch is not supported.");
+  }
+  // One item once per batch, as BatchWriteItem and BatchGetItem (statements
+  // that fail on their own are left to report it).
+  std::set<std::string> keys;
+  for (const auto& p : parsed) {
+    if (!p.ok()) continue;
+    auto table = partiql::PlanTable(db, *p);
+    if (!table.ok()) continue;
+    const Statement& st = *p->statement;
+    const KeyNames names = KeysOf((*table)->table.key_schema);
+    Item key;
+    if (st.kind == Statement::Kind::kInsert) {
+      for (const auto& [member, value] : st.insert_value) {
+        if (member == names.hash || member == names.range) key.insert_or_assign(member, value);
+      }
+      for (const auto& [member, slot] : st.insert_params) {
+        if (member == names.hash || member == names.range) key.insert_or_assign(member, (*p->params)[slot]);
+      }
+    } else if (!st.index) {
+      auto kw = KeyFromWhere(st, *p->params, names);
+      if (!kw.ok()) continue;
+      key = std::move(kw->key);
+    }
+    if (key.empty()) continue;
+    if (!keys.insert(st.table + '\0' + partiql::EncodeToken(key)).second) {
+      return ValidationError("Provided list of item keys contains duplicates");
+    }
   }
   BatchExecuteStatementResponse out;
   for (size_t i = 0; i < req.statements.size(); ++i) {
@@ -391,6 +477,7 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
                         req.return_consumed_capacity);
       }
     }
+    done = WithoutExpressionName(std::move(done));
     if (done.ok()) {
       if (!done->items.empty()) r.item = std::move(done->items.front());
       if (done->consumed_capacity) out.consumed_capacity.push_back(*done->consumed_capacity);
@@ -405,6 +492,7 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
       if (code == "ValidationError" || code == "ResourceNotFound") r.table_name.reset();
       r.error_code = std::move(code);
       r.error_message = done.status().message();
+      if (done.status().item()) r.error_item = *done.status().item();
     }
     out.responses.push_back(std::move(r));
   }

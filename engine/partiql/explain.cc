@@ -71,7 +71,7 @@ StatusOr<std::string> ExplainStatement(
                              ? ""
                              : " of each of " + std::to_string(plan.partitions.size()) +
                                    " partitions") +
-                        (st.order_descending ? ", descending" : ""));
+                        (plan.forward ? "" : ", descending"));
     } else {
       line("plan:", "Scan on " + on);
     }

@@ -30,6 +30,7 @@ struct Token {
   Tok kind = Tok::kEnd;
   std::string text;  // identifier/string contents, number text, punctuation
   size_t pos = 0;    // offset in the statement
+  size_t len = 0;    // characters in the statement (quotes included)
 };
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -126,12 +127,59 @@ StatusOr<std::vector<Token>> Tokenize(std::string_view s) {
       }
       i += t.text.size();
     }
+    t.len = i - t.pos;
     out.push_back(std::move(t));
   }
   Token end;
   end.pos = s.size();
   out.push_back(end);
   return out;
+}
+
+// PartiQL's reserved words (partiql.org's list, with the type names
+// DynamoDB's parser also reserves): as a bare identifier they are a syntax
+// error; "quoted" they are names like any other. Sorted, upper case.
+constexpr std::string_view kReserved[] = {
+    "ABSOLUTE", "ACTION", "ADD", "ALL", "ALLOCATE", "ALTER", "AND", "ANY", "ARE", "AS", "ASC",
+    "ASSERTION", "AT", "AUTHORIZATION", "AVG", "BAG", "BEGIN", "BETWEEN", "BIT", "BIT_LENGTH",
+    "BLOB", "BOOL", "BOOLEAN", "BY", "CASCADE", "CASCADED", "CASE", "CAST", "CATALOG", "CHAR",
+    "CHARACTER", "CHARACTER_LENGTH", "CHAR_LENGTH", "CHECK", "CLOB", "CLOSE", "COALESCE",
+    "COLLATE", "COLLATION", "COLUMN", "COMMIT", "CONFLICT", "CONNECT", "CONNECTION", "CONSTRAINT",
+    "CONSTRAINTS", "CONTINUE", "CONVERT", "CORRESPONDING", "COUNT", "CREATE", "CROSS", "CURRENT",
+    "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "CURSOR", "DATE",
+    "DATE_ADD", "DATE_DIFF", "DEALLOCATE", "DEC", "DECIMAL", "DECLARE", "DEFAULT", "DEFERRABLE",
+    "DEFERRED", "DELETE", "DESC", "DESCRIBE", "DESCRIPTOR", "DIAGNOSTICS", "DISCONNECT",
+    "DISTINCT", "DO", "DOMAIN", "DOUBLE", "DROP", "ELSE", "END", "END_EXEC", "ESCAPE", "EXCEPT",
+    "EXCEPTION", "EXCLUDED", "EXEC", "EXECUTE", "EXISTS", "EXPLAIN", "EXTERNAL", "EXTRACT",
+    "FALSE", "FETCH", "FIRST", "FLOAT", "FOR", "FOREIGN", "FOUND", "FROM", "FULL", "GET",
+    "GLOBAL", "GO", "GOTO", "GRANT", "GROUP", "HAVING", "IDENTITY", "IMMEDIATE", "IN", "INDEX",
+    "INDICATOR", "INITIALLY", "INNER", "INPUT", "INSENSITIVE", "INSERT", "INT", "INTEGER",
+    "INTERSECT", "INTERVAL", "INTO", "IS", "ISOLATION", "JOIN", "KEY", "LAG", "LANGUAGE", "LAST",
+    "LATERAL", "LEAD", "LEFT", "LET", "LEVEL", "LIKE", "LIMIT", "LIST", "LOCAL", "LOWER", "MATCH",
+    "MAX", "MIN", "MISSING", "MODIFIED", "MODULE", "NAMES", "NATIONAL", "NATURAL", "NCHAR", "NEW",
+    "NEXT", "NO", "NOT", "NOTHING", "NULL", "NULLIF", "NULLS", "NUMERIC", "OCTET_LENGTH", "OF",
+    "OFFSET", "OLD", "ON", "ONLY", "OPEN", "OPTION", "OR", "ORDER", "OUTER", "OUTPUT", "OVER",
+    "OVERLAPS", "OVERLAY", "PAD", "PARTIAL", "PARTITION", "PIVOT", "PLACING", "POSITION",
+    "PRECISION", "PREPARE", "PRESERVE", "PRIMARY", "PRIOR", "PRIVILEGES", "PROCEDURE", "PUBLIC",
+    "READ", "REAL", "REFERENCES", "RELATIVE", "REMOVE", "REPLACE", "RESTRICT", "RETURNING",
+    "REVOKE", "RIGHT", "ROLLBACK", "ROWS", "SCHEMA", "SCROLL", "SECTION", "SELECT", "SESSION",
+    "SESSION_USER", "SET", "SEXP", "SHORTEST", "SIZE", "SMALLINT", "SOME", "SPACE", "SQL",
+    "SQLCODE", "SQLERROR", "SQLSTATE", "STRING", "STRUCT", "SUBSTRING", "SUM", "SYSTEM_USER",
+    "TABLE", "TEMPORARY", "THEN", "TIME", "TIMESTAMP", "TO", "TRANSACTION", "TRANSLATE",
+    "TRANSLATION", "TRIM", "TRUE", "TUPLE", "UNION", "UNIQUE", "UNKNOWN", "UNPIVOT", "UPDATE",
+    "UPPER", "UPSERT", "USAGE", "USER", "USING", "VALUE", "VALUES", "VARCHAR", "VARYING", "VIEW",
+    "WHEN", "WHENEVER", "WHERE", "WITH", "WORK", "WRITE", "ZONE"};
+
+static_assert(std::is_sorted(std::begin(kReserved), std::end(kReserved)));
+
+bool IsReserved(std::string_view word) {
+  if (word.size() > 20) return false;
+  char upper[21];
+  for (size_t i = 0; i < word.size(); ++i) {
+    upper[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(word[i])));
+  }
+  return std::binary_search(std::begin(kReserved), std::end(kReserved),
+                            std::string_view(upper, word.size()));
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
@@ -173,6 +221,13 @@ class Parser {
       if (!Expect("(") || !ExpectKeyword("SELECT") || !ParseSelect(&st) || !Expect(")")) {
         return *error_;
       }
+    } else if ((IsKeyword("CREATE") || IsKeyword("DROP")) &&
+               (EqualsIgnoreCase(t_[pos_ + 1].text, "TABLE") ||
+                EqualsIgnoreCase(t_[pos_ + 1].text, "INDEX"))) {
+      // Data definition is the API's (CreateTable, ...), not PartiQL's.
+      std::string op = EqualsIgnoreCase(Cur().text, "CREATE") ? "Create" : "Drop";
+      return ValidationError("Unsupported operation: " + op +
+                             (EqualsIgnoreCase(t_[pos_ + 1].text, "TABLE") ? "Table" : "Index"));
     } else {
       return Syntax("Expected a statement (SELECT, INSERT, UPDATE, DELETE or EXISTS) at " +
                     Where());
@@ -232,11 +287,12 @@ class Parser {
   // "line:column:length" of the current token, as DynamoDB's PartiQL positions.
   std::string Position() const {
     const Token& c = Cur();
-    return "1:" + std::to_string(c.pos + 1) + ":" + std::to_string(std::max<size_t>(1, c.text.size()));
+    return "1:" + std::to_string(c.pos + 1) + ":" + std::to_string(std::max<size_t>(1, c.len));
   }
 
-  // SQL DynamoDB's PartiQL does not support, refused in its words.
-  bool RefuseUnsupported() {
+  // SQL DynamoDB's PartiQL does not support, refused in its words. `source`:
+  // right after FROM's table, where a name would be an alias.
+  bool RefuseUnsupported(bool source = false) {
     if (IsKeyword("JOIN") || IsKeyword("INNER") || IsKeyword("LEFT") || IsKeyword("CROSS")) {
       return Fail(ValidationError("Only select from a single table or index is supported."));
     }
@@ -244,10 +300,13 @@ class Parser {
     static const char* kClauses[] = {"HAVING", "LIMIT", "OFFSET", "UNION", "INTERSECT", "EXCEPT"};
     for (const char* kw : kClauses) {
       if (IsKeyword(kw)) {
-        return Fail(ValidationError("Unsupported clause: " + std::string(kw) + " at " + Position()));
+        // DynamoDB points at what follows LIMIT and OFFSET (their value).
+        std::string kw_text(kw);
+        if ((kw_text == "LIMIT" || kw_text == "OFFSET") && t_[pos_ + 1].kind != Tok::kEnd) Advance();
+        return Fail(ValidationError("Unsupported clause: " + kw_text + " at " + Position()));
       }
     }
-    if (IsKeyword("AS") || (Cur().kind == Tok::kIdent && !IsKeyword("WHERE") &&
+    if (IsKeyword("AS") || (source && Cur().kind == Tok::kIdent && !IsKeyword("WHERE") &&
                             !IsKeyword("ORDER"))) {
       return Fail(ValidationError("Aliasing is not supported"));
     }
@@ -257,6 +316,10 @@ class Parser {
   bool Identifier(std::string* out) {
     if (Cur().kind == Tok::kQuoted && Cur().text.empty()) {
       return Fail(Syntax("Empty identifier \"\" at position " + std::to_string(Cur().pos + 1)));
+    }
+    if (Cur().kind == Tok::kIdent && IsReserved(Cur().text)) {
+      return Fail(Syntax("'" + Cur().text + "' (position " + std::to_string(Cur().pos + 1) +
+                         ") is a reserved word; write it as a quoted name, \"" + Cur().text + "\""));
     }
     if (Cur().kind == Tok::kQuoted || Cur().kind == Tok::kIdent) {
       *out = Cur().text;
@@ -274,6 +337,13 @@ class Parser {
       if (Punct(".")) {
         PathStep step;
         if (!Identifier(&step.name)) return false;
+        out->push_back(std::move(step));
+      } else if (IsPunct("[") && t_[pos_ + 1].kind == Tok::kString) {  // m['name']
+        Advance();
+        PathStep step;
+        step.name = Cur().text;
+        Advance();
+        if (!Expect("]")) return false;
         out->push_back(std::move(step));
       } else if (IsPunct("[")) {
         Advance();
@@ -305,7 +375,7 @@ class Parser {
 
   bool ParseSelect(Statement* st) {
     if (IsKeyword("DISTINCT")) {
-      return Fail(ValidationError("Unsupported token in expression: DISTINCT at " + Position()));
+      return Fail(ValidationError("Unsupported token in expression: DISTINCT"));
     }
     if (IsKeyword("VALUE") || IsKeyword("PIVOT")) {
       return Fail(ValidationError("Select projection doesn't support value or pivot keywords"));
@@ -316,9 +386,17 @@ class Parser {
         if (Cur().kind == Tok::kIdent && t_[pos_ + 1].kind == Tok::kPunct && t_[pos_ + 1].text == "(") {
           return Fail(ValidationError("Unexpected path component at " + Position()));
         }
+        // A parameter or a literal where a path belongs.
+        if (Cur().kind == Tok::kString || Cur().kind == Tok::kNumber ||
+            (Cur().kind == Tok::kPunct && Cur().text != "*")) {
+          return Fail(ValidationError("Unexpected path component at " + Position()));
+        }
         Path p;
         if (!ParsePath(&p)) return false;
         if (IsKeyword("AS")) return Fail(ValidationError("Aliasing is not supported"));
+        if (IsPunct("+") || IsPunct("-")) {  // arithmetic in the projection
+          return Fail(ValidationError("Unexpected path component at " + Position()));
+        }
         st->projection.push_back(std::move(p));
       } while (Punct(","));
     }
@@ -331,19 +409,21 @@ class Parser {
     if (IsPunct(",")) {
       return Fail(ValidationError("Only select from a single table or index is supported."));
     }
-    if (!RefuseUnsupported()) return false;
+    if (!RefuseUnsupported(/*source=*/true)) return false;
     if (Keyword("WHERE") && !ParseCondition(&st->where)) return false;
     if (!RefuseUnsupported()) return false;
     if (Keyword("ORDER")) {
       if (!ExpectKeyword("BY")) return false;
-      Path p;
-      if (!ParsePath(&p)) return false;
-      st->order_by = std::move(p);
-      if (Keyword("DESC")) {
-        st->order_descending = true;
-      } else {
-        Keyword("ASC");
-      }
+      do {
+        OrderTerm term;
+        if (!ParsePath(&term.path)) return false;
+        if (Keyword("DESC")) {
+          term.descending = true;
+        } else {
+          Keyword("ASC");
+        }
+        st->order_by.push_back(std::move(term));
+      } while (Punct(","));
     }
     return RefuseUnsupported();
   }
@@ -362,19 +442,18 @@ class Parser {
   bool ParseInsert(Statement* st) {
     if (!ExpectKeyword("INTO") || !WriteTable(st, true)) return false;
     if (!ExpectKeyword("VALUE")) return false;
-    if (IsPunct("?")) {
-      return Fail(ValidationError("Unsupported format in item expression. Please use struct format "
-                                  "{...} to express item values for insert statement. at " +
-                                  Position()));
-    }
+    static const char* kNotATuple =
+        "Unsupported format in item expression. Please use struct format {...} to express item "
+        "values for insert statement. at ";
+    if (IsPunct("?")) return Fail(ValidationError(kNotATuple + Position()));
+    const std::string value_at = Position();
     AttributeValue v;
     insert_slots_ = &st->insert_params;
     bool parsed = ParseValue(&v);
     insert_slots_ = nullptr;
     if (!parsed) return false;
     if (!v.is(AttrType::kM)) {
-      return Fail(ValidationError("Unsupported operation: The value of an INSERT must be a "
-                                  "single item as a tuple {...}"));
+      return Fail(ValidationError(kNotATuple + value_at));
     }
     st->insert_value = v.map();
     return true;
@@ -526,6 +605,13 @@ class Parser {
       auto e = std::make_unique<Expr>();
       e->kind = Expr::Kind::kIn;
       e->args.push_back(std::move(lhs));
+      static const char* kInShape =
+          "IN operator must have a left hand argument of type Variable Reference and right hand "
+          "argument of type Seq with at least one member";
+      if (IsPunct("?") || ((IsPunct("[") || IsPunct("(")) && t_[pos_ + 1].kind == Tok::kPunct &&
+                           (t_[pos_ + 1].text == "]" || t_[pos_ + 1].text == ")"))) {
+        return Fail(ValidationError(kInShape));
+      }
       std::string close = IsPunct("[") ? "]" : ")";
       if (!Punct("[") && !Expect("(")) return false;
       if (IsKeyword("SELECT")) {
@@ -590,6 +676,13 @@ class Parser {
       e->kind = Expr::Kind::kCall;
       e->op = c.text;
       for (char& ch : e->op) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      static const char* kFunctions[] = {"begins_with", "contains", "attribute_type", "size",
+                                         "list_append", "set_add", "set_delete", "exists",
+                                         "missing"};
+      if (std::none_of(std::begin(kFunctions), std::end(kFunctions),
+                       [&](const char* f) { return e->op == f; })) {
+        return Fail(ValidationError("Unrecognized function: " + c.text));
+      }
       Advance();
       Advance();
       if (IsKeyword("SELECT")) {
@@ -633,6 +726,12 @@ class Parser {
     std::string text = (negative ? "-" : "") + Cur().text;
     auto normalized = NormalizeNumber(text);
     if (!normalized.ok()) return Fail(ValidationError(normalized.status().message()));
+    // -0 is 0, but a negative zero written as a decimal (-0.0, -0e1) is refused.
+    if (negative && *normalized == "0" &&
+        Cur().text.find_first_of(".eE") != std::string::npos) {
+      return Fail(ValidationError("Negative zero decimal is not supported under key root at " +
+                                  Position()));
+    }
     *out = AttributeValue::N(*normalized);
     Advance();
     return true;
@@ -682,8 +781,10 @@ class Parser {
       if (!IsPunct("}")) {
         do {
           std::string key;
+          std::string key_at;
           if (Cur().kind == Tok::kString) {
             key = Cur().text;
+            key_at = Position();
             Advance();
           } else if (Cur().kind == Tok::kQuoted || Cur().kind == Tok::kIdent) {
             return Fail(ValidationError("Tuple keys must be of type String. Actual type: "
@@ -700,7 +801,8 @@ class Parser {
             return false;
           }
           if (m.contains(key)) {
-            return Fail(ValidationError("Duplicate keys in tuple. Key: " + key + " under root"));
+            return Fail(ValidationError("Duplicate keys in tuple. Key: " + key + " under root at " +
+                                        key_at));
           }
           m.emplace(std::move(key), std::move(v));
         } while (Punct(","));
@@ -722,7 +824,9 @@ class Parser {
       *out = AttributeValue::L(std::move(list));
       return true;
     }
-    if (Punct("<<")) {
+    if (IsPunct("<<")) {
+      const std::string bag_at = Position();
+      Advance();
       std::vector<AttributeValue> elems;
       if (!IsPunct(">>")) {
         do {
@@ -732,7 +836,7 @@ class Parser {
         } while (Punct(","));
       }
       if (!Expect(">>")) return false;
-      if (elems.empty()) return Fail(ValidationError("Empty bags are not supported"));
+      if (elems.empty()) return Fail(ValidationError("Empty bags are not supported at " + bag_at));
       std::vector<std::string> set;
       AttrType type = elems[0].type();
       for (const auto& v : elems) {

@@ -366,7 +366,7 @@ StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& tab
     }
     plan.rest = std::move(filter);
   }
-  if (st.order_by) {
+  if (!st.order_by.empty()) {
     if (!st.where) {
       return ValidationError("Must have WHERE clause in the statement when using ORDER BY clause.");
     }
@@ -374,16 +374,25 @@ StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& tab
       return ValidationError("Must have at least one non-optional hash key condition in WHERE "
                              "clause when using ORDER BY clause.");
     }
-    const auto& by = *st.order_by;
-    if (by.size() != 1 || by[0].is_index || (by[0].name != keys.range && by[0].name != keys.hash)) {
-      return ValidationError("Variable reference " + (by.empty() ? std::string() : by[0].name) +
-                             " in ORDER BY clause must be part of the primary key");
+    for (const auto& term : st.order_by) {
+      const Path& by = term.path;
+      if (by.size() != 1 || by[0].is_index || (by[0].name != keys.range && by[0].name != keys.hash)) {
+        return ValidationError("Variable reference " + (by.empty() ? std::string() : by[0].name) +
+                               " in ORDER BY clause must be part of the primary key");
+      }
+      if (by[0].name == keys.hash) {
+        plan.order_partitions = true;
+        plan.partitions_descending = term.descending;
+      } else {
+        plan.forward = !term.descending;
+      }
     }
   }
   const bool full_key =
       plan.hash_eq &&
       (keys.range.empty() || (plan.range_cond && EqualityOn(plan.range_cond, keys.range)));
-  plan.get = !st.index && full_key && plan.rest.empty() && plan.key_rest.empty() && !st.order_by;
+  plan.get = !st.index && full_key && plan.rest.empty() && plan.key_rest.empty() &&
+             st.order_by.empty();
   return plan;
 }
 
@@ -472,7 +481,8 @@ StatusOr<PlannedWrite> PlanWrite(const Statement& st, const Params& params,
         // the WHERE says.
         t.kind = TransactWriteItem::Kind::kDelete;
         if (!rest.empty()) {
-          t.condition_expression = "attribute_not_exists(" + w.Name(keys.hash) + ") OR (" + rest + ")";
+          // `rest` is "(a) AND (b)": AND binds tighter than OR.
+          t.condition_expression = "attribute_not_exists(" + w.Name(keys.hash) + ") OR " + rest;
         }
       } else {
         if (rest.empty()) {

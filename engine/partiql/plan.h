@@ -121,6 +121,11 @@ struct SelectPlan {
   std::vector<const Expr*> rest;       // the filter
   std::vector<const Expr*> key_rest;   // a Query's conditions on key attributes
   bool get = false;                    // the whole key, nothing else: a GetItem
+  // ORDER BY: the sort key's direction; partitions in key order (the
+  // partition key named), descending or not.
+  bool forward = true;
+  bool order_partitions = false;
+  bool partitions_descending = false;
 
   bool query() const { return hash_eq != nullptr || !partitions.empty(); }
 };

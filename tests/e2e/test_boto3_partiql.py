@@ -120,7 +120,7 @@ class WriteTest(unittest.TestCase):
             run("INSERT INTO pq_music VALUE {'artist': 'New', 'song': 'One'}")
         self.assertEqual(e.exception.response["Error"]["Code"], "DuplicateItemException")
 
-        r = run("UPDATE pq_music SET plays = plays + 2 SET list = list_append(list, [2]) "
+        r = run("UPDATE pq_music SET plays = plays + 2 SET \"list\" = list_append(\"list\", [2]) "
                 "REMOVE meta WHERE artist = 'New' AND song = 'One' RETURNING ALL NEW *")
         self.assertEqual(r["Items"][0]["plays"], N(3))
         self.assertNotIn("meta", r["Items"][0])

@@ -168,7 +168,7 @@ class TerminalTest(ShellCase):
     def test_prompt_table_history_and_completion(self):
         self.start()
         # No table exists in memory; an error is shown and the shell goes on.
-        self.type("SELECT * FROM missing")
+        self.type("SELECT * FROM nosuch")
         self.press("Enter")
         self.wait_for("Cannot do operations on a non-existent table")
         # Tab completes a dot-command.
@@ -178,7 +178,7 @@ class TerminalTest(ShellCase):
         self.press("Enter")
         # Up recalls the previous statement.
         self.press("Up", "Up")
-        self.wait_for("dynarock> SELECT * FROM missing")
+        self.wait_for("dynarock> SELECT * FROM nosuch")
         self.press("C-u")
         self.type(".quit")
         self.press("Enter")
@@ -189,7 +189,7 @@ class TerminalTest(ShellCase):
         # History is kept across sessions.
         with open(os.path.join(self.dir, ".dynarock_history")) as f:
             # libedit's file format escapes spaces as \040.
-            self.assertIn("SELECT * FROM missing", f.read().replace("\\040", " "))
+            self.assertIn("SELECT * FROM nosuch", f.read().replace("\\040", " "))
 
     def test_long_results_go_through_the_pager(self):
         if shutil.which("less") is None:

@@ -24,7 +24,8 @@ TEST(PartiqlParser, Forms) {
   ASSERT_EQ(s->projection.size(), 2u);
   EXPECT_EQ(s->projection[0].size(), 3u);
   EXPECT_TRUE(s->projection[0][2].is_index);
-  EXPECT_TRUE(s->order_descending);
+  ASSERT_EQ(s->order_by.size(), 1u);
+  EXPECT_TRUE(s->order_by[0].descending);
 
   auto ins = ParseStatement("INSERT INTO t VALUE {'k': 'a''b', 'n': -12.50, 'l': [TRUE, NULL], "
                             "'s': <<1, 2>>}", {});
@@ -38,6 +39,18 @@ TEST(PartiqlParser, Forms) {
   EXPECT_EQ(up->sets.size(), 2u);
   EXPECT_EQ(up->removes.size(), 1u);
   EXPECT_EQ(*up->returning, "MODIFIED NEW");
+}
+
+TEST(PartiqlParser, OrderByTermsAndBracketNames) {
+  auto s = ParseStatement("SELECT m['a b'].c FROM t WHERE k = 1 ORDER BY k, s DESC", {});
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->projection.size(), 1u);
+  ASSERT_EQ(s->projection[0].size(), 3u);
+  EXPECT_EQ(s->projection[0][1].name, "a b");
+  EXPECT_FALSE(s->projection[0][1].is_index);
+  ASSERT_EQ(s->order_by.size(), 2u);
+  EXPECT_FALSE(s->order_by[0].descending);
+  EXPECT_TRUE(s->order_by[1].descending);
 }
 
 TEST(PartiqlParser, Comments) {
@@ -57,10 +70,41 @@ TEST(PartiqlParser, Refusals) {
   EXPECT_NE(message("SELECT * FROM t WHERE a = 'x").find("Unterminated string"), std::string::npos);
   EXPECT_EQ(message("SELECT COUNT(*) FROM t"), "Unexpected path component at 1:8:5");
   EXPECT_EQ(message("SELECT * FROM t GROUP BY a"), "Unsupported clause: GROUP BY");
-  EXPECT_EQ(message("SELECT * FROM t WHERE a = 1 LIMIT 5"), "Unsupported clause: LIMIT at 1:29:5");
+  // DynamoDB points at LIMIT's value.
+  EXPECT_EQ(message("SELECT * FROM t WHERE a = 1 LIMIT 5"), "Unsupported clause: LIMIT at 1:35:1");
   EXPECT_EQ(message("SELECT * FROM (SELECT * FROM t)"), "Unexpected from source");
   EXPECT_EQ(message("SELECT * FROM a, b"), "Only select from a single table or index is supported.");
-  EXPECT_EQ(message("INSERT INTO t VALUE {'a': <<>>}"), "Empty bags are not supported");
+  EXPECT_EQ(message("INSERT INTO t VALUE {'a': <<>>}"), "Empty bags are not supported at 1:27:2");
+  EXPECT_EQ(message("INSERT INTO t VALUE {'a': 1, 'a': 2}"),
+            "Duplicate keys in tuple. Key: a under root at 1:30:3");
+  EXPECT_EQ(message("INSERT INTO t VALUE 'notamap'"),
+            "Unsupported format in item expression. Please use struct format {...} to express item "
+            "values for insert statement. at 1:21:9");
+  EXPECT_EQ(message("INSERT INTO t VALUE {'k': -0.0}"),
+            "Negative zero decimal is not supported under key root at 1:28:3");
+  EXPECT_TRUE(ParseStatement("INSERT INTO t VALUE {'k': -0}", {}).ok());
+  // PartiQL's reserved words are names only when quoted.
+  EXPECT_NE(message("SELECT * FROM t WHERE pad = 'x'").find("'pad' (position 23) is a reserved word"),
+            std::string::npos);
+  EXPECT_NE(message("SELECT size, value FROM t").find("reserved word"), std::string::npos);
+  EXPECT_NE(message("SELECT * FROM user").find("reserved word"), std::string::npos);
+  EXPECT_NE(message("UPDATE t SET m.date = 1 WHERE k = 1").find("'date'"), std::string::npos);
+  EXPECT_TRUE(ParseStatement("SELECT \"size\", \"value\" FROM \"user\" WHERE \"pad\" = 'x' "
+                             "AND size(\"date\") > 1 AND name = 'n' AND year = 1", {}).ok());
+  // Trailing words are syntax errors, not aliases; an alias follows the table.
+  EXPECT_EQ(message("SELECT * FROM t WHERE a = 1 garbage").rfind("Statement wasn't well formed", 0), 0u);
+  EXPECT_EQ(message("SELECT * FROM t WHERE a = 1.5e").rfind("Statement wasn't well formed", 0), 0u);
+  EXPECT_EQ(message("SELECT * FROM t x WHERE a = 1"), "Aliasing is not supported");
+  EXPECT_EQ(message("SELECT * FROM t WHERE a IN []"),
+            "IN operator must have a left hand argument of type Variable Reference and right hand "
+            "argument of type Seq with at least one member");
+  EXPECT_EQ(message("SELECT * FROM t WHERE a IN ?"), message("SELECT * FROM t WHERE a IN []"));
+  EXPECT_EQ(message("SELECT * FROM t WHERE foo(a) = 1"), "Unrecognized function: foo");
+  EXPECT_EQ(message("CREATE TABLE foo"), "Unsupported operation: CreateTable");
+  EXPECT_EQ(message("DROP INDEX i"), "Unsupported operation: DropIndex");
+  EXPECT_EQ(message("SELECT ? FROM t"), "Unexpected path component at 1:8:1");
+  EXPECT_EQ(message("SELECT a + 1 FROM t"), "Unexpected path component at 1:10:1");
+  EXPECT_EQ(message("SELECT DISTINCT a FROM t"), "Unsupported token in expression: DISTINCT");
   EXPECT_EQ(message("SELECT * FROM t WHERE a = MISSING"), "MISSING must be compared using IS operator");
   EXPECT_EQ(message("INSERT INTO t VALUE {'k': 1} RETURNING ALL OLD *"),
             "RETURNING is not supported in INSERT");
@@ -203,6 +247,54 @@ TEST_F(PartiqlTest, PartitionSetsAndKeyConditionsOutsideTheKey) {
     EXPECT_NE(e->find("Scan on parts"), std::string::npos) << scan;
   }
   EXPECT_EQ(Run("SELECT * FROM parts WHERE k = 'a' OR v = 'b1'")->items.size(), 5u);
+  // ORDER BY the partition key orders the partitions; the sort key, each one.
+  auto ordered = Run("SELECT v FROM parts WHERE k IN ['b', 'c', 'a'] AND n < 2 ORDER BY k DESC, n DESC");
+  ASSERT_TRUE(ordered.ok()) << ordered.status().ToString();
+  std::vector<std::string> order;
+  for (const auto& item : ordered->items) order.push_back(item.at("v").scalar());
+  EXPECT_EQ(order, (std::vector<std::string>{"c1", "c0", "b1", "b0", "a1", "a0"}));
+  // A key value of the wrong type, in DynamoDB's PartiQL words.
+  auto typed = Run("SELECT * FROM parts WHERE k = 'a' AND n = '1'");
+  EXPECT_EQ(typed.status().message(),
+            "Key attribute's data type should match its data type in table's schema: Key n");
+  EXPECT_EQ(Run("SELECT * FROM parts WHERE k = ?", {AttributeValue::Null()}).status().message(),
+            "Key attribute's data type should match its data type in table's schema: Key k");
+}
+
+// A DELETE's WHERE beyond the key is a condition; a missing item is deleted
+// whatever it says. Batches refuse one item twice and carry the old item of
+// a failed condition.
+TEST_F(PartiqlTest, DeleteConditionsAndBatchRules) {
+  CreateTable("dels", "k", AttrType::kS);
+  Put("dels", {{"k", AttributeValue::S("a")}, {"n", AttributeValue::N("1")}});
+  auto wrong = Run("DELETE FROM dels WHERE k = 'a' AND n = 2 AND n > 0");
+  EXPECT_EQ(wrong.status().type(), ErrorType::kConditionalCheckFailed) << wrong.status().ToString();
+  ASSERT_TRUE(Run("DELETE FROM dels WHERE k = 'a' AND n = 1").ok());
+  EXPECT_FALSE(Get("dels", {{"k", AttributeValue::S("a")}}).has_value());
+  EXPECT_TRUE(Run("DELETE FROM dels WHERE k = 'gone' AND n = 5").ok());
+
+  Put("dels", {{"k", AttributeValue::S("b")}, {"n", AttributeValue::N("1")}});
+  BatchExecuteStatementRequest twice;
+  twice.statements.resize(2);
+  twice.statements[0].statement = "UPDATE dels SET n = 2 WHERE k = 'b'";
+  twice.statements[1].statement = "UPDATE dels SET n = 3 WHERE k = ?";
+  twice.statements[1].parameters = {AttributeValue::S("b")};
+  auto dup = BatchExecuteStatement(*db_, twice);
+  EXPECT_EQ(dup.status().message(), "Provided list of item keys contains duplicates");
+  EXPECT_EQ(Get("dels", {{"k", AttributeValue::S("b")}})->at("n"), AttributeValue::N("1"));
+  twice.statements[1].statement = "INSERT INTO dels VALUE {'k': ?}";
+  EXPECT_FALSE(BatchExecuteStatement(*db_, twice).ok());
+
+  BatchExecuteStatementRequest old;
+  old.statements.resize(1);
+  old.statements[0].statement = "UPDATE dels SET x = 1 WHERE k = 'b' AND n = 99";
+  old.statements[0].return_values_on_condition_check_failure_all_old = true;
+  auto failed = BatchExecuteStatement(*db_, old);
+  ASSERT_TRUE(failed.ok()) << failed.status().ToString();
+  ASSERT_EQ(failed->responses.size(), 1u);
+  EXPECT_EQ(failed->responses[0].error_code, "ConditionalCheckFailed");
+  ASSERT_TRUE(failed->responses[0].error_item.has_value());
+  EXPECT_EQ(failed->responses[0].error_item->at("n"), AttributeValue::N("1"));
 }
 
 }  // namespace
