@@ -4,6 +4,10 @@
 
 #include "engine/item_codec.h"
 
+#include <algorithm>
+
+#include "dynarock/item_size.h"
+#include "dynarock/item_view.h"
 #include "engine/coding.h"
 
 namespace dynarock {
@@ -158,7 +162,194 @@ class Decoder {
     return false;  // unknown tag
   }
 
+  // Walks one value as Value() checks it, adding its DynamoDB size to *size
+  // (item_size.h's rules) instead of building it.
+  bool Skip(size_t* size, int depth) {
+    uint8_t tag;
+    if (!Byte(&tag)) return false;
+    switch (static_cast<AttrType>(tag)) {
+      case AttrType::kS:
+      case AttrType::kB: {
+        std::string_view bytes;
+        if (!GetLengthPrefixed(&in_, &bytes)) return false;
+        *size += bytes.size();
+        return true;
+      }
+      case AttrType::kN: {
+        std::string_view bytes;
+        if (!GetLengthPrefixed(&in_, &bytes) || bytes.empty()) return false;
+        *size += NumberSize(bytes);
+        return true;
+      }
+      case AttrType::kBool: {
+        uint8_t b;
+        if (!Byte(&b) || b > 1) return false;
+        *size += 1;
+        return true;
+      }
+      case AttrType::kNull:
+        *size += 1;
+        return true;
+      case AttrType::kL: {
+        if (depth >= kMaxDecodeDepth) return false;
+        uint32_t n;
+        if (!Count(&n)) return false;
+        *size += kContainerOverhead;
+        for (uint32_t i = 0; i < n; ++i) {
+          *size += kElementOverhead;
+          if (!Skip(size, depth + 1)) return false;
+        }
+        return true;
+      }
+      case AttrType::kM: {
+        if (depth >= kMaxDecodeDepth) return false;
+        *size += kContainerOverhead;
+        return SkipMap(size, depth + 1, kElementOverhead);
+      }
+      case AttrType::kSS:
+      case AttrType::kNS:
+      case AttrType::kBS: {
+        uint32_t n;
+        if (!Count(&n)) return false;
+        std::string_view prev;
+        for (uint32_t i = 0; i < n; ++i) {
+          std::string_view e;
+          if (!GetLengthPrefixed(&in_, &e)) return false;
+          if (i > 0 && !(prev < e)) return false;
+          prev = e;
+          *size += tag == static_cast<uint8_t>(AttrType::kNS) ? NumberSize(e) : e.size();
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // A map's entries: each name's length plus its value's size, plus
+  // `per_entry` (the 1 byte of an M entry; 0 at the top level).
+  bool SkipMap(size_t* size, int depth, size_t per_entry) {
+    uint32_t n;
+    if (!Count(&n)) return false;
+    std::string_view prev;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string_view name;
+      if (!GetLengthPrefixed(&in_, &name)) return false;
+      if (i > 0 && !(prev < name)) return false;
+      prev = name;
+      *size += per_entry + name.size();
+      if (!Skip(size, depth)) return false;
+    }
+    return true;
+  }
+
+  // The top-level map, decoding only the names in `names` (sorted), adding
+  // every attribute's size to *size.
+  bool MapOf(const std::vector<std::string>& names, Item* out, size_t* size) {
+    uint32_t n;
+    if (!Count(&n)) return false;
+    out->clear();
+    std::string_view prev;
+    auto want = names.begin();
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string_view name;
+      if (!GetLengthPrefixed(&in_, &name)) return false;
+      if (i > 0 && !(prev < name)) return false;
+      prev = name;
+      while (want != names.end() && std::string_view(*want) < name) ++want;
+      *size += name.size();
+      if (want != names.end() && std::string_view(*want) == name) {
+        AttributeValue value;
+        if (!Value(&value, 0)) return false;
+        *size += AttributeValueSize(value);
+        out->emplace_hint(out->end(), std::string(name), std::move(value));
+      } else {
+        if (!Skip(size, 0)) return false;
+      }
+    }
+    return true;
+  }
+
+  // Walks one value as Value() checks it, reporting it to `v`.
+  bool Visit(EncodedItemVisitor* v, int depth) {
+    uint8_t tag;
+    if (!Byte(&tag)) return false;
+    const AttrType type = static_cast<AttrType>(tag);
+    switch (type) {
+      case AttrType::kS:
+      case AttrType::kN:
+      case AttrType::kB: {
+        std::string_view bytes;
+        if (!GetLengthPrefixed(&in_, &bytes)) return false;
+        if (type == AttrType::kN && bytes.empty()) return false;
+        v->Scalar(type, bytes);
+        return true;
+      }
+      case AttrType::kBool: {
+        uint8_t b;
+        if (!Byte(&b) || b > 1) return false;
+        v->Boolean(b == 1);
+        return true;
+      }
+      case AttrType::kNull:
+        v->Null();
+        return true;
+      case AttrType::kL: {
+        if (depth >= kMaxDecodeDepth) return false;
+        uint32_t n;
+        if (!Count(&n)) return false;
+        v->BeginList();
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!Visit(v, depth + 1)) return false;
+        }
+        v->EndList();
+        return true;
+      }
+      case AttrType::kM:
+        if (depth >= kMaxDecodeDepth) return false;
+        return VisitMap(v, depth + 1, false);
+      case AttrType::kSS:
+      case AttrType::kNS:
+      case AttrType::kBS: {
+        uint32_t n;
+        if (!Count(&n)) return false;
+        v->BeginSet(type);
+        std::string_view prev;
+        for (uint32_t i = 0; i < n; ++i) {
+          std::string_view e;
+          if (!GetLengthPrefixed(&in_, &e)) return false;
+          if (i > 0 && !(prev < e)) return false;
+          prev = e;
+          v->SetElement(e);
+        }
+        v->EndSet();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool VisitMap(EncodedItemVisitor* v, int depth, bool top_level) {
+    uint32_t n;
+    if (!Count(&n)) return false;
+    v->BeginMap(top_level);
+    std::string_view prev;
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string_view name;
+      if (!GetLengthPrefixed(&in_, &name)) return false;
+      if (i > 0 && !(prev < name)) return false;
+      prev = name;
+      v->Name(name);
+      if (!Visit(v, depth)) return false;
+    }
+    v->EndMap(top_level);
+    return true;
+  }
+
  private:
+  // item_size.h's container rules: 3 bytes per L or M, 1 per element.
+  static constexpr size_t kContainerOverhead = 3;
+  static constexpr size_t kElementOverhead = 1;
+
   std::string_view in_;
 };
 
@@ -180,6 +371,67 @@ bool DecodeItem(std::string_view bytes, Item* out) {
   uint8_t version;
   if (!d.Byte(&version) || version != kItemFormatV1) return false;
   return d.Map(out, 0) && d.done();
+}
+
+bool VisitEncodedItem(std::string_view bytes, EncodedItemVisitor* v) {
+  Decoder d(bytes);
+  uint8_t version;
+  if (!d.Byte(&version) || version != kItemFormatV1) return false;
+  return d.VisitMap(v, 0, true) && d.done();
+}
+
+bool EncodedItemSize(std::string_view bytes, size_t* size) {
+  Decoder d(bytes);
+  uint8_t version;
+  *size = 0;
+  if (!d.Byte(&version) || version != kItemFormatV1) return false;
+  return d.SkipMap(size, 0, 0) && d.done();
+}
+
+bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,
+                          size_t* size) {
+  Decoder d(bytes);
+  uint8_t version;
+  size_t ignored = 0;
+  if (size == nullptr) size = &ignored;
+  *size = 0;
+  if (!d.Byte(&version) || version != kItemFormatV1) return false;
+  return d.MapOf(names, out, size) && d.done();
+}
+
+}  // namespace dynarock
+
+// ---------------------------------------------------------------- dynarock/item_view.h
+
+namespace dynarock {
+
+std::optional<AttributeValue> ItemView::Get(std::string_view name) const {
+  Item one;
+  if (!DecodeItemAttributes(encoded_, {std::string(name)}, &one) || one.empty()) return std::nullopt;
+  return std::move(one.begin()->second);
+}
+
+Item ItemView::ToItem() const {
+  Item item;
+  if (!DecodeItem(encoded_, &item)) item.clear();
+  return item;
+}
+
+size_t ItemView::Size() const {
+  size_t size = 0;
+  return EncodedItemSize(encoded_, &size) ? size : 0;
+}
+
+std::vector<Item> EncodedItems::ToItems() const {
+  std::vector<Item> items;
+  items.reserve(size());
+  for (size_t i = 0; i < size(); ++i) items.push_back((*this)[i].ToItem());
+  return items;
+}
+
+void EncodedItems::Append(const Item& item) {
+  EncodeItemTo(item, &bytes_);
+  ends_.push_back(bytes_.size());
 }
 
 }  // namespace dynarock

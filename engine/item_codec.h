@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "dynarock/attribute_value.h"
 
@@ -54,6 +55,42 @@ void EncodeItemTo(const Item& item, std::string* out);
 // False on any malformed, truncated or trailing input, on an unknown version
 // and on nesting deeper than kMaxDecodeDepth; `out` is then unspecified.
 bool DecodeItem(std::string_view bytes, Item* out);
+
+// Reading an encoded item without building all of it (the read path's view):
+//
+// EncodedItemSize(): the item's DynamoDB size (ItemSize() of its decoding),
+// walking the bytes without allocating. False as DecodeItem() would be.
+bool EncodedItemSize(std::string_view bytes, size_t* size);
+
+// DecodeItemAttributes(): decodes only the top-level attributes named in
+// `names` (sorted, unique) into `out` (replacing its contents); the others
+// are checked and skipped, not built. With `size`, the whole item's DynamoDB
+// size too, in the same pass. False as DecodeItem() would be.
+bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,
+                          size_t* size = nullptr);
+
+// What VisitEncodedItem() reports, in order, for an item's bytes: the item is
+// a map; a value is a scalar, a boolean, a null, a list of values, a map of
+// named values or a set of elements.
+class EncodedItemVisitor {
+ public:
+  virtual ~EncodedItemVisitor() = default;
+  virtual void BeginMap(bool top_level) = 0;
+  virtual void Name(std::string_view name) = 0;  // the next value's
+  virtual void EndMap(bool top_level) = 0;
+  virtual void BeginList() = 0;
+  virtual void EndList() = 0;
+  virtual void Scalar(AttrType type, std::string_view bytes) = 0;  // S, N, B
+  virtual void Boolean(bool b) = 0;
+  virtual void Null() = 0;
+  virtual void BeginSet(AttrType type) = 0;  // SS, NS, BS
+  virtual void SetElement(std::string_view bytes) = 0;
+  virtual void EndSet() = 0;
+};
+
+// Walks an encoded item, reporting it to `v` (transcoding without building).
+// False as DecodeItem() would be, possibly after reporting part of it.
+bool VisitEncodedItem(std::string_view bytes, EncodedItemVisitor* v);
 
 }  // namespace dynarock
 

@@ -35,6 +35,7 @@ struct DBImpl::ReadPlan {
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
   std::string table_name;  // as the request named it, for ConsumedCapacity
+  bool encoded = false;    // items into QueryResponse::encoded_items
 };
 
 namespace {
@@ -238,24 +239,90 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   size_t bytes_read = 0;
   size_t table_bytes_fetched = 0;
   const KeyDef& read_key = plan.index ? plan.index->key : table.key;
+  // Items are read as their encoding: sized without decoding, the filter's
+  // attributes decoded to evaluate it, the rest only for an item returned
+  // (and then only what the projection names).
+  auto sorted_names = [](std::vector<std::string> names) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    return names;
+  };
+  std::vector<std::string> key_names;
+  for (const KeyDef* k : {&table.key, &read_key}) {
+    for (const auto* part : {&k->hash, &k->range}) {
+      for (const auto& a : *part) key_names.push_back(a.name);
+    }
+  }
+  key_names = sorted_names(std::move(key_names));
+  std::vector<std::string> filter_names;
+  if (plan.filter) filter_names = sorted_names(expr::ConditionAttributeNames(*plan.filter));
+  std::vector<std::string> projected_names;
+  if (plan.projection) {
+    for (const auto& path : plan.projection->paths) {
+      if (!path.empty()) projected_names.push_back(path[0].name);
+    }
+    projected_names = sorted_names(std::move(projected_names));
+  }
   std::optional<Item> fetched;
   for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
+    const std::string_view encoded(it->value().data(), it->value().size());
+    auto corrupt = [&] { return InternalError("Corrupt record in " + table.name); };
+    // One pass sizes the item and decodes what it must: the whole item when
+    // it is returned as an Item unprojected and unfiltered, else the filter's
+    // attributes (none without a filter).
+    size_t size = 0;
     Item item;
-    if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item)) {
-      return InternalError("Corrupt record in " + table.name);
+    const bool whole = !plan.encoded && !plan.projection && !plan.filter && !plan.count_only;
+    if (whole || plan.fetch_from_table) {
+      if (!DecodeItem(encoded, &item)) return corrupt();
+      size = ItemSize(item);
+    } else if (!DecodeItemAttributes(encoded, filter_names, &item, &size)) {
+      return corrupt();
     }
     resp.scanned_count++;
-    bytes_read += ItemSize(item);
+    bytes_read += size;
     bool stop = (plan.limit > 0 && resp.scanned_count >= plan.limit) ||
                 bytes_read >= kQueryPageBytesMax;
     if (stop) {
-      Item last = KeyAttributes(table.key, item);
+      Item keys;
+      if (!DecodeItemAttributes(encoded, key_names, &keys)) return corrupt();
+      Item last = KeyAttributes(table.key, keys);
       if (plan.index) {
-        for (auto& [n, v] : KeyAttributes(read_key, item)) last.emplace(n, v);
+        for (auto& [n, v] : KeyAttributes(read_key, keys)) last.emplace(n, v);
       }
       resp.last_evaluated_key = std::move(last);
     }
-    if (plan.fetch_from_table) {
+    if (!plan.fetch_from_table) {
+      bool keep = true;
+      if (plan.filter) {
+        DR_ASSIGN_OR_RETURN(keep, expr::EvaluateCondition(*plan.filter, item));
+      }
+      if (keep) {
+        resp.count++;
+        if (whole) {
+          resp.items.push_back(std::move(item));
+        } else if (!plan.count_only) {
+          if (plan.projection) {
+            if (!DecodeItemAttributes(encoded, projected_names, &item)) return corrupt();
+            Item projected = expr::Project(*plan.projection, item);
+            if (plan.encoded) {
+              resp.encoded_items.Append(projected);
+            } else {
+              resp.items.push_back(std::move(projected));
+            }
+          } else if (plan.encoded) {
+            resp.encoded_items.Append(encoded);  // the stored bytes, as they are
+          } else {
+            if (!DecodeItem(encoded, &item)) return corrupt();
+            resp.items.push_back(std::move(item));
+          }
+        }
+      }
+      if (stop) break;
+      continue;
+    }
+    // An LSI entry whose table item supplies what the index does not project.
+    {
       const AttributeValue* range = nullptr;
       if (table.key.has_range()) range = &item.at(table.key.range_name());
       DR_ASSIGN_OR_RETURN(std::optional<Item> full,
@@ -277,7 +344,12 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     if (keep) {
       resp.count++;
       if (!plan.count_only) {
-        resp.items.push_back(plan.projection ? expr::Project(*plan.projection, item) : std::move(item));
+        Item out = plan.projection ? expr::Project(*plan.projection, item) : std::move(item);
+        if (plan.encoded) {
+          resp.encoded_items.Append(out);
+        } else {
+          resp.items.push_back(std::move(out));
+        }
       }
     }
     if (stop) break;
@@ -362,6 +434,7 @@ StatusOr<QueryResponse> DBImpl::Query(const QueryRequest& req) {
   plan.index = index;
   plan.consistent_read = req.consistent_read;
   plan.return_consumed_capacity = req.return_consumed_capacity;
+  plan.encoded = req.encoded_items;
   plan.table_name = req.table_name;
   plan.forward = req.scan_index_forward;
   plan.limit = req.limit.value_or(0);
@@ -460,6 +533,7 @@ StatusOr<ScanResponse> DBImpl::Scan(const ScanRequest& req) {
   plan.index = index;
   plan.consistent_read = req.consistent_read;
   plan.return_consumed_capacity = req.return_consumed_capacity;
+  plan.encoded = req.encoded_items;
   plan.table_name = req.table_name;
   plan.limit = req.limit.value_or(0);
   plan.count_only = select.count_only;

@@ -72,6 +72,9 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
       client_asked = false;
     }
   }
+  // Reads hand their items over as stored bytes, which the encoder writes
+  // as JSON directly (dynarock/item_view.h).
+  if constexpr (requires { req->encoded_items; }) req->encoded_items = true;
   auto resp = std::invoke(op, *s.db, *req);
   if (!resp.ok()) return Handler::ErrorReply(resp.status());
   if (t_call != nullptr) TakeCapacity(*resp, client_asked);

@@ -10,12 +10,6 @@
 namespace dynarock::api {
 namespace {
 
-void WriteStringList(JsonWriter* w, const std::vector<std::string>& list) {
-  w->BeginArray();
-  for (const auto& s : list) w->String(s);
-  w->EndArray();
-}
-
 void WriteNameMap(JsonWriter* w, const NameMap& names) {
   w->BeginObject();
   for (const auto& [k, v] : names) w->Member(k, v);
@@ -228,12 +222,6 @@ void WriteValues(JsonWriter* w, const ValueMap& values, bool has) {
   WriteItem(w, values);
 }
 
-void WriteAttributeList(JsonWriter* w, const std::vector<AttributeValue>& list) {
-  w->BeginArray();
-  for (const auto& v : list) WriteAttributeValue(w, v);
-  w->EndArray();
-}
-
 void WriteExpected(JsonWriter* w,
                    const std::map<std::string, ExpectedAttributeValue, std::less<>>& expected) {
   if (expected.empty()) return;
@@ -380,60 +368,6 @@ std::string_view ProjectionTypeName(ProjectionType v) {
 
 // ---------------------------------------------------------------- building blocks
 
-void WriteAttributeValue(JsonWriter* w, const AttributeValue& v) {
-  w->BeginObject();
-  w->Key(AttrTypeName(v.type()));
-  switch (v.type()) {
-    case AttrType::kS:
-    case AttrType::kN:
-      w->String(v.scalar());
-      break;
-    case AttrType::kB: {
-      std::string text;
-      Base64EncodeTo(v.scalar(), &text);
-      w->String(text);
-      break;
-    }
-    case AttrType::kBool:
-      w->Bool(v.boolean());
-      break;
-    case AttrType::kNull:
-      w->Bool(true);
-      break;
-    case AttrType::kL:
-      WriteAttributeList(w, v.list());
-      break;
-    case AttrType::kM:
-      WriteItem(w, v.map());
-      break;
-    case AttrType::kSS:
-    case AttrType::kNS:
-      WriteStringList(w, v.set());
-      break;
-    case AttrType::kBS: {
-      w->BeginArray();
-      std::string text;
-      for (const auto& b : v.set()) {
-        text.clear();
-        Base64EncodeTo(b, &text);
-        w->String(text);
-      }
-      w->EndArray();
-      break;
-    }
-  }
-  w->EndObject();
-}
-
-void WriteItem(JsonWriter* w, const Item& item) {
-  w->BeginObject();
-  for (const auto& [name, value] : item) {
-    w->Key(name);
-    WriteAttributeValue(w, value);
-  }
-  w->EndObject();
-}
-
 void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks) {
   w->Key("KeySchema");
   w->BeginArray();
@@ -532,17 +466,6 @@ void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list)
 }
 
 
-std::string EncodeAttributeValueJson(const AttributeValue& v) {
-  JsonWriter w;
-  WriteAttributeValue(&w, v);
-  return w.Release();
-}
-
-std::string EncodeItemJson(const Item& item) {
-  JsonWriter w;
-  WriteItem(&w, item);
-  return w.Release();
-}
 
 // ---------------------------------------------------------------- responses
 
@@ -668,6 +591,8 @@ std::string EncodeQueryResponse(const QueryResponse& r, bool select_count) {
     w.Key("Items");
     w.BeginArray();
     for (const auto& item : r.items) WriteItem(&w, item);
+    // Validated as they were read (EncodedItemSize walks every byte).
+    for (size_t i = 0; i < r.encoded_items.size(); ++i) WriteEncodedItem(&w, r.encoded_items[i]);
     w.EndArray();
   }
   w.MemberInt("Count", r.count);

@@ -28,6 +28,12 @@ namespace dynarock::api {
 void WriteAttributeValue(JsonWriter* w, const AttributeValue& v);
 // {"name":{"S":"x"},...}
 void WriteItem(JsonWriter* w, const Item& item);
+// The same JSON, written from an item's stored bytes; false (with part of it
+// written) when the bytes are malformed.
+bool WriteEncodedItem(JsonWriter* w, ItemView item);
+// ["a","b"] and [{"S":"x"},...]
+void WriteStringList(JsonWriter* w, const std::vector<std::string>& list);
+void WriteAttributeList(JsonWriter* w, const std::vector<AttributeValue>& list);
 void WriteTableDescription(JsonWriter* w, const TableDescription& t);
 // "KeySchema":[{"AttributeName":...,"KeyType":"HASH"},...]
 void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks);

@@ -10,67 +10,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+
+#include "dynarock/item_size.h"
+#include "tests/unit/item_gen.h"
 
 namespace dynarock {
 namespace {
 
-class ItemGen {
- public:
-  explicit ItemGen(uint32_t seed) : rng_(seed) {}
-
-  uint32_t Next(uint32_t n) { return rng_() % n; }
-
-  std::string Bytes(size_t max_len) {
-    std::string s(Next(static_cast<uint32_t>(max_len) + 1), '\0');
-    for (char& c : s) c = static_cast<char>(rng_());
-    return s;
-  }
-  std::string Name() { return "a" + std::to_string(Next(50)); }
-  std::string Number() {
-    static const char* kNums[] = {"0", "1", "-1", "0.5", "123456789012345678901234567890",
-                                  "-0.000001", "1" "00000000000000000000"};
-    return kNums[Next(7)];
-  }
-  std::vector<std::string> Set(bool numbers) {
-    std::vector<std::string> v;
-    size_t n = 1 + Next(5);
-    for (size_t i = 0; i < n; ++i) v.push_back(numbers ? Number() : Bytes(6));
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-    return v;
-  }
-
-  AttributeValue Value(int depth) {
-    uint32_t pick = Next(depth > 4 ? 7 : 10);
-    switch (pick) {
-      case 0: return AttributeValue::S(Bytes(20));
-      case 1: return AttributeValue::N(Number());
-      case 2: return AttributeValue::B(Bytes(20));
-      case 3: return AttributeValue::Bool(Next(2) == 1);
-      case 4: return AttributeValue::Null();
-      case 5: return AttributeValue::SS(Set(false));
-      case 6: return Next(2) ? AttributeValue::NS(Set(true)) : AttributeValue::BS(Set(false));
-      case 7:
-      case 8: {
-        std::vector<AttributeValue> list;
-        for (uint32_t i = Next(5); i > 0; --i) list.push_back(Value(depth + 1));
-        return AttributeValue::L(std::move(list));
-      }
-      default:
-        return AttributeValue::M(Map(depth + 1));
-    }
-  }
-
-  Item Map(int depth) {
-    Item m;
-    for (uint32_t i = Next(6); i > 0; --i) m[Name()] = Value(depth);
-    return m;
-  }
-
- private:
-  std::mt19937 rng_;
-};
+using testing::ItemGen;
 
 TEST(ItemCodec, FormatFixedPoints) {
   Item item;
@@ -126,6 +75,46 @@ TEST(ItemCodec, PropertyRandomItemsRoundTrip) {
     ASSERT_TRUE(DecodeItem(bytes, &back)) << DebugString(item);
     ASSERT_EQ(back, item) << DebugString(item);
     EXPECT_EQ(EncodeItem(back), bytes);
+  }
+}
+
+// The read path's view (EncodedItemSize, DecodeItemAttributes) against a
+// straightforward decode, on random items and random name sets; malformed
+// bytes are refused by the view exactly when DecodeItem refuses them.
+TEST(ItemCodec, ViewAgreesWithFullDecode) {
+  ItemGen gen(99);
+  std::mt19937 rng(5);
+  for (int i = 0; i < 3000; ++i) {
+    Item item = gen.Map(0);
+    std::string bytes = EncodeItem(item);
+    size_t size = 0;
+    ASSERT_TRUE(EncodedItemSize(bytes, &size));
+    ASSERT_EQ(size, ItemSize(item)) << DebugString(item);
+    std::vector<std::string> names;
+    for (int k = static_cast<int>(rng() % 6); k > 0; --k) names.push_back(gen.Name());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    Item some;
+    ASSERT_TRUE(DecodeItemAttributes(bytes, names, &some));
+    Item expected;
+    for (const auto& n : names) {
+      auto it = item.find(n);
+      if (it != item.end()) expected.insert(*it);
+    }
+    ASSERT_EQ(some, expected) << DebugString(item);
+    // A corrupted copy: the view and the decoder agree on whether it is valid.
+    std::string bad = bytes;
+    if (!bad.empty()) bad[rng() % bad.size()] = static_cast<char>(rng());
+    if (rng() % 3 == 0) bad.resize(rng() % (bad.size() + 1));
+    Item full;
+    bool decodes = DecodeItem(bad, &full);
+    size_t bad_size = 0;
+    EXPECT_EQ(EncodedItemSize(bad, &bad_size), decodes);
+    Item all_names;
+    std::vector<std::string> every;
+    for (const auto& [n, v] : item) every.push_back(n);
+    EXPECT_EQ(DecodeItemAttributes(bad, every, &all_names), decodes);
+    if (decodes) EXPECT_EQ(bad_size, ItemSize(full));
   }
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dynarock/attribute_value.h"
+#include "dynarock/item_view.h"
 
 namespace dynarock {
 
@@ -348,9 +349,13 @@ struct QueryRequest {
   std::optional<Item> exclusive_start_key;
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  // Not on the wire: the page's items as `encoded_items` (dynarock/item_view.h),
+  // read from their stored bytes, instead of `items`.
+  bool encoded_items = false;
 };
 struct QueryResponse {
   std::vector<Item> items;  // empty with Select COUNT
+  EncodedItems encoded_items;  // instead, when the request asked for encoded_items
   int64_t count = 0;
   int64_t scanned_count = 0;
   std::optional<Item> last_evaluated_key;
@@ -379,6 +384,7 @@ struct ScanRequest {
   std::optional<int64_t> total_segments;
   bool consistent_read = false;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool encoded_items = false;  // as QueryRequest's
 };
 using ScanResponse = QueryResponse;
 
