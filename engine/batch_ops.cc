@@ -99,20 +99,23 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
     CapacityCounter& cost = costs[name];
     for (auto& [key_item, encoded] : read.keys) {
       if (!full) {
-        auto item = ReadItem(encoded, snapshot);
+        auto item = ReadForResponse(encoded, snapshot, read.projection, req.encoded_items);
         if (!item.ok()) {
           status = item.status();
           break;
         }
-        const size_t size = *item ? ItemSize(**item) : 0;
+        const size_t size = item->size;
         if (response_bytes + size <= kBatchGetResponseBytesMax) {
           // Each key is billed on its own, a missing item at the minimum.
           cost.table += ReadUnits(size, read.consistent_read);
           resp.bytes_read += static_cast<int64_t>(size);
-          if (!*item) continue;
+          if (!item->found()) continue;
           response_bytes += size;
-          out.push_back(read.projection ? expr::Project(*read.projection, **item)
-                                        : std::move(**item));
+          if (item->encoded) {
+            resp.encoded_responses[name].Append(*item->encoded);
+          } else {
+            out.push_back(std::move(*item->item));
+          }
           continue;
         }
         full = true;

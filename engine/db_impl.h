@@ -197,6 +197,18 @@ class DBImpl final : public DB {
   // ("The provided key element does not match the schema").
   StatusOr<std::string> ItemKey(const TableInfo& table, const Item& item, bool for_put) const;
   // Reads the item stored under `key` (nullopt when there is none).
+  // A stored item as a read returns it (GetItem, BatchGetItem): its DynamoDB
+  // size, and the item, projected (decoding only what the projection keeps),
+  // as an Item or, with `encoded`, as stored bytes.
+  struct ReadResult {
+    size_t size = 0;
+    std::optional<Item> item;
+    std::optional<std::string> encoded;
+    bool found() const { return item.has_value() || encoded.has_value(); }
+  };
+  StatusOr<ReadResult> ReadForResponse(const std::string& key, const rocksdb::Snapshot* snapshot,
+                                       const std::optional<expr::ProjectionSpec>& projection,
+                                       bool encoded) const;
   StatusOr<std::optional<Item>> ReadItem(const std::string& key,
                                          const rocksdb::Snapshot* snapshot = nullptr) const;
   // Adds the item's new state (nullopt = deleted) to `batch`, with its statistics

@@ -160,6 +160,45 @@ StatusOr<std::optional<Item>> DBImpl::ReadItem(const std::string& key,
   return std::optional<Item>(std::move(item));
 }
 
+StatusOr<DBImpl::ReadResult> DBImpl::ReadForResponse(
+    const std::string& key, const rocksdb::Snapshot* snapshot,
+    const std::optional<expr::ProjectionSpec>& projection, bool encoded) const {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  rocksdb::PinnableSlice value;
+  rocksdb::Status s = db_->Get(ro, items_cf_, key, &value);
+  ReadResult r;
+  if (s.IsNotFound()) return r;
+  if (!s.ok()) return FromRocksDB(s);
+  const std::string_view stored(value.data(), value.size());
+  auto corrupt = [] { return InternalError("Corrupt item record"); };
+  if (projection) {
+    std::vector<std::string> names;
+    for (const auto& path : projection->paths) {
+      if (!path.empty()) names.push_back(path[0].name);
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    Item part;
+    if (!DecodeItemAttributes(stored, names, &part, &r.size)) return corrupt();
+    Item projected = expr::Project(*projection, part);
+    if (encoded) {
+      r.encoded = EncodeItem(projected);
+    } else {
+      r.item = std::move(projected);
+    }
+  } else if (encoded) {
+    if (!EncodedItemSize(stored, &r.size)) return corrupt();
+    r.encoded = std::string(stored);
+  } else {
+    Item item;
+    if (!DecodeItem(stored, &item)) return corrupt();
+    r.size = ItemSize(item);
+    r.item = std::move(item);
+  }
+  return r;
+}
+
 TableInfoPtr DBImpl::CurrentTable(const TableInfo& table) const {
   std::shared_lock lock(catalog_mu_);
   auto it = tables_.find(table.name);
@@ -326,14 +365,14 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
   if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, *table));
 
-  DR_ASSIGN_OR_RETURN(std::optional<Item> item, ReadItem(key));
+  DR_ASSIGN_OR_RETURN(ReadResult read, ReadForResponse(key, nullptr, projection, req.encoded_items));
   GetItemResponse resp;
   CapacityCounter cost;
-  const size_t size = item ? ItemSize(*item) : 0;
-  cost.table = ReadUnits(size, req.consistent_read);
+  cost.table = ReadUnits(read.size, req.consistent_read);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, true);
-  resp.bytes_read = static_cast<int64_t>(size);
-  if (item) resp.item = projection ? expr::Project(*projection, *item) : std::move(*item);
+  resp.bytes_read = static_cast<int64_t>(read.size);
+  resp.item = std::move(read.item);
+  resp.encoded_item = std::move(read.encoded);
   return resp;
 }
 

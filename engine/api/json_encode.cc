@@ -575,6 +575,9 @@ std::string EncodeGetItemResponse(const GetItemResponse& r) {
   if (r.item) {
     w.Key("Item");
     WriteItem(&w, *r.item);
+  } else if (r.encoded_item) {
+    w.Key("Item");
+    WriteEncodedItem(&w, ItemView(*r.encoded_item));
   }
   if (r.consumed_capacity) {
     w.Key("ConsumedCapacity");
@@ -622,6 +625,10 @@ std::string EncodeBatchGetItemResponse(const BatchGetItemResponse& r) {
     w.Key(table);
     w.BeginArray();
     for (const auto& item : items) WriteItem(&w, item);
+    auto encoded = r.encoded_responses.find(table);
+    if (encoded != r.encoded_responses.end()) {
+      for (size_t i = 0; i < encoded->second.size(); ++i) WriteEncodedItem(&w, encoded->second[i]);
+    }
     w.EndArray();
   }
   w.EndObject();

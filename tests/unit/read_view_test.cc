@@ -167,5 +167,44 @@ TEST_F(ReadViewTest, QueryAndScanAgreeWithItems) {
   EXPECT_GT(compared_, 2000u);
 }
 
+TEST_F(ReadViewTest, GetItemAndBatchGetItemAgreeWithItems) {
+  for (std::optional<std::string> projection :
+       {std::optional<std::string>(), std::optional<std::string>("a1, a3.a4, pk"),
+        std::optional<std::string>("nothing_here")}) {
+    BatchGetItemRequest batch;
+    auto& ka = batch.request_items["views"];
+    ka.projection_expression = projection;
+    for (int i = 0; i < 60; i += 3) {
+      GetItemRequest get;
+      get.table_name = "views";
+      get.key = MakeItem({{"pk", S(i % 3 == 0 ? "p0" : "p1")}, {"sk", N(std::to_string(i))}});
+      get.projection_expression = projection;
+      get.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+      GetItemRequest encoded = get;
+      encoded.encoded_items = true;
+      auto a = db_->GetItem(get);
+      auto b = db_->GetItem(encoded);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_FALSE(b->item.has_value());
+      ASSERT_EQ(a->item.has_value(), b->encoded_item.has_value());
+      if (a->item) EXPECT_EQ(ItemView(*b->encoded_item).ToItem(), *a->item);
+      EXPECT_EQ(a->bytes_read, b->bytes_read);
+      EXPECT_EQ(api::EncodeGetItemResponse(*a), api::EncodeGetItemResponse(*b));
+      ka.keys.push_back(get.key);
+    }
+    ka.keys.push_back(MakeItem({{"pk", S("nobody")}, {"sk", N("1")}}));  // missing
+    BatchGetItemRequest encoded = batch;
+    encoded.encoded_items = true;
+    auto a = db_->BatchGetItem(batch);
+    auto b = db_->BatchGetItem(encoded);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ASSERT_EQ(a->responses.at("views").size(), 20u);
+    EXPECT_TRUE(b->responses.at("views").empty());
+    EXPECT_EQ(b->encoded_responses.at("views").ToItems(), a->responses.at("views"));
+    EXPECT_EQ(a->bytes_read, b->bytes_read);
+    EXPECT_EQ(api::EncodeBatchGetItemResponse(*a), api::EncodeBatchGetItemResponse(*b));
+  }
+}
+
 }  // namespace
 }  // namespace dynarock::testing

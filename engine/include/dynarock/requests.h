@@ -263,6 +263,9 @@ struct GetItemRequest {
   bool has_expression_attribute_names = false;
   std::vector<std::string> attributes_to_get;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  // Not on the wire: the item as `encoded_item` (its stored bytes, read with
+  // dynarock/item_view.h's ItemView) instead of `item`.
+  bool encoded_items = false;
 };
 // The `bytes_read` fields below are not part of DynamoDB's responses (they are
 // never sent on the wire): the DynamoDB-sized bytes the request read, which is
@@ -272,6 +275,7 @@ struct GetItemResponse {
   std::optional<Item> item;  // absent when there is no such item
   std::optional<ConsumedCapacity> consumed_capacity;
   int64_t bytes_read = 0;  // not on the wire
+  std::optional<std::string> encoded_item;  // instead of `item`, when asked for encoded_items
 };
 
 struct DeleteItemRequest {
@@ -355,12 +359,12 @@ struct QueryRequest {
 };
 struct QueryResponse {
   std::vector<Item> items;  // empty with Select COUNT
-  EncodedItems encoded_items;  // instead, when the request asked for encoded_items
   int64_t count = 0;
   int64_t scanned_count = 0;
   std::optional<Item> last_evaluated_key;
   std::optional<ConsumedCapacity> consumed_capacity;
   int64_t bytes_read = 0;  // not on the wire
+  EncodedItems encoded_items;  // instead of `items`, when asked for encoded_items
 };
 
 struct ScanRequest {
@@ -402,13 +406,15 @@ struct KeysAndAttributes {
 struct BatchGetItemRequest {
   std::map<std::string, KeysAndAttributes> request_items;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool encoded_items = false;  // as QueryRequest's: `encoded_responses`, not `responses`
 };
 struct BatchGetItemResponse {
-  std::map<std::string, std::vector<Item>> responses;
+  std::map<std::string, std::vector<Item>> responses;  // every table named, even if empty
   std::map<std::string, KeysAndAttributes> unprocessed_keys;
   std::vector<ConsumedCapacity> consumed_capacity;
   bool has_consumed_capacity = false;
   int64_t bytes_read = 0;  // not on the wire
+  std::map<std::string, EncodedItems> encoded_responses;  // instead, with encoded_items
 };
 
 struct WriteRequest {
