@@ -542,19 +542,18 @@ StatusOr<TransactGetItemsResponse> DBImpl::TransactGetItems(const TransactGetIte
   std::map<std::string, CapacityCounter> costs;
   size_t read_bytes = 0;
   for (const auto& r : reads) {
-    auto item = ReadItem(r.key, snapshot);
+    auto item = ReadForResponse(r.key, snapshot, r.projection, req.encoded_items);
     if (!item.ok()) {
       status = item.status();
       break;
     }
     // Transactional reads are strongly consistent and cost twice.
-    const size_t size = *item ? ItemSize(**item) : 0;
-    costs[r.table_name].table += 2 * ReadUnits(size, true);
-    read_bytes += size;
-    if (*item && r.projection) {
-      resp.responses.push_back(expr::Project(*r.projection, **item));
+    costs[r.table_name].table += 2 * ReadUnits(item->size, true);
+    read_bytes += item->size;
+    if (req.encoded_items) {
+      resp.encoded_responses.push_back(std::move(item->encoded));
     } else {
-      resp.responses.push_back(std::move(*item));
+      resp.responses.push_back(std::move(item->item));
     }
   }
   db_->ReleaseSnapshot(snapshot);

@@ -674,6 +674,14 @@ std::string EncodeTransactGetItemsResponse(const TransactGetItemsResponse& r) {
     }
     w.EndObject();
   }
+  for (const auto& item : r.encoded_responses) {
+    w.BeginObject();
+    if (item) {
+      w.Key("Item");
+      WriteEncodedItem(&w, ItemView(*item));
+    }
+    w.EndObject();
+  }
   w.EndArray();
   w.EndObject();
   return w.Release();

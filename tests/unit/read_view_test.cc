@@ -167,7 +167,7 @@ TEST_F(ReadViewTest, QueryAndScanAgreeWithItems) {
   EXPECT_GT(compared_, 2000u);
 }
 
-TEST_F(ReadViewTest, GetItemAndBatchGetItemAgreeWithItems) {
+TEST_F(ReadViewTest, SingleItemReadsAgreeWithItems) {
   for (std::optional<std::string> projection :
        {std::optional<std::string>(), std::optional<std::string>("a1, a3.a4, pk"),
         std::optional<std::string>("nothing_here")}) {
@@ -203,6 +203,28 @@ TEST_F(ReadViewTest, GetItemAndBatchGetItemAgreeWithItems) {
     EXPECT_EQ(b->encoded_responses.at("views").ToItems(), a->responses.at("views"));
     EXPECT_EQ(a->bytes_read, b->bytes_read);
     EXPECT_EQ(api::EncodeBatchGetItemResponse(*a), api::EncodeBatchGetItemResponse(*b));
+
+    TransactGetItemsRequest transact;
+    for (size_t i = 0; i < 12; ++i) {
+      TransactGetItem t;
+      t.table_name = "views";
+      t.key = ka.keys[i];
+      t.projection_expression = projection;
+      transact.transact_items.push_back(std::move(t));
+    }
+    TransactGetItemsRequest transact_encoded = transact;
+    transact_encoded.encoded_items = true;
+    auto ta = db_->TransactGetItems(transact);
+    auto tb = db_->TransactGetItems(transact_encoded);
+    ASSERT_TRUE(ta.ok() && tb.ok()) << ta.status().ToString() << tb.status().ToString();
+    ASSERT_EQ(ta->responses.size(), tb->encoded_responses.size());
+    EXPECT_TRUE(tb->responses.empty());
+    for (size_t i = 0; i < ta->responses.size(); ++i) {
+      ASSERT_EQ(ta->responses[i].has_value(), tb->encoded_responses[i].has_value());
+      if (ta->responses[i]) EXPECT_EQ(ItemView(*tb->encoded_responses[i]).ToItem(), *ta->responses[i]);
+    }
+    EXPECT_EQ(ta->bytes_read, tb->bytes_read);
+    EXPECT_EQ(api::EncodeTransactGetItemsResponse(*ta), api::EncodeTransactGetItemsResponse(*tb));
   }
 }
 

@@ -475,12 +475,15 @@ struct TransactGetItem {
 struct TransactGetItemsRequest {
   std::vector<TransactGetItem> transact_items;
   ReturnConsumedCapacity return_consumed_capacity = ReturnConsumedCapacity::kNone;
+  bool encoded_items = false;  // as QueryRequest's: `encoded_responses`, not `responses`
 };
 struct TransactGetItemsResponse {
   std::vector<std::optional<Item>> responses;  // in request order; nullopt = no item
   std::vector<ConsumedCapacity> consumed_capacity;
   bool has_consumed_capacity = false;
   int64_t bytes_read = 0;  // not on the wire
+  // Instead, with encoded_items: each item's stored bytes, in request order.
+  std::vector<std::optional<std::string>> encoded_responses;
 };
 
 // ---- Time to live
