@@ -58,6 +58,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "dynarock/db.h"
@@ -372,47 +373,30 @@ void BM_TransactWriteItems10(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 10);
 }
 
-void BM_GetItem(benchmark::State& state) {
+// GetItem, returning an Item or (`encoded`, QueryRequest::encoded_items'
+// kind) the item's stored bytes, as the endpoint asks for them.
+void GetItemBench(benchmark::State& state, bool encoded) {
   dynarock::DB* db = GetEngine().db.get();
   dynarock::GetItemRequest req;
   req.table_name = "reads";
   req.key["sk"] = AttributeValue::S("profile");
+  req.encoded_items = encoded;
   std::vector<AttributeValue> pks;
   for (int i = 0; i < kReadKeys; ++i) pks.push_back(AttributeValue::S(Numbered("user#", i)));
   size_t i = 0;
   for (auto _ : state) {
     req.key["pk"] = pks[i++ % pks.size()];
     auto r = db->GetItem(req);
-    if (!r.ok() || !r->item) {
+    if (!r.ok() || !(encoded ? r->encoded_item.has_value() : r->item.has_value())) {
       state.SkipWithError(r.ok() ? "item not found" : r.status().ToString().c_str());
       break;
     }
-    benchmark::DoNotOptimize(r->item->size());
+    benchmark::DoNotOptimize(encoded ? r->encoded_item->size() : r->item->size());
   }
   state.SetItemsProcessed(state.iterations());
 }
-
-// GetItem with encoded_items: the stored bytes, as the endpoint asks for them.
-void BM_GetItemEncoded(benchmark::State& state) {
-  dynarock::DB* db = GetEngine().db.get();
-  dynarock::GetItemRequest req;
-  req.table_name = "reads";
-  req.key["sk"] = AttributeValue::S("profile");
-  req.encoded_items = true;
-  std::vector<AttributeValue> pks;
-  for (int i = 0; i < kReadKeys; ++i) pks.push_back(AttributeValue::S(Numbered("user#", i)));
-  size_t i = 0;
-  for (auto _ : state) {
-    req.key["pk"] = pks[i++ % pks.size()];
-    auto r = db->GetItem(req);
-    if (!r.ok() || !r->encoded_item) {
-      state.SkipWithError(r.ok() ? "item not found" : r.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(r->encoded_item->size());
-  }
-  state.SetItemsProcessed(state.iterations());
-}
+void BM_GetItem(benchmark::State& state) { GetItemBench(state, false); }
+void BM_GetItemEncoded(benchmark::State& state) { GetItemBench(state, true); }
 
 void BM_BatchGetItem100(benchmark::State& state) {
   dynarock::DB* db = GetEngine().db.get();
@@ -436,76 +420,56 @@ void BM_BatchGetItem100(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 100);
 }
 
+// One page of a Query or Scan, as Items or (`encoded`) as the items' stored
+// bytes (encoded_items: what the endpoint asks for, and what an embedder
+// reading without mutating can).
+template <typename Req>
+void ReadPageBench(benchmark::State& state, Req req, size_t expected, bool encoded) {
+  dynarock::DB* db = GetEngine().db.get();
+  req.encoded_items = encoded;
+  for (auto _ : state) {
+    auto r = [&] {
+      if constexpr (std::is_same_v<Req, dynarock::QueryRequest>) {
+        return db->Query(req);
+      } else {
+        return db->Scan(req);
+      }
+    }();
+    const size_t n = r.ok() ? (encoded ? r->encoded_items.size() : r->items.size()) : 0;
+    if (!r.ok() || n != expected) {
+      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(n);
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(expected));
+}
+
+dynarock::QueryRequest SmallPartitionQuery() {
+  dynarock::QueryRequest req;
+  req.table_name = "query";
+  req.key_condition_expression = "pk = :p";
+  req.expression_attribute_values = {{":p", AttributeValue::S("SMALL")}};
+  req.has_expression_attribute_values = true;
+  return req;
+}
+
+dynarock::ScanRequest FirstScanPage() {
+  dynarock::ScanRequest req;
+  req.table_name = "reads";
+  req.limit = kScanPage;
+  return req;
+}
+
 void BM_Query100(benchmark::State& state) {
-  dynarock::DB* db = GetEngine().db.get();
-  dynarock::QueryRequest req;
-  req.table_name = "query";
-  req.key_condition_expression = "pk = :p";
-  req.expression_attribute_values = {{":p", AttributeValue::S("SMALL")}};
-  req.has_expression_attribute_values = true;
-  for (auto _ : state) {
-    auto r = db->Query(req);
-    if (!r.ok() || r->items.size() != kSmallPartitionItems) {
-      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(r->items.data());
-  }
-  state.SetItemsProcessed(state.iterations() * kSmallPartitionItems);
+  ReadPageBench(state, SmallPartitionQuery(), kSmallPartitionItems, false);
 }
-
-// The same page as stored bytes (QueryRequest::encoded_items): what the
-// endpoint asks for, and what an embedder reading without mutating can.
 void BM_Query100Encoded(benchmark::State& state) {
-  dynarock::DB* db = GetEngine().db.get();
-  dynarock::QueryRequest req;
-  req.table_name = "query";
-  req.key_condition_expression = "pk = :p";
-  req.expression_attribute_values = {{":p", AttributeValue::S("SMALL")}};
-  req.has_expression_attribute_values = true;
-  req.encoded_items = true;
-  for (auto _ : state) {
-    auto r = db->Query(req);
-    if (!r.ok() || r->encoded_items.size() != kSmallPartitionItems) {
-      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(r->encoded_items[0].encoded().data());
-  }
-  state.SetItemsProcessed(state.iterations() * kSmallPartitionItems);
+  ReadPageBench(state, SmallPartitionQuery(), kSmallPartitionItems, true);
 }
-
+void BM_Scan1000(benchmark::State& state) { ReadPageBench(state, FirstScanPage(), kScanPage, false); }
 void BM_Scan1000Encoded(benchmark::State& state) {
-  dynarock::DB* db = GetEngine().db.get();
-  dynarock::ScanRequest req;
-  req.table_name = "reads";
-  req.limit = kScanPage;
-  req.encoded_items = true;
-  for (auto _ : state) {
-    auto r = db->Scan(req);
-    if (!r.ok() || r->encoded_items.size() != kScanPage) {
-      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(r->encoded_items[0].encoded().data());
-  }
-  state.SetItemsProcessed(state.iterations() * kScanPage);
-}
-
-void BM_Scan1000(benchmark::State& state) {
-  dynarock::DB* db = GetEngine().db.get();
-  dynarock::ScanRequest req;
-  req.table_name = "reads";
-  req.limit = kScanPage;
-  for (auto _ : state) {
-    auto r = db->Scan(req);
-    if (!r.ok() || r->items.size() != kScanPage) {
-      state.SkipWithError(r.ok() ? "unexpected Count" : r.status().ToString().c_str());
-      break;
-    }
-    benchmark::DoNotOptimize(r->items.data());
-  }
-  state.SetItemsProcessed(state.iterations() * kScanPage);
+  ReadPageBench(state, FirstScanPage(), kScanPage, true);
 }
 
 void BM_QueryFilter1000(benchmark::State& state) {
