@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm
   ca-certificates wrk curl
+  nginx-light  # bench/load's ceiling: a static answer over the same wrk runs
   chromium  # the browser-origin test (tests/e2e/js/test_browser_cors.mjs)
   # The Python package's tests (tests/python): its pytest fixtures under
   # Debian's python3, and pip with setuptools to install it offline.

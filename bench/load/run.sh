@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # bench/load/run.sh: HTTP load benchmark of `dynarock serve` against moto's
-# server, in one run, over keep-alive connections driven by wrk.
+# server and against a ceiling, nginx answering a static DynamoDB-shaped
+# reply, in one run, over keep-alive connections driven by wrk.
 #
 #   bench/load/run.sh [--dynarock BIN] [--duration 10s] [--connections 16]
 #                     [--wrk-threads 2] [--server-threads "1 2"]
 #                     [--ops "get_item put_item query cond_put"]
 #                     [--timeout 10s] [--in-memory] [--no-moto] [--no-dynarock]
+#                     [--no-nginx]
 #
 # For each server thread count, starts `dynarock serve --port 0 --threads N`
 # (on a fresh data directory, or --in-memory), loads the table with setup.py and
 # runs each op's wrk script (1 s warm-up, then the measured run). moto
 # (`python3 -m moto.server`, one Python process: no thread setting) is set up
 # and measured once. Prints requests/s, p50 and p99 latency for every row, and
-# Dynarock's throughput as a multiple of moto's.
+# Dynarock's throughput as a multiple of moto's and as a fraction of the
+# ceiling: nginx (Debian's nginx-light, one worker, started here on its own
+# loopback port) answering every request of the same wrk scripts with a
+# fixed 200 reply the size of a GetItem answer. It measures what the machine,
+# the loopback and wrk allow; no server can answer faster.
 #
 # Needs: wrk, python3 with boto3 (and moto unless --no-moto), curl, and the
 # dynarock binary (default build/dynarock; or DYNAROCK_BIN).
@@ -36,6 +42,8 @@ OPS="get_item put_item query cond_put"
 IN_MEMORY=0
 RUN_MOTO=1
 RUN_DYNAROCK=1
+RUN_NGINX=1
+NGINX_BIN=${NGINX_BIN:-$(command -v nginx || echo /usr/sbin/nginx)}
 
 usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
@@ -52,6 +60,7 @@ while [[ $# -gt 0 ]]; do
     --in-memory) IN_MEMORY=1; shift ;;
     --no-moto) RUN_MOTO=0; shift ;;
     --no-dynarock) RUN_DYNAROCK=0; shift ;;
+    --no-nginx) RUN_NGINX=0; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "run.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
@@ -67,6 +76,10 @@ fi
 for op in $OPS; do
   [[ -f $HERE/$op.lua ]] || { echo "run.sh: no script $HERE/$op.lua" >&2; exit 2; }
 done
+if [[ $RUN_NGINX == 1 && ! -x $NGINX_BIN ]]; then
+  echo "run.sh: nginx not found (apt-get install nginx-light, or --no-nginx): no ceiling" >&2
+  RUN_NGINX=0
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/dynarock-load.XXXXXX")
 PIDS=()
@@ -165,6 +178,44 @@ if [[ $RUN_DYNAROCK == 1 ]]; then
   done
 fi
 
+if [[ $RUN_NGINX == 1 ]]; then
+  port=$(free_port)
+  mkdir -p "$WORK/nginx"
+  # A GetItem-sized reply (~200 bytes), the same for every request.
+  body='{"Item":{"pk":{"S":"G#123"},"sk":{"S":"0"},"name":{"S":"a bench item of about two hundred bytes"},"n":{"N":"42"},"tags":{"SS":["a","b","c"]},"data":{"S":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}}'
+  cat >"$WORK/nginx/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+pid $WORK/nginx/nginx.pid;
+error_log $WORK/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx/body;
+  proxy_temp_path $WORK/nginx/proxy;
+  fastcgi_temp_path $WORK/nginx/fastcgi;
+  uwsgi_temp_path $WORK/nginx/uwsgi;
+  scgi_temp_path $WORK/nginx/scgi;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$port;
+    location / {
+      default_type application/x-amz-json-1.0;
+      return 200 '$body';
+    }
+  }
+}
+CONF
+  "$NGINX_BIN" -c "$WORK/nginx/nginx.conf" -p "$WORK/nginx" >"$WORK/nginx/out.log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  url="http://127.0.0.1:$port"
+  wait_ready "$url/"
+  echo "nginx (the ceiling, 1 worker) at $url" >&2
+  for op in $OPS; do run_wrk nginx 1 "$url/" "$op"; done
+  stop_pid "$pid"
+fi
+
 if [[ $RUN_MOTO == 1 ]]; then
   port=$(free_port)
   python3 -m moto.server -p "$port" >"$WORK/moto.log" 2>&1 &
@@ -202,6 +253,23 @@ if [[ $RUN_DYNAROCK == 1 && $RUN_MOTO == 1 ]]; then
       awk -v op="$op" -v t="$t" -v d="$d_rps" -v m="$m_rps" -v dl="$d_p50" -v ml="$m_p50" 'BEGIN {
         r = (m > 0) ? d / m : 0; l = (dl > 0) ? ml / dl : 0;
         printf "%-9s %s server thread(s): %8.1fx req/s   p50 %8.1fx shorter\n", op, t, r, l }'
+    done
+  done
+fi
+
+if [[ $RUN_DYNAROCK == 1 && $RUN_NGINX == 1 ]]; then
+  echo
+  echo "Dynarock vs the ceiling (nginx, a static reply, 1 worker): Dynarock req/s / nginx req/s"
+  for op in $OPS; do
+    ceiling=${RES["$op|nginx|1"]:-}
+    [[ -z $ceiling ]] && continue
+    read -r n_rps _ <<<"$ceiling"
+    for t in $SERVER_THREADS; do
+      dyn=${RES["$op|dynarock|$t"]:-}
+      [[ -z $dyn ]] && continue
+      read -r d_rps _ <<<"$dyn"
+      awk -v op="$op" -v t="$t" -v d="$d_rps" -v n="$n_rps" 'BEGIN {
+        printf "%-9s %s server thread(s): %6.2fx the ceiling\n", op, t, (n > 0) ? d / n : 0 }'
     done
   done
 fi
