@@ -84,10 +84,7 @@ class JsonItemWriter : public EncodedItemVisitor {
   explicit JsonItemWriter(JsonWriter* w) : w_(w) {}
 
   void BeginMap(bool top_level) override {
-    if (!top_level) {
-      w_->BeginObject();
-      w_->Key("M");
-    }
+    if (!top_level) w_->BeginObjectWithKey("\"M\":");
     w_->BeginObject();
   }
   void Name(std::string_view name) override { w_->Key(name); }
@@ -96,8 +93,7 @@ class JsonItemWriter : public EncodedItemVisitor {
     if (!top_level) w_->EndObject();
   }
   void BeginList() override {
-    w_->BeginObject();
-    w_->Key("L");
+    w_->BeginObjectWithKey("\"L\":");
     w_->BeginArray();
   }
   void EndList() override {
@@ -105,8 +101,9 @@ class JsonItemWriter : public EncodedItemVisitor {
     w_->EndObject();
   }
   void Scalar(AttrType type, std::string_view bytes) override {
-    w_->BeginObject();
-    w_->Key(AttrTypeName(type));
+    w_->BeginObjectWithKey(type == AttrType::kS   ? "\"S\":"
+                           : type == AttrType::kN ? "\"N\":"
+                                                  : "\"B\":");
     if (type == AttrType::kB) {
       WriteBase64(bytes);
     } else {
@@ -115,21 +112,20 @@ class JsonItemWriter : public EncodedItemVisitor {
     w_->EndObject();
   }
   void Boolean(bool b) override {
-    w_->BeginObject();
-    w_->Key("BOOL");
+    w_->BeginObjectWithKey("\"BOOL\":");
     w_->Bool(b);
     w_->EndObject();
   }
   void Null() override {
-    w_->BeginObject();
-    w_->Key("NULL");
+    w_->BeginObjectWithKey("\"NULL\":");
     w_->Bool(true);
     w_->EndObject();
   }
   void BeginSet(AttrType type) override {
     set_type_ = type;
-    w_->BeginObject();
-    w_->Key(AttrTypeName(type));
+    w_->BeginObjectWithKey(type == AttrType::kSS   ? "\"SS\":"
+                           : type == AttrType::kNS ? "\"NS\":"
+                                                   : "\"BS\":");
     w_->BeginArray();
   }
   void SetElement(std::string_view bytes) override {

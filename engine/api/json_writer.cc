@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 namespace dynarock::api {
 namespace {
@@ -28,13 +30,31 @@ struct EscapeTable {
 };
 constexpr EscapeTable kEscape;
 
+// Whether any of the 8 bytes in `w` needs escaping: below 0x20, '"' or '\\'
+// (bit tricks on a 64-bit word; a byte >= 0x80 never matches).
+inline bool AnyToEscape(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
+  return below_space || has_zero(w ^ (kOnes * '"')) || has_zero(w ^ (kOnes * '\\'));
+}
+
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out) {
   out->reserve(out->size() + s.size() + 2);
   out->push_back('"');
   size_t run = 0;  // start of the pending run of bytes copied verbatim
-  for (size_t i = 0; i < s.size(); ++i) {
+  size_t i = 0;
+  // Eight bytes at a time while none of them needs escaping (most strings).
+  while (i + 8 <= s.size()) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    if (AnyToEscape(w)) break;
+    i += 8;
+  }
+  for (; i < s.size(); ++i) {
     char e = kEscape.v[static_cast<unsigned char>(s[i])];
     if (e == 0) continue;
     out->append(s.data() + run, i - run);

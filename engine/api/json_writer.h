@@ -43,6 +43,15 @@ class JsonWriter {
   void BeginArray() { Sep(); out_.push_back('['); first_ = true; }
   void EndArray() { out_.push_back(']'); first_ = false; }
 
+  // `{` and a first member's name already written as JSON (`"S":`), for the
+  // fixed type tags of attribute values.
+  void BeginObjectWithKey(std::string_view quoted_key_colon) {
+    Sep();
+    out_.push_back('{');
+    out_.append(quoted_key_colon);
+    first_ = true;
+  }
+
   // An object member's name; the next value (or Begin*) is its value.
   void Key(std::string_view key) {
     Sep();

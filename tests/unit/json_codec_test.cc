@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <string>
 
 #include "engine/api/base64.h"
@@ -70,6 +72,45 @@ TEST(JsonWriter, EscapesQuotesBackslashAndControlCharacters) {
   out.clear();
   AppendJsonString("h\xc3\xa9llo \xe2\x82\xac / \x7f", &out);  // UTF-8 and DEL as is
   EXPECT_EQ(out, "\"h\xc3\xa9llo \xe2\x82\xac / \x7f\"");
+}
+
+// The writer skips eight bytes at a time while none needs escaping: every
+// byte value, at every offset of a long string, escapes as a byte-by-byte
+// reference does.
+TEST(JsonWriter, EscapingAtEveryOffsetMatchesAByteByByteReference) {
+  auto reference = [](std::string_view s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+            out += buf;
+          } else {
+            out.push_back(static_cast<char>(c));
+          }
+      }
+    }
+    return out + "\"";
+  };
+  for (int c = 0; c < 256; ++c) {
+    for (size_t at = 0; at < 20; ++at) {
+      std::string s(20, 'a');
+      s[at] = static_cast<char>(c);
+      if (at + 1 < s.size()) s[at + 1] = static_cast<char>(0xC3);  // UTF-8 lead bytes stay as they are
+      std::string out;
+      AppendJsonString(s, &out);
+      ASSERT_EQ(out, reference(s)) << "byte " << c << " at " << at;
+    }
+  }
 }
 
 TEST(JsonWriter, Doubles) {
