@@ -1,6 +1,7 @@
 #include "engine/db_impl.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/write_buffer_manager.h>
 #include <rocksdb/env.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
@@ -104,9 +105,23 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   }
 
   rocksdb::BlockBasedTableOptions table_options;
-  table_options.block_cache = rocksdb::NewLRUCache(options.block_cache_bytes);
+  const size_t budget = options.memory_budget_bytes;
+  table_options.block_cache =
+      rocksdb::NewLRUCache(budget > 0 ? std::max<size_t>(budget, 1u << 20) : options.block_cache_bytes);
+  impl->block_cache_ = table_options.block_cache;
   rocksdb::ColumnFamilyOptions cf_options;
-  if (options.write_buffer_bytes > 0) {
+  if (budget > 0) {
+    // Memtables charged to the cache, together at most half of it; each
+    // column family's write buffer an eighth of the budget (64 KiB to 64 MiB).
+    db_options.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
+        std::max<size_t>(budget / 2, 512u << 10), table_options.block_cache);
+    const size_t buffer = std::clamp<size_t>(budget / 8, 64u << 10, 64u << 20);
+    cf_options.write_buffer_size = buffer;
+    cf_options.max_write_buffer_number = 2;
+    cf_options.arena_block_size = std::max<size_t>(buffer / 8, 16u << 10);
+    table_options.cache_index_and_filter_blocks = true;
+    table_options.pin_l0_filter_and_index_blocks_in_cache = false;
+  } else if (options.write_buffer_bytes > 0) {
     // Small write buffers: all column families' memtables together stay within
     // two buffers' worth, and index and filter blocks live in the (bounded)
     // block cache instead of beside it.
@@ -425,6 +440,21 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
   DescribeTableResponse resp;
   resp.table = Describe(**table, "ACTIVE");
   return resp;
+}
+
+DB::MemoryUse DBImpl::MemoryInUse() const {
+  MemoryUse use;
+  if (block_cache_) {
+    use.block_cache_bytes = block_cache_->GetUsage();
+    use.block_cache_capacity = block_cache_->GetCapacity();
+  }
+  for (auto* cf : {catalog_cf_, items_cf_, indexes_cf_, streams_cf_}) {
+    uint64_t bytes = 0;
+    if (cf != nullptr && db_->GetIntProperty(cf, "rocksdb.cur-size-all-mem-tables", &bytes)) {
+      use.memtable_bytes += bytes;
+    }
+  }
+  return use;
 }
 
 void DBImpl::CatalogChanged() {

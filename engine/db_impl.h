@@ -43,6 +43,7 @@
 #include "engine/table_info.h"
 
 namespace rocksdb {
+class Cache;
 class DB;
 class ColumnFamilyHandle;
 class Env;
@@ -107,6 +108,7 @@ class DBImpl final : public DB {
   uint64_t CatalogVersion() const override {
     return catalog_version_.load(std::memory_order_acquire);
   }
+  MemoryUse MemoryInUse() const override;
   StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& req) override;
   StatusOr<ListTablesResponse> ListTables(const ListTablesRequest& req) override;
   StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) override;
@@ -284,6 +286,7 @@ class DBImpl final : public DB {
   std::unique_ptr<rocksdb::Env> mem_env_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::shared_ptr<rocksdb::Cache> block_cache_;  // the tables' (MemoryInUse)
   rocksdb::ColumnFamilyHandle* catalog_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* items_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;

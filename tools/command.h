@@ -136,6 +136,25 @@ inline bool ParseInt(std::string_view s, long long min, long long max, long long
   return true;
 }
 
+// Parses a size in bytes: a whole number, optionally followed by K, M or G
+// (powers of 1024, either case): "1048576", "64M", "1g".
+inline bool ParseByteSize(std::string_view s, uint64_t* out) {
+  uint64_t unit = 1;
+  if (!s.empty()) {
+    switch (s.back()) {
+      case 'k': case 'K': unit = 1ull << 10; break;
+      case 'm': case 'M': unit = 1ull << 20; break;
+      case 'g': case 'G': unit = 1ull << 30; break;
+      default: break;
+    }
+    if (unit != 1) s.remove_suffix(1);
+  }
+  long long n = 0;
+  if (!ParseInt(s, 0, static_cast<long long>((1ull << 40) / unit), &n)) return false;
+  *out = static_cast<uint64_t>(n) * unit;
+  return true;
+}
+
 }  // namespace dynarock::tools
 
 #endif  // DYNAROCK_TOOLS_COMMAND_H_

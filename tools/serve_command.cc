@@ -41,6 +41,8 @@ constexpr char kServeHelp[] =
     "  --port N               Port (default 8000; 0 picks a free one)\n"
     "  --data DIR             Database directory, created if missing (default ./data)\n"
     "  --in-memory            Keep everything in memory; nothing is written to disk\n"
+    "  --memory-budget SIZE   Bound RocksDB's block cache and memtables together\n"
+    "                         (bytes, or with K, M or G: 64M); default none\n"
     "  --threads N            Server io threads (default: one per core); a connection\n"
     "                         stays on one thread, so a slow request delays the other\n"
     "                         connections of its thread\n"
@@ -130,6 +132,14 @@ int RunServe(const Args& args) {
     } else if (flag == "--in-memory") {
       if (!no_value()) return UsageError("serve", "--in-memory takes no value");
       db_opts.in_memory = true;
+    } else if (flag == "--memory-budget") {
+      if (!need_value()) return UsageError("serve", "--memory-budget needs a size (64M)");
+      uint64_t bytes = 0;
+      if (!ParseByteSize(v, &bytes) || bytes < (1u << 20) || bytes > (1ull << 40)) {
+        return UsageError("serve", "--memory-budget must be a size from 1M to 1T (64M, 1G), not '" +
+                                       v + "'");
+      }
+      db_opts.memory_budget_bytes = static_cast<size_t>(bytes);
     } else if (flag == "--threads") {
       long long n;
       if (!need_value()) return UsageError("serve", "--threads needs a number");

@@ -257,6 +257,9 @@ dynarock_code ParseOptions(const char* json, dynarock::Options* o, dynarock_erro
     } else if (key == "block_cache_bytes") {
       ok = want_number(&n) && n >= 0 && n < 1e15;
       if (ok) o->block_cache_bytes = static_cast<size_t>(n);
+    } else if (key == "memory_budget_bytes") {
+      ok = want_number(&n) && n >= 0 && n < 1e15;
+      if (ok) o->memory_budget_bytes = static_cast<size_t>(n);
     } else if (key == "write_buffer_bytes") {
       ok = want_number(&n) && n >= 0 && n < 1e15;
       if (ok) o->write_buffer_bytes = static_cast<size_t>(n);

@@ -166,6 +166,21 @@ class RestartTest(unittest.TestCase):
         self.assertIn("Address already in use", out.stderr)
         self.assertFalse(os.path.exists(self.data))
 
+    def test_a_memory_budget_serves_and_a_bad_one_is_a_usage_error(self):
+        c = self.start("--memory-budget", "8M")
+        c.create_table(TableName="budget", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}])
+        for i in range(50):
+            c.put_item(TableName="budget", Item={"pk": {"S": str(i)}, "v": {"S": "x" * 3000}})
+        self.assertEqual(c.scan(TableName="budget", Select="COUNT")["Count"], 50)
+        for bad in ("12X", "0", "512K", "M"):
+            p = subprocess.run([harness._find_binary(), "serve", "--in-memory", "--port", "0",
+                                "--memory-budget", bad], capture_output=True, text=True,
+                               timeout=30)
+            self.assertEqual(p.returncode, 2, bad)
+            self.assertIn("--memory-budget must be a size from 1M to 1T", p.stderr)
+
     def test_a_directory_in_use_is_refused_clearly(self):
         self.start()
         out = subprocess.run([harness._find_binary(), "serve", "--port", "0",

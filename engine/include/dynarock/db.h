@@ -49,6 +49,12 @@ struct Options {
   int max_open_files = -1;
   // RocksDB's flush and compaction threads.
   int background_jobs = 2;
+  // One bound for RocksDB's memory, in bytes; 0 = none (block_cache_bytes and
+  // write_buffer_bytes apply). With a budget the block cache has that size and
+  // the memtables are charged to it (at most half of it), index and filter
+  // blocks included, so that the three together stay within the budget. (In
+  // memory, the table files themselves are memory too: not bounded by it.)
+  size_t memory_budget_bytes = 0;
   // How often expired items of tables with TimeToLive enabled are looked for and
   // deleted, in seconds; 0 turns expiry off. (DynamoDB deletes within days; a
   // local database can afford to be prompt.)
@@ -119,6 +125,16 @@ class DB {
   // never the same for two DBs of a process: planners keep what they learnt
   // of a schema under it (PartiQL's statement cache). 0: not tracked.
   virtual uint64_t CatalogVersion() const { return 0; }
+
+  // What RocksDB holds in memory now: the block cache's contents (with
+  // Options::memory_budget_bytes, the memtables' charge too) and the
+  // memtables, in bytes. Zeros when not known.
+  struct MemoryUse {
+    size_t block_cache_bytes = 0;
+    size_t block_cache_capacity = 0;
+    size_t memtable_bytes = 0;
+  };
+  virtual MemoryUse MemoryInUse() const { return {}; }
 
   // Single items. Errors: ValidationException, ResourceNotFoundException,
   // ConditionalCheckFailedException (carrying the old item with

@@ -111,6 +111,7 @@ DYNAROCK_EXPORT void dynarock_free(void* p);
  *   "region": string, "account_id": string   (put into ARNs)
  *   "block_cache_bytes": number   (32 MiB)
  *   "write_buffer_bytes": number  (RocksDB's memtable size; 0 = default)
+ *   "memory_budget_bytes": number (block cache and memtables together; 0 = none)
  *   "max_open_files": number      (-1 = unlimited)
  *   "background_jobs": number     (flush and compaction threads, 1-64; 2)
  *   "small_device": bool          (small caches and buffers, fewer threads:
