@@ -197,17 +197,17 @@ class Decoder {
         if (depth >= kMaxDecodeDepth) return false;
         uint32_t n;
         if (!Count(&n)) return false;
-        *size += kContainerOverhead;
+        *size += kContainerOverheadBytes;
         for (uint32_t i = 0; i < n; ++i) {
-          *size += kElementOverhead;
+          *size += kElementOverheadBytes;
           if (!Skip(size, depth + 1)) return false;
         }
         return true;
       }
       case AttrType::kM: {
         if (depth >= kMaxDecodeDepth) return false;
-        *size += kContainerOverhead;
-        return SkipMap(size, depth + 1, kElementOverhead);
+        *size += kContainerOverheadBytes;
+        return SkipMap(size, depth + 1, kElementOverheadBytes);
       }
       case AttrType::kSS:
       case AttrType::kNS:
@@ -349,10 +349,6 @@ class Decoder {
   }
 
  private:
-  // item_size.h's container rules: 3 bytes per L or M, 1 per element.
-  static constexpr size_t kContainerOverhead = 3;
-  static constexpr size_t kElementOverhead = 1;
-
   std::string_view in_;
 };
 
@@ -389,6 +385,12 @@ bool EncodedItemSize(std::string_view bytes, size_t* size) {
   *size = 0;
   if (!d.Byte(&version) || version != kItemFormatV1) return false;
   return d.SkipMap(size, 0, 0) && d.done();
+}
+
+std::vector<std::string> SortedNames(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,

@@ -69,6 +69,9 @@ bool EncodedItemSize(std::string_view bytes, size_t* size);
 bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,
                           size_t* size = nullptr);
 
+// `names` sorted and without repeats, as DecodeItemAttributes() takes them.
+std::vector<std::string> SortedNames(std::vector<std::string> names);
+
 // What VisitEncodedItem() reports, in order, for an item's bytes: the item is
 // a map; a value is a scalar, a boolean, a null, a list of values, a map of
 // named values or a set of elements.

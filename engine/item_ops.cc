@@ -173,14 +173,11 @@ StatusOr<DBImpl::ReadResult> DBImpl::ReadForResponse(
   const std::string_view stored(value.data(), value.size());
   auto corrupt = [] { return InternalError("Corrupt item record"); };
   if (projection) {
-    std::vector<std::string> names;
-    for (const auto& path : projection->paths) {
-      if (!path.empty()) names.push_back(path[0].name);
-    }
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
     Item part;
-    if (!DecodeItemAttributes(stored, names, &part, &r.size)) return corrupt();
+    if (!DecodeItemAttributes(stored, SortedNames(expr::ProjectionAttributeNames(*projection)),
+                              &part, &r.size)) {
+      return corrupt();
+    }
     Item projected = expr::Project(*projection, part);
     if (encoded) {
       r.encoded = EncodeItem(projected);

@@ -5,12 +5,6 @@
 #include "dynarock/item_size.h"
 
 namespace dynarock {
-namespace {
-
-constexpr size_t kContainerOverheadBytes = 3;  // L and M
-constexpr size_t kElementOverheadBytes = 1;    // each L element and M entry
-
-}  // namespace
 
 size_t NumberSize(std::string_view text) {
   bool negative = false;

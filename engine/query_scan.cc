@@ -242,27 +242,17 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   // Items are read as their encoding: sized without decoding, the filter's
   // attributes decoded to evaluate it, the rest only for an item returned
   // (and then only what the projection names).
-  auto sorted_names = [](std::vector<std::string> names) {
-    std::sort(names.begin(), names.end());
-    names.erase(std::unique(names.begin(), names.end()), names.end());
-    return names;
-  };
   std::vector<std::string> key_names;
   for (const KeyDef* k : {&table.key, &read_key}) {
     for (const auto* part : {&k->hash, &k->range}) {
       for (const auto& a : *part) key_names.push_back(a.name);
     }
   }
-  key_names = sorted_names(std::move(key_names));
+  key_names = SortedNames(std::move(key_names));
   std::vector<std::string> filter_names;
-  if (plan.filter) filter_names = sorted_names(expr::ConditionAttributeNames(*plan.filter));
+  if (plan.filter) filter_names = SortedNames(expr::ConditionAttributeNames(*plan.filter));
   std::vector<std::string> projected_names;
-  if (plan.projection) {
-    for (const auto& path : plan.projection->paths) {
-      if (!path.empty()) projected_names.push_back(path[0].name);
-    }
-    projected_names = sorted_names(std::move(projected_names));
-  }
+  if (plan.projection) projected_names = SortedNames(expr::ProjectionAttributeNames(*plan.projection));
   std::optional<Item> fetched;
   for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
     const std::string_view encoded(it->value().data(), it->value().size());

@@ -239,39 +239,35 @@ for row in "${ROWS[@]}"; do
   printf '%-9s %-9s %-8s %12s %10s %10s %9s %7s\n' "$op" "$label" "$threads" "$rps" "$p50" "$p99" "$non2xx" "$errors"
 done
 
-if [[ $RUN_DYNAROCK == 1 && $RUN_MOTO == 1 ]]; then
-  echo
-  echo "Dynarock vs moto: throughput ratio (Dynarock req/s / moto req/s) and p50 ratio (moto p50 / Dynarock p50)"
+# Each Dynarock row against another server's row of the same op:
+# compare LABEL THREADS AWK_PROGRAM (given d, o: the two req/s; dl, ol: p50s).
+compare() {
+  local label=$1 threads=$2 program=$3
   for op in $OPS; do
-    moto=${RES["$op|moto|-"]:-}
-    [[ -z $moto ]] && continue
-    read -r m_rps m_p50 _ <<<"$moto"
+    other=${RES["$op|$label|$threads"]:-}
+    [[ -z $other ]] && continue
+    read -r o_rps o_p50 _ <<<"$other"
     for t in $SERVER_THREADS; do
       dyn=${RES["$op|dynarock|$t"]:-}
       [[ -z $dyn ]] && continue
       read -r d_rps d_p50 _ <<<"$dyn"
-      awk -v op="$op" -v t="$t" -v d="$d_rps" -v m="$m_rps" -v dl="$d_p50" -v ml="$m_p50" 'BEGIN {
-        r = (m > 0) ? d / m : 0; l = (dl > 0) ? ml / dl : 0;
-        printf "%-9s %s server thread(s): %8.1fx req/s   p50 %8.1fx shorter\n", op, t, r, l }'
+      awk -v op="$op" -v t="$t" -v d="$d_rps" -v o="$o_rps" -v dl="$d_p50" -v ol="$o_p50" \
+        "BEGIN { $program }"
     done
   done
+}
+
+if [[ $RUN_DYNAROCK == 1 && $RUN_MOTO == 1 ]]; then
+  echo
+  echo "Dynarock vs moto: throughput ratio (Dynarock req/s / moto req/s) and p50 ratio (moto p50 / Dynarock p50)"
+  compare moto - 'r = (o > 0) ? d / o : 0; l = (dl > 0) ? ol / dl : 0;
+    printf "%-9s %s server thread(s): %8.1fx req/s   p50 %8.1fx shorter\n", op, t, r, l'
 fi
 
 if [[ $RUN_DYNAROCK == 1 && $RUN_NGINX == 1 ]]; then
   echo
   echo "Dynarock vs the ceiling (nginx, a static reply, 1 worker): Dynarock req/s / nginx req/s"
-  for op in $OPS; do
-    ceiling=${RES["$op|nginx|1"]:-}
-    [[ -z $ceiling ]] && continue
-    read -r n_rps _ <<<"$ceiling"
-    for t in $SERVER_THREADS; do
-      dyn=${RES["$op|dynarock|$t"]:-}
-      [[ -z $dyn ]] && continue
-      read -r d_rps _ <<<"$dyn"
-      awk -v op="$op" -v t="$t" -v d="$d_rps" -v n="$n_rps" 'BEGIN {
-        printf "%-9s %s server thread(s): %6.2fx the ceiling\n", op, t, (n > 0) ? d / n : 0 }'
-    done
-  done
+  compare nginx 1 'printf "%-9s %s server thread(s): %6.2fx the ceiling\n", op, t, (o > 0) ? d / o : 0'
 fi
 
 bad=0

@@ -4,11 +4,30 @@
 // an Item or straight from an item's stored bytes (EncodedItems, read by
 // item_codec.h's visitor, nothing built): the two write the same JSON.
 
+#include <array>
+#include <string>
+
 #include "engine/api/base64.h"
 #include "engine/api/json_encode.h"
 #include "engine/item_codec.h"
 
 namespace dynarock::api {
+namespace {
+
+// `{"S":` for each type: a value's opening, its type tag written once here
+// (from AttrTypeName) rather than escaped on every value.
+void OpenValue(JsonWriter* w, AttrType type) {
+  static const std::array<std::string, 11> kKeys = [] {
+    std::array<std::string, 11> keys;
+    for (int t = 1; t <= 10; ++t) {
+      keys[t] = "\"" + std::string(AttrTypeName(static_cast<AttrType>(t))) + "\":";
+    }
+    return keys;
+  }();
+  w->BeginObjectWithKey(kKeys[static_cast<size_t>(type)]);
+}
+
+}  // namespace
 
 void WriteStringList(JsonWriter* w, const std::vector<std::string>& list) {
   w->BeginArray();
@@ -23,8 +42,7 @@ void WriteAttributeList(JsonWriter* w, const std::vector<AttributeValue>& list) 
 }
 
 void WriteAttributeValue(JsonWriter* w, const AttributeValue& v) {
-  w->BeginObject();
-  w->Key(AttrTypeName(v.type()));
+  OpenValue(w, v.type());
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kN:
@@ -84,7 +102,7 @@ class JsonItemWriter : public EncodedItemVisitor {
   explicit JsonItemWriter(JsonWriter* w) : w_(w) {}
 
   void BeginMap(bool top_level) override {
-    if (!top_level) w_->BeginObjectWithKey("\"M\":");
+    if (!top_level) OpenValue(w_, AttrType::kM);
     w_->BeginObject();
   }
   void Name(std::string_view name) override { w_->Key(name); }
@@ -93,7 +111,7 @@ class JsonItemWriter : public EncodedItemVisitor {
     if (!top_level) w_->EndObject();
   }
   void BeginList() override {
-    w_->BeginObjectWithKey("\"L\":");
+    OpenValue(w_, AttrType::kL);
     w_->BeginArray();
   }
   void EndList() override {
@@ -101,9 +119,7 @@ class JsonItemWriter : public EncodedItemVisitor {
     w_->EndObject();
   }
   void Scalar(AttrType type, std::string_view bytes) override {
-    w_->BeginObjectWithKey(type == AttrType::kS   ? "\"S\":"
-                           : type == AttrType::kN ? "\"N\":"
-                                                  : "\"B\":");
+    OpenValue(w_, type);
     if (type == AttrType::kB) {
       WriteBase64(bytes);
     } else {
@@ -112,20 +128,18 @@ class JsonItemWriter : public EncodedItemVisitor {
     w_->EndObject();
   }
   void Boolean(bool b) override {
-    w_->BeginObjectWithKey("\"BOOL\":");
+    OpenValue(w_, AttrType::kBool);
     w_->Bool(b);
     w_->EndObject();
   }
   void Null() override {
-    w_->BeginObjectWithKey("\"NULL\":");
+    OpenValue(w_, AttrType::kNull);
     w_->Bool(true);
     w_->EndObject();
   }
   void BeginSet(AttrType type) override {
     set_type_ = type;
-    w_->BeginObjectWithKey(type == AttrType::kSS   ? "\"SS\":"
-                           : type == AttrType::kNS ? "\"NS\":"
-                                                   : "\"BS\":");
+    OpenValue(w_, type);
     w_->BeginArray();
   }
   void SetElement(std::string_view bytes) override {

@@ -147,6 +147,9 @@ struct ProjectionSpec {
 
 StatusOr<ProjectionSpec> ParseProjection(std::string_view text, ExpressionContext* ctx);
 
+// Top-level attribute names a projection keeps.
+std::vector<std::string> ProjectionAttributeNames(const ProjectionSpec& projection);
+
 // The item cut down to the projected paths (nested maps and list elements kept
 // in their structure, as DynamoDB returns them). Paths that do not exist are
 // skipped.

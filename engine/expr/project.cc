@@ -94,4 +94,12 @@ StatusOr<ProjectionSpec> ProjectionFromAttributesToGet(const std::vector<std::st
   return spec;
 }
 
+std::vector<std::string> ProjectionAttributeNames(const ProjectionSpec& projection) {
+  std::vector<std::string> names;
+  for (const Path& path : projection.paths) {
+    if (!path.empty()) names.push_back(path[0].name);
+  }
+  return names;
+}
+
 }  // namespace dynarock::expr

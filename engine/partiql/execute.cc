@@ -19,6 +19,7 @@ namespace dynarock {
 namespace {
 
 using partiql::AndAll;
+using partiql::CheckSelectKeyTypes;
 using partiql::DecodeToken;
 using partiql::EncodeToken;
 using partiql::EqualityOn;
@@ -133,27 +134,6 @@ StatusOr<std::pair<size_t, std::optional<Item>>> DecodePartitionToken(const std:
   return std::make_pair(partition, std::move(key));
 }
 
-// The key values a read's plan uses, against the key attributes' types.
-Status CheckKeyTypes(const SelectPlan& plan, const TableDescription& table, const Params& params) {
-  auto check = [&](const std::string& name, const Expr* value) -> Status {
-    if (value == nullptr || value->kind != Expr::Kind::kValue) return Status();
-    for (const auto& def : table.attribute_definitions) {
-      if (def.attribute_name == name && def.attribute_type != ValueOf(*value, params).type()) {
-        return ValidationError("Key attribute's data type should match its data type in table's "
-                               "schema: Key " + name);
-      }
-    }
-    return Status();
-  };
-  if (plan.hash_eq) DR_RETURN_IF_ERROR(check(plan.keys.hash, EqualityOn(plan.hash_eq, plan.keys.hash)));
-  for (const Expr* v : plan.partitions) DR_RETURN_IF_ERROR(check(plan.keys.hash, v));
-  const Expr* r = plan.range_cond;
-  if (r != nullptr && (r->kind == Expr::Kind::kCompare || r->kind == Expr::Kind::kBetween)) {
-    for (size_t i = 0; i < r->args.size(); ++i) DR_RETURN_IF_ERROR(check(plan.keys.range, r->args[i].get()));
-  }
-  return Status();
-}
-
 StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
                                              const TablePlan& table_plan,
                                              const ExecuteStatementRequest& req) {
@@ -163,7 +143,7 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
   const SelectPlan& plan = *table_plan.select;
   const KeyNames& keys = plan.keys;
   ExecuteStatementResponse out;
-  DR_RETURN_IF_ERROR(CheckKeyTypes(plan, table_plan.table, params));
+  DR_RETURN_IF_ERROR(CheckSelectKeyTypes(plan, table_plan.table, params));
 
   if (plan.get) {
     if (req.next_token) {
@@ -556,7 +536,8 @@ StatusOr<ExecuteTransactionResponse> ExecuteTransaction(DB& db,
       item.has_expression_attribute_names = w.has_names();
       g.transact_items.push_back(std::move(item));
     }
-    DR_ASSIGN_OR_RETURN(TransactGetItemsResponse r, db.TransactGetItems(g));
+    DR_ASSIGN_OR_RETURN(TransactGetItemsResponse r,
+                        WithoutExpressionName(db.TransactGetItems(g)));
     out.responses = std::move(r.responses);
     out.consumed_capacity = std::move(r.consumed_capacity);
     return out;
@@ -600,7 +581,7 @@ StatusOr<ExecuteTransactionResponse> ExecuteTransaction(DB& db,
       renamed.WithCancellationReasons(std::move(reasons));
       return renamed;
     }
-    return s;
+    return WithoutExpressionName(s);
   }
   out.consumed_capacity = std::move(r->consumed_capacity);
   return out;

@@ -396,6 +396,32 @@ StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& tab
   return plan;
 }
 
+Status CheckKeyType(const TableDescription& table, const std::string& name,
+                    const AttributeValue& value) {
+  for (const auto& def : table.attribute_definitions) {
+    if (def.attribute_name == name && def.attribute_type != value.type()) {
+      return ValidationError("Key attribute's data type should match its data type in table's "
+                             "schema: Key " + name);
+    }
+  }
+  return Status();
+}
+
+Status CheckSelectKeyTypes(const SelectPlan& plan, const TableDescription& table,
+                           const Params& params) {
+  auto check = [&](const std::string& name, const Expr* value) -> Status {
+    if (value == nullptr || value->kind != Expr::Kind::kValue) return Status();
+    return CheckKeyType(table, name, ValueOf(*value, params));
+  };
+  if (plan.hash_eq) DR_RETURN_IF_ERROR(check(plan.keys.hash, EqualityOn(plan.hash_eq, plan.keys.hash)));
+  for (const Expr* v : plan.partitions) DR_RETURN_IF_ERROR(check(plan.keys.hash, v));
+  const Expr* r = plan.range_cond;
+  if (r != nullptr && (r->kind == Expr::Kind::kCompare || r->kind == Expr::Kind::kBetween)) {
+    for (const auto& arg : r->args) DR_RETURN_IF_ERROR(check(plan.keys.range, arg.get()));
+  }
+  return Status();
+}
+
 namespace {
 
 // The update expression of an UPDATE's SET and REMOVE clauses.
@@ -454,12 +480,7 @@ StatusOr<PlannedWrite> PlanWrite(const Statement& st, const Params& params,
         if (it == t.item.end()) {
           return ValidationError("Key attribute should be present in the item: Key " + *name);
         }
-        for (const auto& def : table.attribute_definitions) {
-          if (def.attribute_name == *name && def.attribute_type != it->second.type()) {
-            return ValidationError("Key attribute's data type should match its data type in "
-                                   "table's schema: Key " + *name);
-          }
-        }
+        DR_RETURN_IF_ERROR(CheckKeyType(table, *name, it->second));
       }
       t.condition_expression = "attribute_not_exists(" + w.Name(keys.hash) + ")";
       break;

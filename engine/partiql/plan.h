@@ -131,6 +131,15 @@ struct SelectPlan {
 };
 StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& table);
 
+// A key attribute's value against its type in the table's attribute
+// definitions: "Key attribute's data type should match ..." when it does not.
+Status CheckKeyType(const TableDescription& table, const std::string& name,
+                    const AttributeValue& value);
+// The key values a SELECT's plan uses (partition values, the sort-key
+// condition's operands), each checked so.
+Status CheckSelectKeyTypes(const SelectPlan& plan, const TableDescription& table,
+                           const Params& params);
+
 // The write request a statement becomes (also a transaction's item).
 struct PlannedWrite {
   TransactWriteItem item;  // kind, table, key/item, expressions

@@ -151,10 +151,13 @@ TEST(CAbi, NullPointersClosedHandlesAndBadOptions) {
             DYNAROCK_INVALID_ARGUMENT);
   EXPECT_EQ(dynarock_open(nullptr, R"({"block_cache_bytes":-1})", &other, nullptr),
             DYNAROCK_INVALID_ARGUMENT);
+  EXPECT_EQ(dynarock_open(nullptr, R"({"memory_budget_bytes":"8M"})", &other, nullptr),
+            DYNAROCK_INVALID_ARGUMENT);
   EXPECT_EQ(other, nullptr);
   EXPECT_EQ(dynarock_open(nullptr,
                           R"({"small_device":true,"in_memory":true,"background_jobs":2,)"
-                          R"("write_buffer_bytes":65536,"max_open_files":32})",
+                          R"("write_buffer_bytes":65536,"max_open_files":32,)"
+                          R"("memory_budget_bytes":8388608})",
                           &other, nullptr),
             DYNAROCK_OK);
   dynarock_close(other);

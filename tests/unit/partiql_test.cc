@@ -253,6 +253,12 @@ TEST_F(PartiqlTest, PartitionSetsAndKeyConditionsOutsideTheKey) {
   std::vector<std::string> order;
   for (const auto& item : ordered->items) order.push_back(item.at("v").scalar());
   EXPECT_EQ(order, (std::vector<std::string>{"c1", "c0", "b1", "b0", "a1", "a0"}));
+  // The DB's "Invalid FilterExpression: " prefix names a parameter the
+  // statement's author never wrote: it is dropped.
+  std::string many = "SELECT * FROM parts WHERE v IN [";
+  for (int i = 0; i <= 100; ++i) many += (i ? ", '" : "'") + std::to_string(i) + "'";
+  EXPECT_EQ(Run(many + "]").status().message(),
+            "The IN operator is provided with too many operands; number of operands: 101");
   // A key value of the wrong type, in DynamoDB's PartiQL words.
   auto typed = Run("SELECT * FROM parts WHERE k = 'a' AND n = '1'");
   EXPECT_EQ(typed.status().message(),
@@ -284,6 +290,22 @@ TEST_F(PartiqlTest, DeleteConditionsAndBatchRules) {
   EXPECT_EQ(Get("dels", {{"k", AttributeValue::S("b")}})->at("n"), AttributeValue::N("1"));
   twice.statements[1].statement = "INSERT INTO dels VALUE {'k': ?}";
   EXPECT_FALSE(BatchExecuteStatement(*db_, twice).ok());
+
+  // A transaction's statement that the DB refuses: its message without the
+  // DB's expression-parameter prefix, and nothing written.
+  Put("dels", {{"k", AttributeValue::S("c")}, {"n", AttributeValue::N("1")}});
+  ExecuteTransactionRequest bad;
+  bad.transact_statements.resize(2);
+  bad.transact_statements[0].statement = "UPDATE dels SET n = 7 WHERE k = 'b'";
+  bad.transact_statements[1].statement = "UPDATE dels SET x = n + 'text' WHERE k = 'c'";
+  auto refused = ExecuteTransaction(*db_, bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().type(), ErrorType::kValidation);
+  EXPECT_EQ(refused.status().message().rfind("Invalid ", 0), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("operand type"), std::string::npos)
+      << refused.status().message();
+  EXPECT_EQ(Get("dels", {{"k", AttributeValue::S("b")}})->at("n"), AttributeValue::N("1"));
 
   BatchExecuteStatementRequest old;
   old.statements.resize(1);

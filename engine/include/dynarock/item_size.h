@@ -32,6 +32,11 @@
 
 namespace dynarock {
 
+// The container rules above: an L or M's own bytes, and each element's or
+// entry's (the item codec's size walk counts by them too).
+inline constexpr size_t kContainerOverheadBytes = 3;
+inline constexpr size_t kElementOverheadBytes = 1;
+
 // NumberSize(): bytes DynamoDB counts for a normalised number's value.
 size_t NumberSize(std::string_view normalized);
 

@@ -39,7 +39,8 @@ class ItemView {
   std::string_view encoded() const { return encoded_; }
   // One top-level attribute, decoded alone; nullopt when absent.
   std::optional<AttributeValue> Get(std::string_view name) const;
-  // The whole item.
+  // The whole item (empty if the bytes are malformed; the engine's reads
+  // check every item's bytes before they hand it out).
   Item ToItem() const;
   // The item's DynamoDB size in bytes (dynarock/item_size.h).
   size_t Size() const;
