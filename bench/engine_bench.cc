@@ -399,7 +399,7 @@ void GetItemBench(benchmark::State& state, bool encoded) {
 void BM_GetItem(benchmark::State& state) { GetItemBench(state, false); }
 void BM_GetItemEncoded(benchmark::State& state) { GetItemBench(state, true); }
 
-void BM_BatchGetItem100(benchmark::State& state) {
+void BatchGetItem100(benchmark::State& state, bool encoded) {
   dynarock::DB* db = GetEngine().db.get();
   // kReadKeys / 100 requests of 100 consecutive keys each, used in turn.
   std::vector<dynarock::BatchGetItemRequest> reqs(kReadKeys / 100);
@@ -409,17 +409,23 @@ void BM_BatchGetItem100(benchmark::State& state) {
       keys.push_back(Item{{"pk", AttributeValue::S(Numbered("user#", b * 100 + j))},
                           {"sk", AttributeValue::S("profile")}});
     }
+    reqs[b].encoded_items = encoded;
   }
   size_t i = 0;
   for (auto _ : state) {
     auto r = db->BatchGetItem(reqs[i++ % reqs.size()]);
-    if (!r.ok() || r->responses["reads"].size() != 100) {
+    const size_t got = !r.ok() ? 0
+                       : encoded ? r->encoded_responses["reads"].size()
+                                 : r->responses["reads"].size();
+    if (got != 100) {
       state.SkipWithError(r.ok() ? "missing items" : r.status().ToString().c_str());
       break;
     }
   }
   state.SetItemsProcessed(state.iterations() * 100);
 }
+void BM_BatchGetItem100(benchmark::State& state) { BatchGetItem100(state, false); }
+void BM_BatchGetItem100Encoded(benchmark::State& state) { BatchGetItem100(state, true); }
 
 // One page of a Query or Scan, as Items or (`encoded`) as the items' stored
 // bytes (encoded_items: what the endpoint asks for, and what an embedder
@@ -496,7 +502,7 @@ void BM_Scan1000Encoded(benchmark::State& state) {
   ReadPageBench(state, FirstScanPage(), kScanPage, true);
 }
 
-void BM_QueryFilter1000(benchmark::State& state) {
+void QueryFilter1000(benchmark::State& state, bool encoded) {
   dynarock::DB* db = GetEngine().db.get();
   dynarock::QueryRequest req;
   req.table_name = "query";
@@ -507,6 +513,7 @@ void BM_QueryFilter1000(benchmark::State& state) {
                                      {":active", AttributeValue::S("active")}};
   req.has_expression_attribute_names = true;
   req.has_expression_attribute_values = true;
+  req.encoded_items = encoded;
   for (auto _ : state) {
     auto r = db->Query(req);
     if (!r.ok() || r->count != kPartitionItems / kFilterEvery ||
@@ -517,6 +524,8 @@ void BM_QueryFilter1000(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kPartitionItems);  // items scanned
 }
+void BM_QueryFilter1000(benchmark::State& state) { QueryFilter1000(state, false); }
+void BM_QueryFilter1000Encoded(benchmark::State& state) { QueryFilter1000(state, true); }
 
 // ---------------------------------------------------------------- raw RocksDB
 
@@ -862,6 +871,7 @@ BENCHMARK(BM_GetItem);
 BENCHMARK(BM_GetItemEncoded);
 BENCHMARK(BM_RawRocksDBGet);
 BENCHMARK(BM_BatchGetItem100);
+BENCHMARK(BM_BatchGetItem100Encoded);
 BENCHMARK(BM_RawRocksDBMultiGet100);
 BENCHMARK(BM_Query100);
 BENCHMARK(BM_Query100Encoded);
@@ -872,6 +882,7 @@ BENCHMARK(BM_Scan1000);
 BENCHMARK(BM_Scan1000Encoded);
 BENCHMARK(BM_RawRocksDBScan1000);
 BENCHMARK(BM_QueryFilter1000);
+BENCHMARK(BM_QueryFilter1000Encoded);
 BENCHMARK(BM_RawRocksDBIterate1000);
 BENCHMARK(BM_ConditionParseEvaluate);
 BENCHMARK(BM_UpdateParseApply);
@@ -898,10 +909,15 @@ class RatioReporter : public benchmark::ConsoleReporter {
         {"BM_PutItem_5Gsi", "BM_RawRocksDBPut/5"},
         {"BM_PutItemStream/1", "BM_PutItemStream/0"},
         {"BM_TransactWriteItems10", "BM_RawRocksDBWriteBatch10"},
+        {"BM_GetItemEncoded", "BM_RawRocksDBGet"},
         {"BM_BatchGetItem100", "BM_RawRocksDBMultiGet100"},
+        {"BM_BatchGetItem100Encoded", "BM_RawRocksDBMultiGet100"},
         {"BM_Query100", "BM_RawRocksDBIterate100"},
+        {"BM_Query100Encoded", "BM_RawRocksDBIterate100"},
         {"BM_Scan1000", "BM_RawRocksDBScan1000"},
+        {"BM_Scan1000Encoded", "BM_RawRocksDBScan1000"},
         {"BM_QueryFilter1000", "BM_RawRocksDBIterate1000"},
+        {"BM_QueryFilter1000Encoded", "BM_RawRocksDBIterate1000"},
     };
     bool header = false;
     for (const auto& [op, base] : kPairs) {

@@ -340,7 +340,7 @@ void ChangeLog::Stage(const TableInfo& table, const Image& old_image, const Imag
       return;
     }
     scratch.clear();
-    EncodeItemTo(*image.item, &scratch);
+    EncodeItemTo(*image.item, image.size, &scratch);
     PutLengthPrefixed(&v, scratch);
   };
   if (keep_old) put_image(old_image);

@@ -150,12 +150,24 @@ inline void PutLengthPrefixed(std::string* dst, std::string_view value) {
 
 // GetLengthPrefixed(): consume what PutLengthPrefixed wrote; `out` views the
 // input's bytes. False when truncated.
-inline bool GetLengthPrefixed(std::string_view* in, std::string_view* out) {
+inline bool GetLengthPrefixedSlow(std::string_view* in, std::string_view* out) {
   uint32_t len;
   if (!GetVarint32(in, &len) || in->size() < len) return false;
   *out = in->substr(0, len);
   in->remove_prefix(len);
   return true;
+}
+// The common case (a length below 128: one byte) inlined into the codecs'
+// loops, the rest out of line.
+[[gnu::always_inline]] inline bool GetLengthPrefixed(std::string_view* in, std::string_view* out) {
+  if (!in->empty() && static_cast<unsigned char>((*in)[0]) < 128) {
+    const size_t len = static_cast<unsigned char>((*in)[0]);
+    if (in->size() - 1 < len) return false;
+    *out = std::string_view(in->data() + 1, len);
+    in->remove_prefix(1 + len);
+    return true;
+  }
+  return GetLengthPrefixedSlow(in, out);
 }
 
 // FNV-1a, 64 bits: a fast, stable hash of bytes (lock stripes, request

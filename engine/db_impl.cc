@@ -25,13 +25,16 @@ namespace {
 constexpr char kTablePrefix[] = "t/";
 constexpr char kNextIdKey[] = "m/next_id";
 constexpr char kIteratorKey[] = "m/iterator_key";
-// The on-disk format's version (decimal text). Version 1 is every layout so far;
-// a directory without the key was written before it existed, in version 1.
-// Raise kDiskFormat when a change makes older builds misread the data: they
-// then refuse the directory instead of misreading it, and this build upgrades
-// (or refuses) older versions here.
+// The on-disk format's version (decimal text); a directory without the key was
+// written before it existed, in version 1. Raise kDiskFormat when a change makes
+// older builds misread the data: they then refuse the directory instead of
+// misreading it, and this build upgrades (or refuses) older versions here.
+//   1: items in item_codec's V1.
+//   2: items written in V2 (their DynamoDB size in the header); V1 items are
+//      still read, so a version-1 directory is upgraded by marking it 2 on
+//      its first writable open.
 constexpr char kFormatKey[] = "m/format";
-constexpr int kDiskFormat = 1;
+constexpr int kDiskFormat = 2;
 
 // Statistics values (index/maintainer.h StatsDelta): two little-endian int64
 // (item count, bytes), summed by the merge operator so that concurrent writers
@@ -188,6 +191,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       return InternalError("The data directory " + dir + " was written by a newer Dynarock (on-disk "
                            "format " + std::to_string(version) + "; this build reads format " +
                            std::to_string(kDiskFormat) + " and older): open it with that version");
+    }
+    if (version < kDiskFormat && !options.read_only) {
+      s = raw->Put(rocksdb::WriteOptions(), impl->catalog_cf_, kFormatKey,
+                   std::to_string(kDiskFormat));
+      if (!s.ok()) return InternalError("Cannot write the format marker: " + s.ToString());
     }
   } else if (s.IsNotFound()) {
     if (!options.read_only) {

@@ -211,6 +211,11 @@ class DBImpl final : public DB {
   StatusOr<ReadResult> ReadForResponse(const std::string& key, const rocksdb::Snapshot* snapshot,
                                        const std::optional<expr::ProjectionSpec>& projection,
                                        bool encoded) const;
+  // The response's form of a stored item: its size, and the item (projected
+  // when asked) or, with `encoded`, its bytes.
+  static Status ShapeForResponse(std::string_view stored,
+                                 const std::optional<expr::ProjectionSpec>& projection,
+                                 bool encoded, ReadResult* r);
   StatusOr<std::optional<Item>> ReadItem(const std::string& key,
                                          const rocksdb::Snapshot* snapshot = nullptr) const;
   // Adds the item's new state (nullopt = deleted) to `batch`, with its statistics

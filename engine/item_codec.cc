@@ -52,6 +52,25 @@ void EncodeValue(const AttributeValue& v, std::string* out) {
   }
 }
 
+// `a < b` and `a == b` bytewise, as std::string_view orders and compares,
+// without a call to memcmp for short names (attribute names mostly are).
+inline bool NameLess(std::string_view a, std::string_view b) {
+  const size_t n = std::min(a.size(), b.size());
+  if (n > 16) return a < b;
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
+  }
+  return a.size() < b.size();
+}
+inline bool NameEqual(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  if (a.size() > 16) return a == b;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 // The decoder. Every element needs at least one byte, so a count larger than
 // the remaining input is rejected before anything is reserved.
 class Decoder {
@@ -69,6 +88,21 @@ class Decoder {
 
   bool Count(uint32_t* n) { return GetVarint32(&in_, n) && *n <= in_.size(); }
 
+  // The version byte and, in V2, the stored size (`*sized` says which).
+  bool Header(size_t* size, bool* sized) {
+    uint8_t version;
+    if (!Byte(&version)) return false;
+    if (version == kItemFormatV1) {
+      *sized = false;
+      return true;
+    }
+    uint32_t stored;
+    if (version != kItemFormatV2 || !GetVarint32(&in_, &stored)) return false;
+    *size = stored;
+    *sized = true;
+    return true;
+  }
+
   bool Map(Item* out, int depth) {
     uint32_t n;
     if (!Count(&n)) return false;
@@ -77,7 +111,7 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       std::string_view name;
       if (!GetLengthPrefixed(&in_, &name)) return false;
-      if (i > 0 && !(prev < name)) return false;  // strictly increasing
+      if (i > 0 && !NameLess(prev, name)) return false;  // strictly increasing
       prev = name;
       AttributeValue value;
       if (!Value(&value, depth)) return false;
@@ -143,7 +177,7 @@ class Decoder {
         for (uint32_t i = 0; i < n; ++i) {
           std::string_view e;
           if (!GetLengthPrefixed(&in_, &e)) return false;
-          if (i > 0 && !(prev < e)) return false;  // sorted, no duplicates
+          if (i > 0 && !NameLess(prev, e)) return false;  // sorted, no duplicates
           prev = e;
           set.emplace_back(e);
         }
@@ -218,9 +252,68 @@ class Decoder {
         for (uint32_t i = 0; i < n; ++i) {
           std::string_view e;
           if (!GetLengthPrefixed(&in_, &e)) return false;
-          if (i > 0 && !(prev < e)) return false;
+          if (i > 0 && !NameLess(prev, e)) return false;
           prev = e;
           *size += tag == static_cast<uint8_t>(AttrType::kNS) ? NumberSize(e) : e.size();
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Skip() without the sizes, for a V2 item (whose size is stored): the same
+  // checks of the grammar, less work for numbers and containers.
+  bool SkipUnsized(int depth) {
+    uint8_t tag;
+    if (!Byte(&tag)) return false;
+    std::string_view bytes;
+    switch (static_cast<AttrType>(tag)) {
+      case AttrType::kS:
+      case AttrType::kB:
+        return GetLengthPrefixed(&in_, &bytes);
+      case AttrType::kN:
+        return GetLengthPrefixed(&in_, &bytes) && !bytes.empty();
+      case AttrType::kBool: {
+        uint8_t b;
+        return Byte(&b) && b <= 1;
+      }
+      case AttrType::kNull:
+        return true;
+      case AttrType::kL: {
+        if (depth >= kMaxDecodeDepth) return false;
+        uint32_t n;
+        if (!Count(&n)) return false;
+        for (uint32_t i = 0; i < n; ++i) {
+          if (!SkipUnsized(depth + 1)) return false;
+        }
+        return true;
+      }
+      case AttrType::kM: {
+        if (depth >= kMaxDecodeDepth) return false;
+        uint32_t n;
+        if (!Count(&n)) return false;
+        std::string_view prev;
+        for (uint32_t i = 0; i < n; ++i) {
+          std::string_view name;
+          if (!GetLengthPrefixed(&in_, &name)) return false;
+          if (i > 0 && !NameLess(prev, name)) return false;
+          prev = name;
+          if (!SkipUnsized(depth + 1)) return false;
+        }
+        return true;
+      }
+      case AttrType::kSS:
+      case AttrType::kNS:
+      case AttrType::kBS: {
+        uint32_t n;
+        if (!Count(&n)) return false;
+        std::string_view prev;
+        for (uint32_t i = 0; i < n; ++i) {
+          std::string_view e;
+          if (!GetLengthPrefixed(&in_, &e)) return false;
+          if (i > 0 && !NameLess(prev, e)) return false;
+          prev = e;
         }
         return true;
       }
@@ -237,7 +330,7 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       std::string_view name;
       if (!GetLengthPrefixed(&in_, &name)) return false;
-      if (i > 0 && !(prev < name)) return false;
+      if (i > 0 && !NameLess(prev, name)) return false;
       prev = name;
       *size += per_entry + name.size();
       if (!Skip(size, depth)) return false;
@@ -246,7 +339,8 @@ class Decoder {
   }
 
   // The top-level map, decoding only the names in `names` (sorted), adding
-  // every attribute's size to *size.
+  // every attribute's size to *size; without `size` (a V2 item, whose size is
+  // stored), it stops once past the last name wanted.
   bool MapOf(const std::vector<std::string>& names, Item* out, size_t* size) {
     uint32_t n;
     if (!Count(&n)) return false;
@@ -254,19 +348,23 @@ class Decoder {
     std::string_view prev;
     auto want = names.begin();
     for (uint32_t i = 0; i < n; ++i) {
+      if (size == nullptr && want == names.end()) return true;
       std::string_view name;
       if (!GetLengthPrefixed(&in_, &name)) return false;
-      if (i > 0 && !(prev < name)) return false;
+      if (i > 0 && !NameLess(prev, name)) return false;
       prev = name;
-      while (want != names.end() && std::string_view(*want) < name) ++want;
-      *size += name.size();
-      if (want != names.end() && std::string_view(*want) == name) {
+      while (want != names.end() && NameLess(*want, name)) ++want;
+      if (size != nullptr) *size += name.size();
+      if (want != names.end() && NameEqual(*want, name)) {
         AttributeValue value;
         if (!Value(&value, 0)) return false;
-        *size += AttributeValueSize(value);
+        if (size != nullptr) *size += AttributeValueSize(value);
         out->emplace_hint(out->end(), std::string(name), std::move(value));
-      } else {
+        ++want;
+      } else if (size != nullptr) {
         if (!Skip(size, 0)) return false;
+      } else {
+        if (!SkipUnsized(0)) return false;
       }
     }
     return true;
@@ -320,7 +418,7 @@ class Decoder {
         for (uint32_t i = 0; i < n; ++i) {
           std::string_view e;
           if (!GetLengthPrefixed(&in_, &e)) return false;
-          if (i > 0 && !(prev < e)) return false;
+          if (i > 0 && !NameLess(prev, e)) return false;
           prev = e;
           v->SetElement(e);
         }
@@ -339,7 +437,7 @@ class Decoder {
     for (uint32_t i = 0; i < n; ++i) {
       std::string_view name;
       if (!GetLengthPrefixed(&in_, &name)) return false;
-      if (i > 0 && !(prev < name)) return false;
+      if (i > 0 && !NameLess(prev, name)) return false;
       prev = name;
       v->Name(name);
       if (!Visit(v, depth)) return false;
@@ -354,10 +452,13 @@ class Decoder {
 
 }  // namespace
 
-void EncodeItemTo(const Item& item, std::string* out) {
-  out->push_back(static_cast<char>(kItemFormatV1));
+void EncodeItemTo(const Item& item, size_t size, std::string* out) {
+  out->push_back(static_cast<char>(kItemFormatV2));
+  PutVarint32(out, static_cast<uint32_t>(size));
   EncodeMap(item, out);
 }
+
+void EncodeItemTo(const Item& item, std::string* out) { EncodeItemTo(item, ItemSize(item), out); }
 
 std::string EncodeItem(const Item& item) {
   std::string out;
@@ -367,23 +468,24 @@ std::string EncodeItem(const Item& item) {
 
 bool DecodeItem(std::string_view bytes, Item* out) {
   Decoder d(bytes);
-  uint8_t version;
-  if (!d.Byte(&version) || version != kItemFormatV1) return false;
-  return d.Map(out, 0) && d.done();
+  size_t size;
+  bool sized;
+  return d.Header(&size, &sized) && d.Map(out, 0) && d.done();
 }
 
 bool VisitEncodedItem(std::string_view bytes, EncodedItemVisitor* v) {
   Decoder d(bytes);
-  uint8_t version;
-  if (!d.Byte(&version) || version != kItemFormatV1) return false;
-  return d.VisitMap(v, 0, true) && d.done();
+  size_t size;
+  bool sized;
+  return d.Header(&size, &sized) && d.VisitMap(v, 0, true) && d.done();
 }
 
 bool EncodedItemSize(std::string_view bytes, size_t* size) {
   Decoder d(bytes);
-  uint8_t version;
+  bool sized;
   *size = 0;
-  if (!d.Byte(&version) || version != kItemFormatV1) return false;
+  if (!d.Header(size, &sized)) return false;
+  if (sized) return true;
   return d.SkipMap(size, 0, 0) && d.done();
 }
 
@@ -396,11 +498,12 @@ std::vector<std::string> SortedNames(std::vector<std::string> names) {
 bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,
                           size_t* size) {
   Decoder d(bytes);
-  uint8_t version;
   size_t ignored = 0;
   if (size == nullptr) size = &ignored;
   *size = 0;
-  if (!d.Byte(&version) || version != kItemFormatV1) return false;
+  bool sized;
+  if (!d.Header(size, &sized)) return false;
+  if (sized) return d.MapOf(names, out, nullptr);  // stops after the last name wanted
   return d.MapOf(names, out, size) && d.done();
 }
 

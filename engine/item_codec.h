@@ -5,8 +5,12 @@
 //
 // Grammar (varint and lp_bytes as in coding.h):
 //
-//   item      := version varint32(count) attribute{count}
-//   version   := 0x01                         (kItemFormatV1)
+//   item      := 0x02 varint32(size) varint32(count) attribute{count}
+//                                             (kItemFormatV2; `size` is the
+//                                             item's DynamoDB size, item_size.h)
+//              | 0x01 varint32(count) attribute{count}
+//                                             (kItemFormatV1: read, no longer
+//                                             written; its size is walked)
 //   attribute := lp_bytes(name) value          names strictly increasing
 //   value     := tag payload
 //   tag       := one byte, the AttrType value  (persisted: NEVER REORDER)
@@ -39,8 +43,11 @@
 
 namespace dynarock {
 
-// Persisted format versions: never reuse a number.
+// Persisted format versions: never reuse a number. V2 carries the item's
+// DynamoDB size, so that a read sizes an item without walking it and stops
+// decoding once it has the attributes it wants.
 constexpr uint8_t kItemFormatV1 = 0x01;
+constexpr uint8_t kItemFormatV2 = 0x02;
 
 // Decoder nesting cap (containers inside containers).
 constexpr int kMaxDecodeDepth = 64;
@@ -48,8 +55,10 @@ constexpr int kMaxDecodeDepth = 64;
 // EncodeItem(): the encoding of `item`.
 std::string EncodeItem(const Item& item);
 
-// EncodeItemTo(): appends the encoding of `item` to `out`.
+// EncodeItemTo(): appends the encoding of `item` to `out`; `size`, when the
+// caller has it, must be ItemSize(item).
 void EncodeItemTo(const Item& item, std::string* out);
+void EncodeItemTo(const Item& item, size_t size, std::string* out);
 
 // DecodeItem(): parses an encoded item into `out` (replacing its contents).
 // False on any malformed, truncated or trailing input, on an unknown version

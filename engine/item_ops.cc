@@ -170,30 +170,37 @@ StatusOr<DBImpl::ReadResult> DBImpl::ReadForResponse(
   ReadResult r;
   if (s.IsNotFound()) return r;
   if (!s.ok()) return FromRocksDB(s);
-  const std::string_view stored(value.data(), value.size());
+  DR_RETURN_IF_ERROR(
+      ShapeForResponse(std::string_view(value.data(), value.size()), projection, encoded, &r));
+  return r;
+}
+
+Status DBImpl::ShapeForResponse(std::string_view stored,
+                                const std::optional<expr::ProjectionSpec>& projection,
+                                bool encoded, ReadResult* r) {
   auto corrupt = [] { return InternalError("Corrupt item record"); };
   if (projection) {
     Item part;
     if (!DecodeItemAttributes(stored, SortedNames(expr::ProjectionAttributeNames(*projection)),
-                              &part, &r.size)) {
+                              &part, &r->size)) {
       return corrupt();
     }
     Item projected = expr::Project(*projection, part);
     if (encoded) {
-      r.encoded = EncodeItem(projected);
+      r->encoded = EncodeItem(projected);
     } else {
-      r.item = std::move(projected);
+      r->item = std::move(projected);
     }
   } else if (encoded) {
-    if (!EncodedItemSize(stored, &r.size)) return corrupt();
-    r.encoded = std::string(stored);
+    if (!EncodedItemSize(stored, &r->size)) return corrupt();
+    r->encoded = std::string(stored);
   } else {
     Item item;
     if (!DecodeItem(stored, &item)) return corrupt();
-    r.size = ItemSize(item);
-    r.item = std::move(item);
+    r->size = ItemSize(item);
+    r->item = std::move(item);
   }
-  return r;
+  return Status();
 }
 
 TableInfoPtr DBImpl::CurrentTable(const TableInfo& table) const {
@@ -222,7 +229,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
     bytes_delta -= static_cast<int64_t>(old_size);
   }
   if (new_item) {
-    EncodeItemTo(*new_item, &value);
+    EncodeItemTo(*new_item, new_size, &value);
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Put(items_cf_, key, value)));
     count_delta += 1;
     bytes_delta += static_cast<int64_t>(new_size);

@@ -204,11 +204,12 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
       }
     }
     if (new_key) {
+      const size_t new_entry_size = ItemSize(new_entry);
       count += 1;
-      bytes += static_cast<int64_t>(ItemSize(new_entry));
+      bytes += static_cast<int64_t>(new_entry_size);
       if (!old_key || *old_key != *new_key || !(old_entry == new_entry)) {
         std::string value;
-        EncodeItemTo(new_entry, &value);
+        EncodeItemTo(new_entry, new_entry_size, &value);
         DR_RETURN_IF_ERROR(FromRocksDB(batch->Put(index_cf, *new_key, value)));
       }
     }

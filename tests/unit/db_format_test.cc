@@ -60,15 +60,23 @@ TEST(DiskFormat, MarkedRefusedWhenNewerAndKeptWhenOlder) {
     auto db = DB::Open(Options(), dir);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
   }
-  EXPECT_EQ(GetMarker(dir), "1");
+  EXPECT_EQ(GetMarker(dir), "2");
 
-  SetMarker(dir, "2");
+  SetMarker(dir, "3");
   auto newer = DB::Open(Options(), dir);
   ASSERT_FALSE(newer.ok());
-  EXPECT_NE(newer.status().message().find("written by a newer Dynarock (on-disk format 2; this "
-                                          "build reads format 1 and older)"),
+  EXPECT_NE(newer.status().message().find("written by a newer Dynarock (on-disk format 3; this "
+                                          "build reads format 2 and older)"),
             std::string::npos)
       << newer.status().message();
+
+  // Format 1 (items without their size) is read, and marked 2 on a writable open.
+  SetMarker(dir, "1");
+  {
+    auto db = DB::Open(Options(), dir);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+  }
+  EXPECT_EQ(GetMarker(dir), "2");
 
   SetMarker(dir, "x");
   auto garbled = DB::Open(Options(), dir);
@@ -81,7 +89,7 @@ TEST(DiskFormat, MarkedRefusedWhenNewerAndKeptWhenOlder) {
     auto db = DB::Open(Options(), dir);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
   }
-  EXPECT_EQ(GetMarker(dir), "1");
+  EXPECT_EQ(GetMarker(dir), "2");
   std::filesystem::remove_all(dir);
 }
 

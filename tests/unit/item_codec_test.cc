@@ -14,6 +14,7 @@
 #include <random>
 
 #include "dynarock/item_size.h"
+#include "engine/coding.h"
 #include "tests/unit/item_gen.h"
 
 namespace dynarock {
@@ -21,20 +22,45 @@ namespace {
 
 using testing::ItemGen;
 
+// The same item in format V1 (no size in the header), as older builds wrote it.
+std::string AsV1(const std::string& v2) {
+  std::string_view rest(v2);
+  rest.remove_prefix(1);
+  uint32_t size;
+  EXPECT_TRUE(GetVarint32(&rest, &size));
+  return "\x01" + std::string(rest);
+}
+
 TEST(ItemCodec, FormatFixedPoints) {
   Item item;
   item["b"] = AttributeValue::Bool(true);
   item["a"] = AttributeValue::S("x");
   std::string bytes = EncodeItem(item);
-  // version, count 2, "a" S "x", "b" BOOL 1
-  EXPECT_EQ(bytes, std::string("\x01\x02"
+  // version 2, DynamoDB size 4 ("a" + "x", "b" + 1), count 2, "a" S "x", "b" BOOL 1
+  EXPECT_EQ(bytes, std::string("\x02\x04\x02"
                                "\x01" "a" "\x01\x01" "x"
                                "\x01" "b" "\x04\x01",
-                               11));
-  EXPECT_EQ(EncodeItem(Item()), std::string("\x01\x00", 2));
+                               12));
+  EXPECT_EQ(EncodeItem(Item()), std::string("\x02\x00\x00", 3));
   std::string appended = "prefix";
   EncodeItemTo(item, &appended);
   EXPECT_EQ(appended, "prefix" + bytes);
+  // Format V1 (what builds before V2 stored) is still read, and sized by walking it.
+  const std::string v1("\x01\x02"
+                       "\x01" "a" "\x01\x01" "x"
+                       "\x01" "b" "\x04\x01",
+                       11);
+  EXPECT_EQ(AsV1(bytes), v1);
+  Item back;
+  ASSERT_TRUE(DecodeItem(v1, &back));
+  EXPECT_EQ(back, item);
+  size_t size = 0;
+  ASSERT_TRUE(EncodedItemSize(v1, &size));
+  EXPECT_EQ(size, 4u);
+  Item some;
+  ASSERT_TRUE(DecodeItemAttributes(v1, {"b"}, &some, &size));
+  EXPECT_EQ(some, (Item{{"b", AttributeValue::Bool(true)}}));
+  EXPECT_EQ(size, 4u);
 }
 
 TEST(ItemCodec, RoundTripEveryType) {
@@ -86,7 +112,9 @@ TEST(ItemCodec, ViewAgreesWithFullDecode) {
   std::mt19937 rng(5);
   for (int i = 0; i < 3000; ++i) {
     Item item = gen.Map(0);
-    std::string bytes = EncodeItem(item);
+    const std::string v2 = EncodeItem(item);
+    const bool v1 = i % 2 == 1;  // every other item as older builds stored it
+    std::string bytes = v1 ? AsV1(v2) : v2;
     size_t size = 0;
     ASSERT_TRUE(EncodedItemSize(bytes, &size));
     ASSERT_EQ(size, ItemSize(item)) << DebugString(item);
@@ -95,26 +123,43 @@ TEST(ItemCodec, ViewAgreesWithFullDecode) {
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());
     Item some;
-    ASSERT_TRUE(DecodeItemAttributes(bytes, names, &some));
+    size = 0;
+    ASSERT_TRUE(DecodeItemAttributes(bytes, names, &some, &size));
+    ASSERT_EQ(size, ItemSize(item)) << DebugString(item);
     Item expected;
     for (const auto& n : names) {
       auto it = item.find(n);
       if (it != item.end()) expected.insert(*it);
     }
     ASSERT_EQ(some, expected) << DebugString(item);
-    // A corrupted copy: the view and the decoder agree on whether it is valid.
+    // A corrupted copy. V1 is walked whole: the view and the decoder agree on
+    // whether it is valid. V2 is read only as far as needed (its size is
+    // stored): the view never fails on what decodes, and then agrees with it.
     std::string bad = bytes;
     if (!bad.empty()) bad[rng() % bad.size()] = static_cast<char>(rng());
     if (rng() % 3 == 0) bad.resize(rng() % (bad.size() + 1));
     Item full;
     bool decodes = DecodeItem(bad, &full);
     size_t bad_size = 0;
-    EXPECT_EQ(EncodedItemSize(bad, &bad_size), decodes);
+    const bool sized = EncodedItemSize(bad, &bad_size);
     Item all_names;
     std::vector<std::string> every;
     for (const auto& [n, v] : item) every.push_back(n);
-    EXPECT_EQ(DecodeItemAttributes(bad, every, &all_names), decodes);
-    if (decodes) EXPECT_EQ(bad_size, ItemSize(full));
+    const bool viewed = DecodeItemAttributes(bad, every, &all_names);
+    if (!bad.empty() && bad[0] == '\x01') {  // (a corrupted version byte makes either)
+      EXPECT_EQ(sized, decodes);
+      EXPECT_EQ(viewed, decodes);
+      if (decodes) EXPECT_EQ(bad_size, ItemSize(full));
+    } else if (decodes) {
+      EXPECT_TRUE(sized);
+      EXPECT_TRUE(viewed);
+      Item expected_all;
+      for (const auto& n : every) {
+        auto it = full.find(n);
+        if (it != full.end()) expected_all.insert(*it);
+      }
+      EXPECT_EQ(all_names, expected_all);
+    }
   }
 }
 
@@ -158,7 +203,8 @@ TEST(ItemCodec, RandomBytesNeverCrash) {
     (void)DecodeItem(bytes, &out);
   }
   EXPECT_FALSE(DecodeItem("", &out));
-  EXPECT_FALSE(DecodeItem(std::string("\x02\x00", 2), &out));  // unknown version
+  EXPECT_FALSE(DecodeItem(std::string("\x03\x00\x00", 3), &out));  // unknown version
+  EXPECT_FALSE(DecodeItem(std::string("\x02\x00", 2), &out));      // V2 without a count
 }
 
 TEST(ItemCodec, RejectsNonCanonical) {
