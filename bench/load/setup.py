@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Creates the load benchmark's table and loads its items through boto3.
+"""Creates the load benchmark's tables and loads their items through boto3.
 
     python3 bench/load/setup.py --endpoint http://127.0.0.1:8000
 
@@ -10,11 +10,22 @@ common.lua draws from):
   C#0..C#999   sk "0", n >= 0   overwritten by cond_put.lua under a condition
 put_item.lua writes P#* keys. Each item carries ~200 bytes of data.
 
+Table "bench_mixed" (same schema), only with --mixed-items N (run.sh passes
+100000 when the mixed op is in the run):
+  M#0..M#N-1   sk "0"           read and overwritten by mixed.lua
+A table of its own, so that the other ops run on the same small table whether
+or not the mixed op is in the run.
+
+The mixed items go in BatchWriteItems of 25 from --workers processes (default
+4): boto3's own Python work per batch is the bottleneck against a fast server,
+and the round trips of a slow one overlap.
+
 Idempotent: an existing table is reused and the items are rewritten, so one
-server (moto in run.sh) can be set up more than once.
+server can be set up more than once.
 """
 
 import argparse
+import concurrent.futures
 import sys
 import time
 
@@ -22,28 +33,34 @@ import boto3
 import botocore
 
 TABLE = "bench"
+MIXED_TABLE = "bench_mixed"
 GET_ITEMS = 1000
 QUERY_PARTITIONS = 50
 QUERY_ITEMS = 20
 COND_ITEMS = 1000
 DATA = "d" * 200
+BATCH = 25
 
 
-def client(endpoint):
+def client(endpoint, validate=True):
     return boto3.client(
         "dynamodb",
         endpoint_url=endpoint,
         region_name="us-east-1",
         aws_access_key_id="bench",
         aws_secret_access_key="bench",
-        config=botocore.config.Config(retries={"max_attempts": 10, "mode": "standard"}),
+        config=botocore.config.Config(
+            retries={"max_attempts": 10, "mode": "standard"},
+            read_timeout=120,
+            parameter_validation=validate,
+        ),
     )
 
 
-def create_table(ddb):
+def create_table(ddb, table):
     try:
         ddb.create_table(
-            TableName=TABLE,
+            TableName=table,
             KeySchema=[
                 {"AttributeName": "pk", "KeyType": "HASH"},
                 {"AttributeName": "sk", "KeyType": "RANGE"},
@@ -57,11 +74,11 @@ def create_table(ddb):
     except ddb.exceptions.ResourceInUseException:
         pass
     for _ in range(100):
-        status = ddb.describe_table(TableName=TABLE)["Table"]["TableStatus"]
+        status = ddb.describe_table(TableName=table)["Table"]["TableStatus"]
         if status == "ACTIVE":
             return
         time.sleep(0.1)
-    raise SystemExit(f"table {TABLE} did not become ACTIVE")
+    raise SystemExit(f"table {table} did not become ACTIVE")
 
 
 def items():
@@ -79,32 +96,55 @@ def items():
         yield {"pk": {"S": f"C#{i}"}, "sk": {"S": "0"}, "n": {"N": str(i)}, "data": {"S": DATA}}
 
 
-def load(ddb):
-    batch, count = [], 0
+def mixed_items(lo, hi):
+    for i in range(lo, hi):
+        yield {"pk": {"S": f"M#{i}"}, "sk": {"S": "0"}, "n": {"N": str(i)}, "data": {"S": DATA}}
 
-    def flush(batch):
-        request = {TABLE: [{"PutRequest": {"Item": it}} for it in batch]}
-        for attempt in range(20):
-            out = ddb.batch_write_item(RequestItems=request)
-            request = out.get("UnprocessedItems") or {}
-            if not request:
-                return
-            time.sleep(0.05 * (attempt + 1))
-        raise SystemExit("batch_write_item kept returning UnprocessedItems")
 
-    for it in items():
-        batch.append(it)
-        if len(batch) == 25:
-            flush(batch)
-            count += len(batch)
+def batches(it):
+    batch = []
+    for item in it:
+        batch.append(item)
+        if len(batch) == BATCH:
+            yield batch
             batch = []
     if batch:
-        flush(batch)
-        count += len(batch)
-    return count
+        yield batch
 
 
-def check(ddb):
+def write_batch(ddb, batch, table=TABLE):
+    request = {table: [{"PutRequest": {"Item": it}} for it in batch]}
+    for attempt in range(20):
+        out = ddb.batch_write_item(RequestItems=request)
+        request = out.get("UnprocessedItems") or {}
+        if not request:
+            return len(batch)
+        time.sleep(0.05 * (attempt + 1))
+    raise SystemExit("batch_write_item kept returning UnprocessedItems")
+
+
+def load(ddb):
+    return sum(write_batch(ddb, batch) for batch in batches(items()))
+
+
+def load_range(endpoint, lo, hi):
+    """Loads M#lo..M#hi-1 with a client of its own (run in a worker process)."""
+    ddb = client(endpoint, validate=False)
+    return sum(write_batch(ddb, batch, MIXED_TABLE) for batch in batches(mixed_items(lo, hi)))
+
+
+def load_mixed(endpoint, n, workers):
+    """Loads M#0..M#n-1 from `workers` processes, each a contiguous slice of
+    the keys: boto3 spends ~3 ms of Python per 25-item batch, so one process
+    (or threads, under the GIL) would take 15 s for 100k items."""
+    bounds = [n * w // workers for w in range(workers + 1)]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(load_range, endpoint, lo, hi)
+                   for lo, hi in zip(bounds, bounds[1:]) if hi > lo]
+        return sum(f.result() for f in futures)
+
+
+def check(ddb, mixed):
     got = ddb.get_item(TableName=TABLE, Key={"pk": {"S": "G#7"}, "sk": {"S": "0"}})
     if "Item" not in got:
         raise SystemExit("check failed: G#7 not found after loading")
@@ -115,18 +155,32 @@ def check(ddb):
     )
     if q["Count"] != QUERY_ITEMS:
         raise SystemExit(f"check failed: Query of Q#3 returned {q['Count']} items")
+    if mixed > 0:
+        for i in (0, mixed // 2, mixed - 1):
+            got = ddb.get_item(TableName=MIXED_TABLE, Key={"pk": {"S": f"M#{i}"}, "sk": {"S": "0"}})
+            if "Item" not in got:
+                raise SystemExit(f"check failed: M#{i} not found after loading")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--endpoint", required=True, help="e.g. http://127.0.0.1:8000")
+    ap.add_argument("--mixed-items", type=int, default=0, metavar="N",
+                    help="also load M#0..M#N-1 for the mixed op (default 0: none)")
+    ap.add_argument("--workers", type=int, default=4,
+                    help="processes loading the mixed items (default 4)")
     args = ap.parse_args()
     ddb = client(args.endpoint)
     t0 = time.time()
-    create_table(ddb)
+    create_table(ddb, TABLE)
     n = load(ddb)
-    check(ddb)
-    print(f"setup: {n} items in table {TABLE} at {args.endpoint} ({time.time() - t0:.1f}s)",
+    tables = TABLE
+    if args.mixed_items > 0:
+        create_table(ddb, MIXED_TABLE)
+        m = load_mixed(args.endpoint, args.mixed_items, max(1, args.workers))
+        tables += f" and {m} in {MIXED_TABLE}"
+    check(ddb, args.mixed_items)
+    print(f"setup: {n} items in {tables} at {args.endpoint} ({time.time() - t0:.1f}s)",
           file=sys.stderr)
 
 
