@@ -3,8 +3,8 @@
 // One io_context per io thread, each run by its own thread (no locking inside
 // Asio, no handler hopping between cores); connections are dealt to them in
 // turn as they are accepted, by an acceptor on a context and thread of its own
-// (a slow request never delays accepting). One Session per connection, all of its work on one
-// strand of its context: read a request
+// (a slow request never delays accepting). One Session per connection, all of its work on
+// its context's one thread: read a request
 // header (Beast's parser, body limit enforced from Content-Length before any of
 // the body is read), read the body, run the handler synchronously, write the
 // response (a hand-built header and the body in one gather write), repeat.
@@ -56,10 +56,15 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 // Concrete executor types throughout: the type-erased any_io_executor costs a
-// copy (and an allocation) of the strand on every asynchronous operation.
+// copy (and an allocation) of the executor on every asynchronous operation.
+// A session runs on its io_context's plain executor: each context is run by
+// exactly one thread, which serializes its handlers as a strand would, without
+// a strand's locking and reference counting on every operation. The acceptor,
+// whose context the main thread also posts to, keeps a strand.
 using Strand = net::strand<net::io_context::executor_type>;
-using Socket = tcp::socket::rebind_executor<Strand>::other;
-using Stream = beast::basic_stream<tcp, Strand>;
+using SessionExecutor = net::io_context::executor_type;
+using Socket = tcp::socket::rebind_executor<SessionExecutor>::other;
+using Stream = beast::basic_stream<tcp, SessionExecutor>;
 
 namespace {
 
@@ -614,7 +619,7 @@ class Session : public std::enable_shared_from_this<Session> {
 // ---- Impl -------------------------------------------------------------------------
 
 void HttpServer::Impl::DoAccept() {
-  acceptor.async_accept(net::make_strand(NextContext()),
+  acceptor.async_accept(NextContext().get_executor(),
                         beast::bind_front_handler(&Impl::OnAccept, this));
 }
 
