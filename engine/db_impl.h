@@ -226,6 +226,15 @@ class DBImpl final : public DB {
                         const std::optional<Item>& old_item, const std::optional<Item>& new_item,
                         WriteSet* writes, CapacityCounter* cost = nullptr,
                         ChangeOrigin origin = ChangeOrigin::kUser);
+  // The same on the catalog's current `info`, the old item known by its
+  // existence and size (decoded in `old_item` when WriteNeedsOldItem(info)).
+  Status StageWrite(const TableInfo& info, const std::string& key, bool old_exists,
+                    size_t old_size, const std::optional<Item>& old_item,
+                    const std::optional<Item>& new_item, WriteSet* writes, CapacityCounter* cost,
+                    ChangeOrigin origin);
+  // Whether a write to the table reads the old item: for its index entries or
+  // its stream record.
+  static bool WriteNeedsOldItem(const TableInfo& info);
   Status Commit(rocksdb::WriteBatch* batch);
   // Commits item writes with their change records (sequence numbers are
   // taken here, under the items' locks).
@@ -252,10 +261,12 @@ class DBImpl final : public DB {
   using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
   // A failed condition carries its billed write under `billed_as` (the table as
   // the request named it; the table's name when empty).
+  // `compute_reads_old` false: `compute` ignores the old item, which is then
+  // decoded only when the write needs it (indexes, a stream, `old_out`).
   Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                     std::optional<Item>* old_out, std::optional<Item>* new_out,
                     CapacityCounter* cost = nullptr, std::string_view billed_as = {},
-                    ChangeOrigin origin = ChangeOrigin::kUser);
+                    ChangeOrigin origin = ChangeOrigin::kUser, bool compute_reads_old = true);
 
   // ItemCollectionMetrics of the item collection (partition) `item` belongs to,
   // for tables with local secondary indexes; nullopt otherwise or unless asked.

@@ -218,13 +218,26 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
   // catalog's current ones, not those of the TableInfo the request started
   // with: an index created meanwhile must see this write (index_backfill.cc).
   TableInfoPtr current = CurrentTable(table);
-  const TableInfo& info = current ? *current : table;
+  return StageWrite(current ? *current : table, key, old_item.has_value(),
+                    old_item ? ItemSize(*old_item) : 0, old_item, new_item, writes, cost, origin);
+}
+
+bool DBImpl::WriteNeedsOldItem(const TableInfo& info) {
+  return !info.indexes.empty() ||
+         (info.stream_specification && info.stream_specification->stream_enabled);
+}
+
+Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool old_exists,
+                          size_t old_size, const std::optional<Item>& old_item,
+                          const std::optional<Item>& new_item, WriteSet* writes,
+                          CapacityCounter* cost, ChangeOrigin origin) {
+  // PRE: the item's lock stripe is held; `info` is the table as the catalog has
+  // it now; `old_item` is decoded whenever WriteNeedsOldItem(info).
   rocksdb::WriteBatch* batch = &writes->batch;
-  const size_t old_size = old_item ? ItemSize(*old_item) : 0;
   const size_t new_size = new_item ? ItemSize(*new_item) : 0;
   int64_t count_delta = 0, bytes_delta = 0;
   std::string value;
-  if (old_item) {
+  if (old_exists) {
     count_delta -= 1;
     bytes_delta -= static_cast<int64_t>(old_size);
   }
@@ -233,7 +246,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Put(items_cf_, key, value)));
     count_delta += 1;
     bytes_delta += static_cast<int64_t>(new_size);
-  } else if (old_item) {
+  } else if (old_exists) {
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Delete(items_cf_, key)));
   }
   change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size, {}},
@@ -274,23 +287,44 @@ StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& k
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                           std::optional<Item>* old_out, std::optional<Item>* new_out,
                           CapacityCounter* cost, std::string_view billed_as,
-                          ChangeOrigin origin) {
+                          ChangeOrigin origin, bool compute_reads_old) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
-  DR_ASSIGN_OR_RETURN(std::optional<Item> old_item, ReadItem(key));
+  // The indexes and stream to maintain are the catalog's current ones (see
+  // StageItemWrite), read under the lock.
+  TableInfoPtr current = CurrentTable(table);
+  const TableInfo& info = current ? *current : table;
+  // The old item is decoded only when something reads it; otherwise its size
+  // (in its header) is all the write needs, for the statistics and the units.
+  const bool decode_old = compute_reads_old || old_out != nullptr || WriteNeedsOldItem(info);
+  rocksdb::PinnableSlice stored;
+  rocksdb::Status rs = db_->Get(rocksdb::ReadOptions(), items_cf_, key, &stored);
+  if (!rs.ok() && !rs.IsNotFound()) return FromRocksDB(rs);
+  const bool old_exists = rs.ok();
+  std::optional<Item> old_item;
+  size_t old_size = 0;
+  if (old_exists) {
+    const std::string_view bytes(stored.data(), stored.size());
+    if (!EncodedItemSize(bytes, &old_size)) return InternalError("Corrupt item record");
+    if (decode_old) {
+      old_item.emplace();
+      if (!DecodeItem(bytes, &*old_item)) return InternalError("Corrupt item record");
+    }
+  }
   StatusOr<std::optional<Item>> computed = compute(old_item);
   if (!computed.ok()) {
     Status s = computed.status();
     if (s.type() == ErrorType::kConditionalCheckFailed) {
       // A failed condition still costs the write, sized on the item it read.
       s.WithBilled({{billed_as.empty() ? table.name : std::string(billed_as), 0,
-                     WriteUnits(old_item ? ItemSize(*old_item) : 0)}});
+                     WriteUnits(old_size)}});
     }
     return s;
   }
   std::optional<Item> new_item = std::move(computed).value();
-  if (old_item || new_item) {
+  if (old_exists || new_item) {
     WriteSet writes;
-    DR_RETURN_IF_ERROR(StageItemWrite(table, key, old_item, new_item, &writes, cost, origin));
+    DR_RETURN_IF_ERROR(StageWrite(info, key, old_exists, old_size, old_item, new_item, &writes,
+                                  cost, origin));
     DR_RETURN_IF_ERROR(Commit(&writes));
   } else if (cost) {
     cost->table += WriteUnits(0);  // deleting a missing item still costs one unit
@@ -328,19 +362,25 @@ StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
     DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
   }
 
-  std::optional<Item> old_item;
+  // The old item is read only for a condition or ReturnValues ALL_OLD (and,
+  // in ModifyItem, for indexes and a stream); the new one moves into the write
+  // and back.
+  std::optional<Item> old_item, written;
+  const bool return_old = req.return_values == ReturnValue::kAllOld;
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
       [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        return std::optional<Item>(item);
+        return std::optional<Item>(std::move(item));
       },
-      &old_item, nullptr, &cost, req.table_name));
+      return_old ? &old_item : nullptr, &written, &cost, req.table_name, ChangeOrigin::kUser,
+      /*compute_reads_old=*/condition != nullptr));
 
   PutItemResponse resp;
-  resp.item_collection_metrics = CollectionMetrics(*table, item, req.return_item_collection_metrics);
+  resp.item_collection_metrics =
+      CollectionMetrics(*table, *written, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
   return resp;
@@ -412,7 +452,8 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         return std::optional<Item>();
       },
-      &old_item, nullptr, &cost, req.table_name));
+      req.return_values == ReturnValue::kAllOld ? &old_item : nullptr, nullptr, &cost,
+      req.table_name, ChangeOrigin::kUser, /*compute_reads_old=*/condition != nullptr));
   DeleteItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);

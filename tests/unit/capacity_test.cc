@@ -111,6 +111,54 @@ TEST_F(CapacityTest, WritesBillTheLargerItemAndEachIndex) {
   EXPECT_EQ(d->consumed_capacity->capacity_units, 1);
 }
 
+// A table without indexes or a stream: an unconditional PutItem or DeleteItem
+// knows the old item by the size in its header, without decoding it. Units,
+// statistics and ReturnValues must come out as with the item decoded.
+TEST_F(DBTest, WritesWithoutIndexesBillAndCountTheOldItemBySize) {
+  CreateTableRequest create;
+  create.table_name = "plain";
+  create.billing_mode = "PAY_PER_REQUEST";
+  create.attribute_definitions = {{"id", AttrType::kS}};
+  create.key_schema = {{"id", KeyType::kHash}};
+  ASSERT_OK(db_->CreateTable(create));
+  auto put = [&](const std::string& id, size_t bytes, ReturnValue rv = ReturnValue::kNone) {
+    PutItemRequest req;
+    req.table_name = "plain";
+    req.item = MakeItem({{"id", S(id)}, {"data", S(std::string(bytes, 'x'))}});
+    req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+    req.return_values = rv;
+    auto r = db_->PutItem(req);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? *r : PutItemResponse();
+  };
+  EXPECT_EQ(put("a", 3000).consumed_capacity->capacity_units, 3);
+  // Shrinking: billed on the old ~3 KB, which was not decoded.
+  EXPECT_EQ(put("a", 10).consumed_capacity->capacity_units, 3);
+  EXPECT_EQ(put("a", 20).consumed_capacity->capacity_units, 1);
+  put("b", 500);
+  auto described = db_->DescribeTable({"plain"});
+  ASSERT_OK(described);
+  EXPECT_EQ(described->table.item_count, 2);
+  const int64_t a_size = 2 + 1 + 4 + 20, b_size = 2 + 1 + 4 + 500;  // "id" "a", "data" ...
+  EXPECT_EQ(described->table.table_size_bytes, a_size + b_size);
+  // ALL_OLD still returns the old item.
+  auto r = put("b", 7, ReturnValue::kAllOld);
+  ASSERT_TRUE(r.attributes.has_value());
+  EXPECT_EQ(r.attributes->at("data").scalar().size(), 500u);
+  DeleteItemRequest del;
+  del.table_name = "plain";
+  del.key = MakeItem({{"id", S("a")}});
+  del.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  auto d = db_->DeleteItem(del);
+  ASSERT_OK(d);
+  EXPECT_EQ(d->consumed_capacity->capacity_units, 1);
+  EXPECT_FALSE(d->attributes.has_value());
+  described = db_->DescribeTable({"plain"});
+  ASSERT_OK(described);
+  EXPECT_EQ(described->table.item_count, 1);
+  EXPECT_EQ(described->table.table_size_bytes, 2 + 1 + 4 + 7);
+}
+
 TEST_F(CapacityTest, QueryRoundsOncePerRequestOnItemsEvaluated) {
   CreateTable("qcap", "pk", AttrType::kS, "sk", AttrType::kN);
   // Ten items of about 4.08 KB: 40.8 KB read -> 11 units strong, 5.5 eventual.
