@@ -119,8 +119,13 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
 
   rocksdb::BlockBasedTableOptions table_options;
   const size_t budget = options.memory_budget_bytes;
+  // In memory the table files are memory themselves: a small cache and small
+  // write buffers (db.h), unless a budget says otherwise.
+  const bool small_in_memory = options.in_memory && budget == 0;
+  size_t cache_bytes = options.block_cache_bytes;
+  if (small_in_memory) cache_bytes = std::min<size_t>(cache_bytes, 8u << 20);
   table_options.block_cache =
-      rocksdb::NewLRUCache(budget > 0 ? std::max<size_t>(budget, 1u << 20) : options.block_cache_bytes);
+      rocksdb::NewLRUCache(budget > 0 ? std::max<size_t>(budget, 1u << 20) : cache_bytes);
   impl->block_cache_ = table_options.block_cache;
   rocksdb::ColumnFamilyOptions cf_options;
   if (budget > 0) {
@@ -146,6 +151,10 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     table_options.cache_index_and_filter_blocks = true;
     db_options.stats_dump_period_sec = 0;
     db_options.stats_persist_period_sec = 0;
+  } else if (small_in_memory) {
+    cf_options.write_buffer_size = 8u << 20;
+    cf_options.max_write_buffer_number = 2;
+    db_options.db_write_buffer_size = 32u << 20;
   }
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   rocksdb::ColumnFamilyOptions catalog_options = cf_options;
