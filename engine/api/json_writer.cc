@@ -42,10 +42,7 @@ inline bool AnyToEscape(uint64_t w) {
 
 }  // namespace
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  out->reserve(out->size() + s.size() + 2);
-  out->push_back('"');
-  size_t run = 0;  // start of the pending run of bytes copied verbatim
+void AppendJsonString(std::string_view s, std::string* out, char after) {
   size_t i = 0;
   // Eight bytes at a time while none of them needs escaping (most strings).
   while (i + 8 <= s.size()) {
@@ -54,6 +51,22 @@ void AppendJsonString(std::string_view s, std::string* out) {
     if (AnyToEscape(w)) break;
     i += 8;
   }
+  size_t clean = i;
+  while (clean < s.size() && kEscape.v[static_cast<unsigned char>(s[clean])] == 0) ++clean;
+  if (clean == s.size()) {
+    // Nothing to escape: the quotes, the bytes and `after` in one write.
+    const size_t at = out->size();
+    out->resize(at + s.size() + 2 + (after != 0));
+    char* p = out->data() + at;
+    p[0] = '"';
+    std::memcpy(p + 1, s.data(), s.size());
+    p[s.size() + 1] = '"';
+    if (after != 0) p[s.size() + 2] = after;
+    return;
+  }
+  out->reserve(out->size() + s.size() + 3);
+  out->push_back('"');
+  size_t run = 0;  // start of the pending run of bytes copied verbatim
   for (; i < s.size(); ++i) {
     char e = kEscape.v[static_cast<unsigned char>(s[i])];
     if (e == 0) continue;
@@ -71,6 +84,7 @@ void AppendJsonString(std::string_view s, std::string* out) {
   }
   out->append(s.data() + run, s.size() - run);
   out->push_back('"');
+  if (after != 0) out->push_back(after);
 }
 
 void AppendJsonDouble(double d, std::string* out) {

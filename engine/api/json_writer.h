@@ -27,8 +27,9 @@
 
 namespace dynarock::api {
 
-// Appends `s` as a quoted, escaped JSON string.
-void AppendJsonString(std::string_view s, std::string* out);
+// Appends `s` as a quoted, escaped JSON string, then `after` unless it is 0
+// (a member name's ':').
+void AppendJsonString(std::string_view s, std::string* out, char after = 0);
 
 // Appends the shortest text that reads back as exactly `d` ("1.5", "1707091234.25",
 // "0"); never NaN or infinity (written as 0, which JSON cannot express otherwise).
@@ -55,8 +56,7 @@ class JsonWriter {
   // An object member's name; the next value (or Begin*) is its value.
   void Key(std::string_view key) {
     Sep();
-    AppendJsonString(key, &out_);
-    out_.push_back(':');
+    AppendJsonString(key, &out_, ':');
     first_ = true;
   }
 
