@@ -31,7 +31,8 @@
 //   BM_ItemEncode / BM_ItemDecode      the item codec, 20 attributes
 //
 // Both databases keep their files in a RocksDB MemEnv (Options.in_memory for the
-// engine), with the engine's column families, block cache size and write options
+// engine), with the engine's column families, in-memory block cache and write
+// buffer sizes and write options
 // (in memory the engine writes no WAL, so neither does the baseline), so the
 // comparison is like for like. DYNAROCK_BENCH_DIR=DIR
 // puts the engine's files on disk in DIR instead (the engine-only comparisons,
@@ -589,9 +590,15 @@ struct Raw {
     db_options.max_background_jobs = 2;
     db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
     db_options.env = env.get();
+    // The engine's in-memory sizes (engine/db_impl.cc; on disk, with
+    // DYNAROCK_BENCH_DIR, the engine uses RocksDB's 64 MiB buffers and a 32 MiB
+    // cache, which the baseline then does not mirror).
     rocksdb::BlockBasedTableOptions table_options;
-    table_options.block_cache = rocksdb::NewLRUCache(32u << 20);
+    table_options.block_cache = rocksdb::NewLRUCache(8u << 20);
     rocksdb::ColumnFamilyOptions cf_options;
+    cf_options.write_buffer_size = 8u << 20;
+    cf_options.max_write_buffer_number = 2;
+    db_options.db_write_buffer_size = 32u << 20;
     cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
     rocksdb::ColumnFamilyOptions catalog_options = cf_options;
     catalog_options.merge_operator = std::make_shared<SumMergeOperator>();
