@@ -120,8 +120,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   rocksdb::BlockBasedTableOptions table_options;
   const size_t budget = options.memory_budget_bytes;
   // In memory the table files are memory themselves: a small cache and small
-  // write buffers (db.h), unless a budget says otherwise.
-  const bool small_in_memory = options.in_memory && budget == 0;
+  // write buffers (db.h), unless a budget or explicit write buffers say otherwise.
+  const bool small_in_memory = options.in_memory && budget == 0 && options.write_buffer_bytes == 0;
   size_t cache_bytes = options.block_cache_bytes;
   if (small_in_memory) cache_bytes = std::min<size_t>(cache_bytes, 8u << 20);
   table_options.block_cache =

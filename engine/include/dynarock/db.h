@@ -46,11 +46,11 @@ struct Options {
   // RocksDB's default (64 MiB; 8 MiB in memory, see below). Smaller saves
   // memory, costs more compactions.
   //
-  // In memory (in_memory, without a memory budget) the table files are memory
-  // already, so the defaults are smaller: write buffers of 8 MiB (32 MiB for all
-  // column families together) and a block cache of at most 8 MiB, which keeps
-  // the process near its data's size under a write load instead of several
-  // times it.
+  // In memory (in_memory, with neither a memory budget nor write_buffer_bytes)
+  // the table files are memory already, so the defaults are smaller: write
+  // buffers of 8 MiB (32 MiB for all column families together) and a block
+  // cache of at most 8 MiB, which keeps the process near its data's size under
+  // a write load instead of several times it.
   size_t write_buffer_bytes = 0;
   // Table files kept open; -1 = unlimited.
   int max_open_files = -1;
