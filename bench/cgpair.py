@@ -57,7 +57,8 @@ MARKERS = {
     "BM_RawRocksDBPut": "rocksdb::DBImpl::Write(",
 }
 # The functions whose loops hold each benchmark (collection is on inside them).
-LOOPS = {"BM_PutItem_0Gsi": "PutLoop", "BM_PutItem_1Gsi": "PutLoop", "BM_PutItem_5Gsi": "PutLoop"}
+LOOPS = {"BM_PutItem_0Gsi": "PutItemBench", "BM_PutItem_1Gsi": "PutItemBench",
+         "BM_PutItem_5Gsi": "PutItemBench"}
 
 
 def measure(bench, name, out_dir):
