@@ -46,6 +46,7 @@
 
 #include <benchmark/benchmark.h>
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/env.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
@@ -599,6 +600,7 @@ struct Raw {
     rocksdb::BlockBasedTableOptions table_options;
     table_options.block_cache = rocksdb::NewLRUCache(32u << 20);
     table_options.cache_index_and_filter_blocks = true;
+    table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
     rocksdb::ColumnFamilyOptions cf_options;
     cf_options.write_buffer_size = 64u << 20;
     cf_options.max_write_buffer_number = 2;

@@ -1,6 +1,7 @@
 #include "engine/db_impl.h"
 
 #include <rocksdb/db.h>
+#include <rocksdb/filter_policy.h>
 #include <rocksdb/write_buffer_manager.h>
 #include <rocksdb/env.h>
 #include <rocksdb/merge_operator.h>
@@ -98,6 +99,12 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   db_options.create_if_missing = options.create_if_missing;
   db_options.create_missing_column_families = true;
   db_options.max_background_jobs = std::max(1, options.background_jobs);
+  // Compactions run at a lower CPU priority than requests: on a machine whose
+  // cores are busy serving, a compaction then waits for idle time instead of
+  // taking a request thread's core (the long tail of a write load). Flushes
+  // (the high-priority pool) keep theirs, so memtables never back up behind
+  // them. The pools are the process's default Env's, shared by every DB.
+  rocksdb::Env::Default()->LowerThreadPoolCPUPriority(rocksdb::Env::Priority::LOW);
   db_options.max_open_files = options.max_open_files;
   db_options.keep_log_file_num = 2;
   db_options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
@@ -127,6 +134,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   table_options.block_cache =
       rocksdb::NewLRUCache(budget > 0 ? std::max<size_t>(budget, 1u << 20) : cache_bytes);
   impl->block_cache_ = table_options.block_cache;
+  // Bloom filters (10 bits a key, ~1% false positives): a point read of a key
+  // that is not there, as every write of a new item does for its old version,
+  // skips the table files instead of searching each one. Files written before
+  // have none and are searched as before.
+  table_options.filter_policy.reset(rocksdb::NewBloomFilterPolicy(10));
   rocksdb::ColumnFamilyOptions cf_options;
   if (budget > 0) {
     // Memtables charged to the cache, together at most half of it; each
