@@ -196,113 +196,51 @@ class Decoder {
     return false;  // unknown tag
   }
 
-  // Walks one value as Value() checks it, adding its DynamoDB size to *size
-  // (item_size.h's rules) instead of building it. Value(), Skip() and
-  // Visit() walk the same grammar; Skip() is written out rather than being
-  // Visit() with a sizing visitor because it runs on every item a Query or
-  // Scan reads: the virtual calls cost Scan1000Encoded ~20% (measured).
+  // Walks one value as Value() checks it, without building it; with kSized,
+  // adding its DynamoDB size to *size (item_size.h's rules), which a V1 item
+  // needs (a V2 item's size is stored). Value(), Skip() and Visit() walk the
+  // same grammar; Skip() is written out rather than being Visit() with a
+  // sizing visitor because it runs on every item a Query or Scan reads: the
+  // virtual calls cost Scan1000Encoded ~20% (measured).
+  template <bool kSized>
   bool Skip(size_t* size, int depth) {
-    uint8_t tag;
-    if (!Byte(&tag)) return false;
-    switch (static_cast<AttrType>(tag)) {
-      case AttrType::kS:
-      case AttrType::kB: {
-        std::string_view bytes;
-        if (!GetLengthPrefixed(&in_, &bytes)) return false;
-        *size += bytes.size();
-        return true;
-      }
-      case AttrType::kN: {
-        std::string_view bytes;
-        if (!GetLengthPrefixed(&in_, &bytes) || bytes.empty()) return false;
-        *size += NumberSize(bytes);
-        return true;
-      }
-      case AttrType::kBool: {
-        uint8_t b;
-        if (!Byte(&b) || b > 1) return false;
-        *size += 1;
-        return true;
-      }
-      case AttrType::kNull:
-        *size += 1;
-        return true;
-      case AttrType::kL: {
-        if (depth >= kMaxDecodeDepth) return false;
-        uint32_t n;
-        if (!Count(&n)) return false;
-        *size += kContainerOverheadBytes;
-        for (uint32_t i = 0; i < n; ++i) {
-          *size += kElementOverheadBytes;
-          if (!Skip(size, depth + 1)) return false;
-        }
-        return true;
-      }
-      case AttrType::kM: {
-        if (depth >= kMaxDecodeDepth) return false;
-        *size += kContainerOverheadBytes;
-        return SkipMap(size, depth + 1, kElementOverheadBytes);
-      }
-      case AttrType::kSS:
-      case AttrType::kNS:
-      case AttrType::kBS: {
-        uint32_t n;
-        if (!Count(&n)) return false;
-        std::string_view prev;
-        for (uint32_t i = 0; i < n; ++i) {
-          std::string_view e;
-          if (!GetLengthPrefixed(&in_, &e)) return false;
-          if (i > 0 && !NameLess(prev, e)) return false;
-          prev = e;
-          *size += tag == static_cast<uint8_t>(AttrType::kNS) ? NumberSize(e) : e.size();
-        }
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // Skip() without the sizes, for a V2 item (whose size is stored): the same
-  // checks of the grammar, less work for numbers and containers.
-  bool SkipUnsized(int depth) {
     uint8_t tag;
     if (!Byte(&tag)) return false;
     std::string_view bytes;
     switch (static_cast<AttrType>(tag)) {
       case AttrType::kS:
       case AttrType::kB:
-        return GetLengthPrefixed(&in_, &bytes);
+        if (!GetLengthPrefixed(&in_, &bytes)) return false;
+        if constexpr (kSized) *size += bytes.size();
+        return true;
       case AttrType::kN:
-        return GetLengthPrefixed(&in_, &bytes) && !bytes.empty();
+        if (!GetLengthPrefixed(&in_, &bytes) || bytes.empty()) return false;
+        if constexpr (kSized) *size += NumberSize(bytes);
+        return true;
       case AttrType::kBool: {
         uint8_t b;
-        return Byte(&b) && b <= 1;
+        if (!Byte(&b) || b > 1) return false;
+        if constexpr (kSized) *size += 1;
+        return true;
       }
       case AttrType::kNull:
+        if constexpr (kSized) *size += 1;
         return true;
       case AttrType::kL: {
         if (depth >= kMaxDecodeDepth) return false;
         uint32_t n;
         if (!Count(&n)) return false;
+        if constexpr (kSized) *size += kContainerOverheadBytes;
         for (uint32_t i = 0; i < n; ++i) {
-          if (!SkipUnsized(depth + 1)) return false;
+          if constexpr (kSized) *size += kElementOverheadBytes;
+          if (!Skip<kSized>(size, depth + 1)) return false;
         }
         return true;
       }
-      case AttrType::kM: {
+      case AttrType::kM:
         if (depth >= kMaxDecodeDepth) return false;
-        uint32_t n;
-        if (!Count(&n)) return false;
-        std::string_view prev;
-        for (uint32_t i = 0; i < n; ++i) {
-          std::string_view name;
-          if (!GetLengthPrefixed(&in_, &name)) return false;
-          if (i > 0 && !NameLess(prev, name)) return false;
-          prev = name;
-          if (!SkipUnsized(depth + 1)) return false;
-        }
-        return true;
-      }
+        if constexpr (kSized) *size += kContainerOverheadBytes;
+        return SkipMap<kSized>(size, depth + 1, kElementOverheadBytes);
       case AttrType::kSS:
       case AttrType::kNS:
       case AttrType::kBS: {
@@ -314,6 +252,9 @@ class Decoder {
           if (!GetLengthPrefixed(&in_, &e)) return false;
           if (i > 0 && !NameLess(prev, e)) return false;
           prev = e;
+          if constexpr (kSized) {
+            *size += tag == static_cast<uint8_t>(AttrType::kNS) ? NumberSize(e) : e.size();
+          }
         }
         return true;
       }
@@ -321,8 +262,9 @@ class Decoder {
     return false;
   }
 
-  // A map's entries: each name's length plus its value's size, plus
-  // `per_entry` (the 1 byte of an M entry; 0 at the top level).
+  // A map's entries; with kSized, each name's length plus its value's size,
+  // plus `per_entry` (the 1 byte of an M entry; 0 at the top level).
+  template <bool kSized>
   bool SkipMap(size_t* size, int depth, size_t per_entry) {
     uint32_t n;
     if (!Count(&n)) return false;
@@ -332,8 +274,8 @@ class Decoder {
       if (!GetLengthPrefixed(&in_, &name)) return false;
       if (i > 0 && !NameLess(prev, name)) return false;
       prev = name;
-      *size += per_entry + name.size();
-      if (!Skip(size, depth)) return false;
+      if constexpr (kSized) *size += per_entry + name.size();
+      if (!Skip<kSized>(size, depth)) return false;
     }
     return true;
   }
@@ -362,9 +304,9 @@ class Decoder {
         out->emplace_hint(out->end(), std::string(name), std::move(value));
         ++want;
       } else if (size != nullptr) {
-        if (!Skip(size, 0)) return false;
+        if (!Skip<true>(size, 0)) return false;
       } else {
-        if (!SkipUnsized(0)) return false;
+        if (!Skip<false>(nullptr, 0)) return false;
       }
     }
     return true;
@@ -486,7 +428,7 @@ bool EncodedItemSize(std::string_view bytes, size_t* size) {
   *size = 0;
   if (!d.Header(size, &sized)) return false;
   if (sized) return true;
-  return d.SkipMap(size, 0, 0) && d.done();
+  return d.SkipMap<true>(size, 0, 0) && d.done();
 }
 
 std::vector<std::string> SortedNames(std::vector<std::string> names) {
