@@ -286,11 +286,18 @@ class Decoder {
   bool MapOf(const std::vector<std::string>& names, Item* out, size_t* size) {
     uint32_t n;
     if (!Count(&n)) return false;
-    out->clear();
+    // `out`'s nodes are reused for the names it already holds (a read decodes
+    // the same names item after item into one Item: no allocation per item);
+    // the rest are erased.
+    auto slot = out->begin();
+    auto done = [&] {
+      out->erase(slot, out->end());
+      return true;
+    };
     std::string_view prev;
     auto want = names.begin();
     for (uint32_t i = 0; i < n; ++i) {
-      if (size == nullptr && want == names.end()) return true;
+      if (size == nullptr && want == names.end()) return done();
       std::string_view name;
       if (!GetLengthPrefixed(&in_, &name)) return false;
       if (i > 0 && !NameLess(prev, name)) return false;
@@ -298,10 +305,13 @@ class Decoder {
       while (want != names.end() && NameLess(*want, name)) ++want;
       if (size != nullptr) *size += name.size();
       if (want != names.end() && NameEqual(*want, name)) {
-        AttributeValue value;
-        if (!Value(&value, 0)) return false;
-        if (size != nullptr) *size += AttributeValueSize(value);
-        out->emplace_hint(out->end(), std::string(name), std::move(value));
+        while (slot != out->end() && NameLess(slot->first, name)) slot = out->erase(slot);
+        if (slot == out->end() || !NameEqual(slot->first, name)) {
+          slot = out->emplace_hint(slot, std::string(name), AttributeValue());
+        }
+        if (!Value(&slot->second, 0)) return false;
+        if (size != nullptr) *size += AttributeValueSize(slot->second);
+        ++slot;
         ++want;
       } else if (size != nullptr) {
         if (!Skip<true>(size, 0)) return false;
@@ -309,8 +319,9 @@ class Decoder {
         if (!Skip<false>(nullptr, 0)) return false;
       }
     }
-    return true;
+    return done();
   }
+
 
   // Walks one value as Value() checks it, reporting it to `v`.
   bool Visit(EncodedItemVisitor* v, int depth) {

@@ -72,8 +72,9 @@ bool DecodeItem(std::string_view bytes, Item* out);
 bool EncodedItemSize(std::string_view bytes, size_t* size);
 
 // DecodeItemAttributes(): decodes only the top-level attributes named in
-// `names` (sorted, unique) into `out` (replacing its contents); the others
-// are checked and skipped, not built. With `size`, the whole item's DynamoDB
+// `names` (sorted, unique) into `out` (replacing its contents, reusing the
+// nodes of names it already holds); the others are checked and skipped, not
+// built. With `size`, the whole item's DynamoDB
 // size too, in the same pass. False as DecodeItem() would be.
 bool DecodeItemAttributes(std::string_view bytes, const std::vector<std::string>& names, Item* out,
                           size_t* size = nullptr);

@@ -254,6 +254,10 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   std::vector<std::string> projected_names;
   if (plan.projection) projected_names = SortedNames(expr::ProjectionAttributeNames(*plan.projection));
   std::optional<Item> fetched;
+  // Every iteration sets `item` first (DecodeItem replaces it; DecodeItemAttributes
+  // reuses its nodes, so a filter's attributes are decoded without allocating
+  // a node per item); a moved-from item is empty.
+  Item item;
   for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
     const std::string_view encoded(it->value().data(), it->value().size());
     auto corrupt = [&] { return InternalError("Corrupt record in " + table.name); };
@@ -261,7 +265,6 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     // it is returned as an Item unprojected and unfiltered, else the filter's
     // attributes (none without a filter).
     size_t size = 0;
-    Item item;
     const bool whole = !plan.encoded && !plan.projection && !plan.filter && !plan.count_only;
     if (whole || plan.fetch_from_table) {
       if (!DecodeItem(encoded, &item)) return corrupt();

@@ -110,6 +110,7 @@ TEST(ItemCodec, PropertyRandomItemsRoundTrip) {
 TEST(ItemCodec, ViewAgreesWithFullDecode) {
   ItemGen gen(99);
   std::mt19937 rng(5);
+  Item reused;
   for (int i = 0; i < 3000; ++i) {
     Item item = gen.Map(0);
     const std::string v2 = EncodeItem(item);
@@ -132,6 +133,10 @@ TEST(ItemCodec, ViewAgreesWithFullDecode) {
       if (it != item.end()) expected.insert(*it);
     }
     ASSERT_EQ(some, expected) << DebugString(item);
+    // Into an Item still holding the previous item's attributes (a read reuses
+    // one): its nodes are reused or erased, never left behind.
+    ASSERT_TRUE(DecodeItemAttributes(bytes, names, &reused));
+    ASSERT_EQ(reused, expected) << DebugString(item);
     // A corrupted copy. V1 is walked whole: the view and the decoder agree on
     // whether it is valid. V2 is read only as far as needed (its size is
     // stored): the view never fails on what decodes, and then agrees with it.
