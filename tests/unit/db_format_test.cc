@@ -6,12 +6,18 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <memory>
+#include <string_view>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "dynarock/db.h"
+#include "dynarock/item_size.h"
+#include "engine/coding.h"
+#include "engine/item_codec.h"
+#include "tests/unit/testutil.h"
 
 namespace dynarock {
 namespace {
@@ -89,6 +95,118 @@ TEST(DiskFormat, MarkedRefusedWhenNewerAndKeptWhenOlder) {
     auto db = DB::Open(Options(), dir);
     ASSERT_TRUE(db.ok()) << db.status().ToString();
   }
+  EXPECT_EQ(GetMarker(dir), "2");
+  std::filesystem::remove_all(dir);
+}
+
+// Rewrites every item the directory holds in format V1 (no size in the
+// header), as builds before format 2 stored them.
+void RewriteItemsAsV1(const std::string& dir) {
+  rocksdb::DBOptions options;
+  std::vector<std::string> names;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(options, dir, &names).ok());
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const auto& n : names) families.emplace_back(n, rocksdb::ColumnFamilyOptions());
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  ASSERT_TRUE(rocksdb::DB::Open(options, dir, families, &handles, &raw).ok());
+  rocksdb::ColumnFamilyHandle* items = nullptr;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "items") items = handles[i];
+  }
+  ASSERT_NE(items, nullptr);
+  int rewritten = 0;
+  std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), items));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    std::string_view v2(it->value().data(), it->value().size());
+    ASSERT_EQ(v2[0], static_cast<char>(kItemFormatV2));
+    std::string_view rest = v2.substr(1);
+    uint32_t size;
+    ASSERT_TRUE(GetVarint32(&rest, &size));
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), items, it->key(), "\x01" + std::string(rest)).ok());
+    ++rewritten;
+  }
+  EXPECT_EQ(rewritten, 2);
+  it.reset();
+  for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
+  delete raw;
+}
+
+// A format-1 directory (items in V1) opens, reads and writes as before and is
+// marked 2: reads size its items by walking them, writes replace them in V2.
+TEST(DiskFormat, Format1ItemsAreReadAndRewritten) {
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("dynarock_format_v1_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  const Item a = testing::MakeItem({{"pk", testing::S("a")}, {"data", testing::S(std::string(3000, 'x'))},
+                                    {"n", testing::N("7")}});
+  const Item b = testing::MakeItem({{"pk", testing::S("b")}, {"data", testing::S("short")}});
+  {
+    auto db = DB::Open(Options(), dir);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    CreateTableRequest create;
+    create.table_name = "old";
+    create.billing_mode = "PAY_PER_REQUEST";
+    create.attribute_definitions = {{"pk", AttrType::kS}};
+    create.key_schema = {{"pk", KeyType::kHash}};
+    ASSERT_TRUE((*db)->CreateTable(create).ok());
+    for (const Item& item : {a, b}) {
+      PutItemRequest put;
+      put.table_name = "old";
+      put.item = item;
+      ASSERT_TRUE((*db)->PutItem(put).ok());
+    }
+    ScanRequest all;
+    all.table_name = "old";
+    ASSERT_EQ((*db)->Scan(all)->count, 2);
+  }
+  {
+    auto db = DB::Open(Options(), dir);
+    ScanRequest all;
+    all.table_name = "old";
+    ASSERT_EQ((*db)->Scan(all)->count, 2);  // (a reopen also flushes the log into table files)
+  }
+  RewriteItemsAsV1(dir);
+  SetMarker(dir, "1");
+
+  auto db = DB::Open(Options(), dir);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  GetItemRequest get;
+  get.table_name = "old";
+  get.key = testing::MakeItem({{"pk", testing::S("a")}});
+  get.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  auto got = (*db)->GetItem(get);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->item, a);
+  EXPECT_EQ(got->consumed_capacity->capacity_units, 0.5);  // 3 KB, eventually consistent
+  ScanRequest scan;
+  scan.table_name = "old";
+  scan.filter_expression = "n = :n";
+  scan.expression_attribute_values = {{":n", testing::N("7")}};
+  scan.has_expression_attribute_values = true;
+  for (bool encoded : {false, true}) {
+    scan.encoded_items = encoded;
+    auto r = (*db)->Scan(scan);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(encoded ? r->encoded_items.ToItems() : r->items, std::vector<Item>{a});
+    EXPECT_EQ(r->scanned_count, 2);
+    EXPECT_EQ(r->bytes_read, static_cast<int64_t>(ItemSize(a) + ItemSize(b)));
+  }
+  // An unconditional overwrite knows the old V1 item by walking it: billed on
+  // its 3 KB, and the table's size follows.
+  PutItemRequest put;
+  put.table_name = "old";
+  put.item = testing::MakeItem({{"pk", testing::S("a")}});
+  put.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+  auto written = (*db)->PutItem(put);
+  ASSERT_TRUE(written.ok());
+  EXPECT_EQ(written->consumed_capacity->capacity_units, 3.0);
+  auto described = (*db)->DescribeTable({"old"});
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(described->table.item_count, 2);
+  EXPECT_EQ(described->table.table_size_bytes,
+            static_cast<int64_t>(ItemSize(put.item) + ItemSize(b)));
+  db->reset();
   EXPECT_EQ(GetMarker(dir), "2");
   std::filesystem::remove_all(dir);
 }

@@ -77,5 +77,29 @@ TEST(MemoryBudget, WithoutABudgetTheMemtablesGrow) {
   EXPECT_GT(WriteAndWatch(db->get(), 6000), 8u << 20);
 }
 
+// In memory the table files are memory too: without a budget or explicit
+// write buffers the memtables stay small (8 MiB buffers, 32 MiB in all, db.h)
+// and the block cache is at most 8 MiB; with explicit buffers, they grow.
+TEST(MemoryBudget, InMemoryDefaultsAreSmall) {
+  Options o;
+  o.in_memory = true;
+  auto db = DB::Open(o, "");
+  ASSERT_TRUE(db.ok());
+  EXPECT_EQ((*db)->MemoryInUse().block_cache_capacity, 8u << 20);
+  EXPECT_LE(WriteAndWatch(db->get(), 6000), 32u << 20);  // ~24 MB written
+  GetItemRequest g;
+  g.table_name = "memory";
+  g.key = {{"k", AttributeValue::S("key0")}};
+  auto r = (*db)->GetItem(g);
+  ASSERT_TRUE(r.ok() && r->item);  // flushed into the in-memory files, still there
+
+  Options explicit_buffers = o;
+  explicit_buffers.write_buffer_bytes = 64u << 20;
+  auto big = DB::Open(explicit_buffers, "");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ((*big)->MemoryInUse().block_cache_capacity, 32u << 20);
+  EXPECT_GT(WriteAndWatch(big->get(), 6000), 16u << 20);
+}
+
 }  // namespace
 }  // namespace dynarock
