@@ -359,6 +359,12 @@ Status ChangeLog::Commit(WriteSet* writes, const std::function<Status(rocksdb::W
     const double now = config_.clock();
     ms = static_cast<uint64_t>(std::llround(std::max(0.0, now) * 1000));
     for (size_t i = 0; i < writes->changes.size(); ++i) {
+      if (writes->changes[i].history) {
+        const uint64_t seq = next_seq_++;
+        in_flight_.insert(seq);
+        taken.emplace_back(i, seq);
+        continue;
+      }
       auto it = streams_.find(writes->changes[i].stream_id);
       // Disabled since the write read the catalog: the write is after the
       // stream's end, and has no record.
@@ -566,6 +572,76 @@ void ChangeLog::WakeWaiters() const {
   committed_cv_.notify_all();
 }
 
+// ---------------------------------------------------------------- history
+
+std::string ChangeLog::RecordKeyOf(uint32_t id, uint64_t seq) { return RecordKey(id, seq); }
+
+void ChangeLog::StageHistory(const TableInfo& table, const Image& old_image,
+                             const Item& any_image, ChangeOrigin origin, WriteSet* writes) const {
+  if (table.pitr_history_id == 0) return;
+  const Item* old_item = old_image.item;
+  PendingChange change;
+  change.stream_id = table.pitr_history_id;
+  change.history = true;
+  std::string& v = change.value;
+  v.push_back(static_cast<char>(kRecordFormatV1));
+  v.push_back(static_cast<char>(!old_item ? 1 : 2));
+  v.push_back(static_cast<char>((origin == ChangeOrigin::kTimeToLive ? kByTtl : 0) |
+                                (old_item ? kHasOld : 0)));
+  v.append(8, '\0');  // creation time, at commit
+  PutVarint64(&v, 0);
+  std::string scratch;
+  EncodeItemTo(KeyAttributes(table.key, any_image), &scratch);
+  PutLengthPrefixed(&v, scratch);
+  if (old_item) {
+    if (!old_image.encoded.empty()) {
+      PutLengthPrefixed(&v, old_image.encoded);
+    } else {
+      scratch.clear();
+      EncodeItemTo(*old_item, old_image.size, &scratch);
+      PutLengthPrefixed(&v, scratch);
+    }
+  }
+  writes->changes.push_back(std::move(change));
+}
+
+bool ChangeLog::ParseHistoryRecord(std::string_view key, std::string_view v, HistoryRecord* r) {
+  if (key.size() != 12 || v.size() < kHeaderBytes || static_cast<uint8_t>(v[0]) != kRecordFormatV1)
+    return false;
+  r->seq = DecodeFixed64BE(key.data() + 4);
+  const uint8_t flags = static_cast<uint8_t>(v[2]);
+  std::string_view in = v.substr(kTimeOffset);
+  uint64_t size = 0;
+  if (!GetFixed64(&in, &r->ms) || !GetVarint64(&in, &size) || !GetLengthPrefixed(&in, &r->keys))
+    return false;
+  r->old_image.reset();
+  if (flags & kHasOld) {
+    std::string_view old;
+    if (!GetLengthPrefixed(&in, &old)) return false;
+    r->old_image = old;
+  }
+  return true;
+}
+
+void ChangeLog::KeepHistory(uint32_t id, double seconds) {
+  // Numbers continue past the history's last record (Load knows streams only).
+  std::unique_ptr<rocksdb::Iterator> r(db_->NewIterator(rocksdb::ReadOptions(), records_));
+  r->SeekForPrev(RecordKey(id, std::numeric_limits<uint64_t>::max()));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (r->Valid() && r->key().size() == 12 && DecodeFixed32BE(r->key().data()) == id) {
+    next_seq_ = std::max(next_seq_, DecodeFixed64BE(r->key().data() + 4) + 1);
+  }
+  histories_[id] = seconds;
+}
+
+void ChangeLog::DropHistory(uint32_t id, rocksdb::WriteBatch* batch) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    histories_.erase(id);
+  }
+  batch->DeleteRange(records_, RecordKey(id, 0), RecordKey(id + 1, 0)).PermitUncheckedError();
+}
+
 // ---------------------------------------------------------------- trimming
 
 int64_t ChangeLog::Trim() {
@@ -622,6 +698,37 @@ int64_t ChangeLog::Trim() {
     batch.Put(catalog_, TrimKey(s.id), v).PermitUncheckedError();
     if (!db_->Write(WriteOptions(), &batch).ok()) continue;
     trimmed += count;
+  }
+  // Histories: records older than their table's recovery period.
+  std::map<uint32_t, double> histories;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    histories = histories_;
+  }
+  for (const auto& [id, seconds] : histories) {
+    const uint64_t keep_ms = static_cast<uint64_t>(std::max(0.0, now - seconds) * 1000);
+    const std::string upper = RecordKey(id + 1, 0);
+    rocksdb::Slice upper_slice(upper);
+    rocksdb::ReadOptions ro;
+    ro.iterate_upper_bound = &upper_slice;
+    ro.fill_cache = false;
+    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, records_));
+    uint64_t last = 0;
+    int64_t count = 0;
+    for (it->Seek(RecordKey(id, 0)); it->Valid(); it->Next()) {
+      std::string_view v(it->value().data(), it->value().size());
+      if (v.size() < kHeaderBytes || it->key().size() != 12) break;
+      std::string_view t = v.substr(kTimeOffset, 8);
+      uint64_t ms = 0;
+      GetFixed64(&t, &ms);
+      if (ms >= keep_ms) break;
+      last = DecodeFixed64BE(it->key().data() + 4);
+      ++count;
+    }
+    if (count == 0) continue;
+    rocksdb::WriteBatch batch;
+    batch.DeleteRange(records_, RecordKey(id, 0), RecordKey(id, last + 1)).PermitUncheckedError();
+    if (db_->Write(WriteOptions(), &batch).ok()) trimmed += count;
   }
   return trimmed;
 }

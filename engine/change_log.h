@@ -68,7 +68,8 @@ enum class ChangeOrigin : uint8_t { kUser, kTimeToLive };
 
 // A staged record, waiting for its sequence number at commit.
 struct PendingChange {
-  uint32_t stream_id = 0;
+  uint32_t stream_id = 0;  // or the history's id (`history`)
+  bool history = false;
   std::string value;  // the record, its creation time still to be filled in
 };
 
@@ -172,8 +173,36 @@ class ChangeLog {
   void WakeWaiters() const;
 
   // Deletes records past their retention, and streams disabled longer than
-  // that. Returns how many records went.
+  // that, and history records older than their table's recovery period.
+  // Returns how many records went.
   int64_t Trim();
+
+  // ---- point-in-time history (engine/table_history.cc reads it)
+  // A table with point-in-time recovery keeps a history: one record per
+  // change to an item, numbered like stream records (same counter, same
+  // column family, under the table's history id), holding the item's key
+  // attributes and its image before the change (none: it did not exist).
+  // The state after a change is the next record's old image, or the item
+  // now; so the table at time T is the items now with, for each item changed
+  // after T, the old image of its first change after T.
+  //   history record := 0x01 event flags(bit0 by TTL, bit1 old image)
+  //                     fixed64(creation ms) varint64(0) lp(keys) [lp(old image)]
+  void StageHistory(const TableInfo& table, const Image& old_image, const Item& any_image,
+                    ChangeOrigin origin, WriteSet* writes) const;
+  // Keeps history `id`'s records for `seconds` (Trim drops older ones).
+  void KeepHistory(uint32_t id, double seconds);
+  // Forgets history `id` and adds the deletion of its records to `batch`.
+  void DropHistory(uint32_t id, rocksdb::WriteBatch* batch);
+  struct HistoryRecord {
+    uint64_t seq = 0;
+    uint64_t ms = 0;  // commit time
+    std::string_view keys;  // encoded item of the key attributes
+    std::optional<std::string_view> old_image;
+  };
+  static bool ParseHistoryRecord(std::string_view key, std::string_view value, HistoryRecord* r);
+  // The records column family key of record `seq` of log `id`.
+  static std::string RecordKeyOf(uint32_t id, uint64_t seq);
+  rocksdb::ColumnFamilyHandle* records() const { return records_; }
 
  private:
   void StartTrimmer();
@@ -192,6 +221,7 @@ class ChangeLog {
   std::vector<uint32_t> unpublished_disables_;  // GUARDED_BY(mu_)
   uint64_t next_seq_ = 1;                       // GUARDED_BY(mu_)
   std::multiset<uint64_t> in_flight_;           // GUARDED_BY(mu_)
+  std::map<uint32_t, double> histories_;        // GUARDED_BY(mu_): id -> seconds kept
   mutable std::condition_variable committed_cv_;
   std::mutex trim_mu_;  // one Trim at a time
 

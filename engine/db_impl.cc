@@ -61,6 +61,9 @@ class StatsMergeOperator : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "dynarock.StatsMergeOperator"; }
 };
 
+
+}  // namespace
+
 std::string NewUuid() {
   static std::mutex mu;
   static std::mt19937_64 rng(std::random_device{}());
@@ -74,7 +77,6 @@ std::string NewUuid() {
   return buf;
 }
 
-}  // namespace
 
 double NowEpochSeconds() {
   using namespace std::chrono;
@@ -94,6 +96,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   if (!(sweep > 0)) sweep = 0;  // also NaN
   if (sweep > 0) sweep = std::clamp(sweep, 0.05, 365.0 * 86400);
   impl->sync_ = options.sync_writes;
+  impl->dir_ = options.in_memory ? std::string("/dynarock-in-memory") : std::string(path);
 
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
@@ -292,6 +295,13 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     }
     for (const auto& [name, id] : unfinished) impl->StartBackfill(name, id);
     for (const auto& [name, table] : impl->tables_) {
+      if (table->pitr_history_id != 0) {
+        impl->change_log_->KeepHistory(table->pitr_history_id,
+                                       static_cast<double>(table->pitr_days) * 86400);
+      }
+    }
+    impl->ResumeLoads();
+    for (const auto& [name, table] : impl->tables_) {
       if (table->ttl_attribute) {
         impl->StartTtlSweeper();
         break;
@@ -313,6 +323,14 @@ DBImpl::~DBImpl() {
     std::lock_guard<std::mutex> lock(backfill_mu_);
     for (auto& t : backfills_) t.join();
   }
+  {
+    // Backups and restores being written stop early: a backup is then
+    // dropped, a restore starts again at the next open.
+    std::unique_lock<std::mutex> lock(jobs_mu_);
+    std::vector<std::thread> jobs = std::move(jobs_);
+    lock.unlock();
+    for (auto& t : jobs) t.join();
+  }
   change_log_.reset();  // after every writer; stops its trimming thread
   if (db_ == nullptr) return;
   db_->FlushWAL(true).PermitUncheckedError();
@@ -322,6 +340,13 @@ DBImpl::~DBImpl() {
 }
 
 StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name_or_arn) const {
+  DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindAnyTable(name_or_arn));
+  // A table still being restored or loaded has no items to read or write yet.
+  if (!table->loading.empty()) return ResourceNotFound("Requested resource not found");
+  return table;
+}
+
+StatusOr<TableInfoPtr> DBImpl::FindAnyTable(std::string_view name_or_arn) const {
   const std::string_view name = TableNameOf(name_or_arn);
   // An ARN names a table of this database only if it has its region and account.
   const size_t name_at = static_cast<size_t>(name.data() - name_or_arn.data());
@@ -429,6 +454,17 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   }
   d.table_class = info.table_class;
   d.deletion_protection_enabled = info.deletion_protection;
+  if (info.restore_time) {
+    TableDescription::RestoreSummary r;
+    r.source_backup_arn = info.restore_backup_arn;
+    r.source_table_arn = info.restore_source_arn;
+    r.restore_date_time = *info.restore_time;
+    r.restore_in_progress = !info.loading.empty();
+    d.restore_summary = r;
+  }
+  d.sse_type = info.sse_type;
+  d.kms_master_key_arn = info.kms_key_arn;
+  if (!info.loading.empty()) d.table_status = "CREATING";
   return d;
 }
 
@@ -471,7 +507,7 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
 
 StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  auto table = FindTable(req.table_name);
+  auto table = FindAnyTable(req.table_name);
   if (!table.ok()) {
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
@@ -531,6 +567,10 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
                             " not found");
   }
   TableInfoPtr info = it->second;
+  if (!info->loading.empty()) {
+    return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
+                         "created: " + info->name);
+  }
   if (info->deletion_protection) {
     return ValidationError("Resource cannot be deleted as it is currently protected against "
                            "deletion. Disable deletion protection first.");
@@ -541,24 +581,30 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
   // One atomic batch: the catalog entry, the statistics and every key of the table
   // and its indexes (range deletions, not item by item).
   rocksdb::WriteBatch batch;
-  batch.Delete(catalog_cf_, kTablePrefix + info->name).PermitUncheckedError();
-  batch.Delete(catalog_cf_, StatsKey(info->id)).PermitUncheckedError();
-  auto delete_prefix = [&](rocksdb::ColumnFamilyHandle* cf, uint32_t id) {
-    batch.DeleteRange(cf, EncodeTablePrefix(id), EncodeTablePrefix(id + 1)).PermitUncheckedError();
-  };
-  delete_prefix(items_cf_, info->id);
-  for (const auto& ix : info->indexes) {
-    delete_prefix(indexes_cf_, ix.id);
-    batch.Delete(catalog_cf_, StatsKey(ix.id)).PermitUncheckedError();
-  }
-  // The stream stays readable, disabled, until its records age out.
-  if (info->stream_id) change_log_->DisableStream(info->stream_id, &batch);
+  StageDropTable(*info, &batch);
   Status committed = Commit(&batch);
   change_log_->Publish(committed.ok());
   DR_RETURN_IF_ERROR(committed);
   tables_.erase(it);
   CatalogChanged();
   return resp;
+}
+
+void DBImpl::StageDropTable(const TableInfo& info, rocksdb::WriteBatch* batch,
+                            bool keep_catalog_entry) {
+  if (!keep_catalog_entry) batch->Delete(catalog_cf_, kTablePrefix + info.name).PermitUncheckedError();
+  batch->Delete(catalog_cf_, StatsKey(info.id)).PermitUncheckedError();
+  auto delete_prefix = [&](rocksdb::ColumnFamilyHandle* cf, uint32_t id) {
+    batch->DeleteRange(cf, EncodeTablePrefix(id), EncodeTablePrefix(id + 1)).PermitUncheckedError();
+  };
+  delete_prefix(items_cf_, info.id);
+  if (info.pitr_history_id) change_log_->DropHistory(info.pitr_history_id, batch);
+  for (const auto& ix : info.indexes) {
+    delete_prefix(indexes_cf_, ix.id);
+    batch->Delete(catalog_cf_, StatsKey(ix.id)).PermitUncheckedError();
+  }
+  // The stream stays readable, disabled, until its records age out.
+  if (info.stream_id && !keep_catalog_entry) change_log_->DisableStream(info.stream_id, batch);
 }
 
 StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
@@ -592,6 +638,10 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
+  }
+  if (!it->second->loading.empty()) {
+    return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
+                         "created: " + it->second->name);
   }
   TableInfo info = *it->second;
   DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowEpochSeconds()));

@@ -53,6 +53,12 @@ class WriteBatch;
 
 namespace dynarock {
 
+// A random UUID (version 4), as DynamoDB's TableId.
+std::string NewUuid();
+
+// Where table `info`'s point-in-time recovery window starts now.
+double PitrWindowStart(const TableInfo& info, double now);
+
 // The wall clock in seconds since the Unix epoch, to the millisecond: creation
 // times, TTL, PITR, stream labels and idempotency records all read this one.
 double NowEpochSeconds();
@@ -99,6 +105,7 @@ struct SubscriptionRegistry;  // stream_ops.cc: the running subscriptions
 
 class DBImpl final : public DB {
  public:
+  struct BackupRecord;  // a backup's catalog record (backups.cc)
   static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path);
   ~DBImpl() override;
 
@@ -134,6 +141,21 @@ class DBImpl final : public DB {
       const DescribeContinuousBackupsRequest& req) override;
   StatusOr<UpdateContinuousBackupsResponse> UpdateContinuousBackups(
       const UpdateContinuousBackupsRequest& req) override;
+  StatusOr<CreateBackupResponse> CreateBackup(const CreateBackupRequest& req) override;
+  StatusOr<DescribeBackupResponse> DescribeBackup(const DescribeBackupRequest& req) override;
+  StatusOr<DeleteBackupResponse> DeleteBackup(const DeleteBackupRequest& req) override;
+  StatusOr<ListBackupsResponse> ListBackups(const ListBackupsRequest& req) override;
+  StatusOr<RestoreTableFromBackupResponse> RestoreTableFromBackup(
+      const RestoreTableFromBackupRequest& req) override;
+  StatusOr<RestoreTableToPointInTimeResponse> RestoreTableToPointInTime(
+      const RestoreTableToPointInTimeRequest& req) override;
+  Status ReadTableAt(std::string_view table, std::optional<double> time,
+                     const std::function<Status(std::string_view item)>& visit) override;
+  Status ReadTableChanges(std::string_view table, double from, double to,
+                          const std::function<Status(const TableChange&)>& visit) override;
+  StatusOr<TableDescription> LoadTable(const CreateTableRequest& req,
+                                       const std::function<Status(TableLoader&)>& fill) override;
+
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& req) override;
   StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) override;
   StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
@@ -164,8 +186,15 @@ class DBImpl final : public DB {
 
   // ---- catalog (db_impl.cc)
   // By name, or by an ARN of this database's region and account (ResourceNotFound otherwise).
+  // Tables still being restored or loaded are not found (ResourceNotFound).
   StatusOr<TableInfoPtr> FindTable(std::string_view name_or_arn) const;
+  // Those too (DescribeTable).
+  StatusOr<TableInfoPtr> FindAnyTable(std::string_view name_or_arn) const;
   Status PersistTable(const TableInfo& info, rocksdb::WriteBatch* batch);
+  // Adds the deletion of the table's items, index entries, statistics and
+  // history (and catalog entry and stream, unless `keep_catalog_entry`).
+  void StageDropTable(const TableInfo& info, rocksdb::WriteBatch* batch,
+                      bool keep_catalog_entry = false);
   uint32_t AllocateId(rocksdb::WriteBatch* batch);  // PRE: catalog_mu_ held exclusively
   TableDescription Describe(const TableInfo& info, std::string_view status) const;
   void ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const;
@@ -189,6 +218,10 @@ class DBImpl final : public DB {
   // `not_found` is returned when there is no such table.
   Status AlterTable(std::string_view name, Status not_found,
                     const std::function<Status(TableInfo*)>& change,
+                    TableInfoPtr* updated = nullptr);
+  // The same, `change` adding writes of its own to the catalog entry's batch.
+  Status AlterTable(std::string_view name, Status not_found,
+                    const std::function<Status(TableInfo*, rocksdb::WriteBatch*)>& change,
                     TableInfoPtr* updated = nullptr);
   // The table a tagging request's ARN names, or DynamoDB's refusal (table_metadata.cc).
   StatusOr<std::string> TableOfArn(std::string_view arn, std::string_view operation) const;
@@ -289,6 +322,50 @@ class DBImpl final : public DB {
   StatusOr<QueryResponse> RunRead(const TableInfo& table, const ReadPlan& plan);
   StatusOr<std::string> StartKey(const TableInfo& table, const IndexInfo* index,
                                  const Item& exclusive_start_key) const;
+
+  // ---- point-in-time history (table_history.cc)
+  // PointInTimeRecoveryUnavailable, or `invalid` when `time` is outside the
+  // table's restorable window.
+  Status CheckRestorableTime(const TableInfo& table, double time, ErrorType invalid) const;
+  // The history records of (after, ...] by item key: those after `to` as
+  // each item's image at `to` (after_end), those in (after, to] as the
+  // item's image at `after`, its keys and last write time (in_span).
+  struct HistoryWalk {
+    struct Change {
+      std::string keys;
+      std::optional<std::string> old_image;
+      int64_t write_micros = 0;
+    };
+    std::map<std::string, std::optional<std::string>> after_end;
+    std::map<std::string, Change> in_span;
+  };
+  Status CollectHistory(const TableInfo& table, double after, double to,
+                        const rocksdb::Snapshot* snapshot, HistoryWalk* walk) const;
+
+  // ---- backups, restores and loads (backups.cc)
+  class Loader;
+  // A new table, CREATING and hidden from item operations until FinishLoading.
+  StatusOr<TableInfoPtr> CreateLoadingTable(const CreateTableRequest& req, TableInfo restore_fields,
+                                            const std::string& kind);
+  Status FinishLoading(const TableInfo& table);
+  // Deletes a table whose load failed or was cut short, data and all.
+  void DropLoadingTable(const TableInfo& table);
+  // Starts the background fill of restored table `table` (its restore_*
+  // fields say from where).
+  void StartRestore(TableInfoPtr table);
+  Status RunRestore(const TableInfo& table);
+  // After open: restores cut short start again; loads cut short go.
+  void ResumeLoads();
+  std::string BackupFile(std::string_view backup_id) const;
+  std::string BackupArn(std::string_view table, std::string_view backup_id) const;
+  StatusOr<BackupRecord> FindBackup(std::string_view arn) const;
+  Status PersistBackup(const BackupRecord& b);
+  void WriteBackup(std::string backup_id, TableInfoPtr table, const rocksdb::Snapshot* snapshot);
+  std::mutex jobs_mu_;
+  std::condition_variable jobs_cv_;
+  std::vector<std::thread> jobs_;  // GUARDED_BY(jobs_mu_): backups and restores being written
+  std::set<std::string> backups_in_use_;  // GUARDED_BY(jobs_mu_): ids being written or read
+  std::string dir_;  // the data directory (in memory: the memory env's)
 
   // ---- DynamoDB Streams (stream_ops.cc)
   // The stream a Streams API ARN names (ResourceNotFound otherwise).

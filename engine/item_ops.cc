@@ -223,7 +223,7 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
 }
 
 bool DBImpl::WriteNeedsOldItem(const TableInfo& info) {
-  return !info.indexes.empty() ||
+  return !info.indexes.empty() || info.pitr_history_id != 0 ||
          (info.stream_specification && info.stream_specification->stream_enabled);
 }
 
@@ -251,6 +251,11 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
   }
   change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size, {}},
                      {new_item ? &*new_item : nullptr, new_size, value}, origin, writes);
+  if (info.pitr_history_id != 0 && (old_item || new_item) &&
+      !(old_item && new_item && *old_item == *new_item)) {
+    change_log_->StageHistory(info, {old_item ? &*old_item : nullptr, old_size, {}},
+                              new_item ? *new_item : *old_item, origin, writes);
+  }
   if (count_delta != 0 || bytes_delta != 0) {
     DR_RETURN_IF_ERROR(FromRocksDB(
         batch->Merge(catalog_cf_, StatsKey(info.id), StatsDelta(count_delta, bytes_delta))));

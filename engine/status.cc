@@ -32,6 +32,19 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kTrimmedDataAccess: return "TrimmedDataAccessException";
     case ErrorType::kDuplicateItem: return "DuplicateItemException";
     case ErrorType::kInternalServerError: return "InternalServerError";
+    case ErrorType::kBackupNotFound: return "BackupNotFoundException";
+    case ErrorType::kBackupInUse: return "BackupInUseException";
+    case ErrorType::kTableAlreadyExists: return "TableAlreadyExistsException";
+    case ErrorType::kTableInUse: return "TableInUseException";
+    case ErrorType::kContinuousBackupsUnavailable: return "ContinuousBackupsUnavailableException";
+    case ErrorType::kPointInTimeRecoveryUnavailable:
+      return "PointInTimeRecoveryUnavailableException";
+    case ErrorType::kInvalidRestoreTime: return "InvalidRestoreTimeException";
+    case ErrorType::kExportNotFound: return "ExportNotFoundException";
+    case ErrorType::kExportConflict: return "ExportConflictException";
+    case ErrorType::kInvalidExportTime: return "InvalidExportTimeException";
+    case ErrorType::kImportNotFound: return "ImportNotFoundException";
+    case ErrorType::kImportConflict: return "ImportConflictException";
   }
   return "InternalServerError";
 }

@@ -160,6 +160,13 @@ Item TableInfoToItem(const TableInfo& info) {
     m["pitr_since"] = NumD(*info.pitr_since);
     m["pitr_days"] = Num(static_cast<uint32_t>(info.pitr_days));
   }
+  if (info.pitr_history_id) m["pitr_history"] = Num(info.pitr_history_id);
+  if (!info.loading.empty()) m["loading"] = AttributeValue::S(info.loading);
+  if (info.restore_backup_arn) m["restore_backup"] = AttributeValue::S(*info.restore_backup_arn);
+  if (info.restore_source_arn) m["restore_source"] = AttributeValue::S(*info.restore_source_arn);
+  if (info.restore_time) m["restore_time"] = NumD(*info.restore_time);
+  if (info.sse_type) m["sse_type"] = AttributeValue::S(*info.sse_type);
+  if (info.kms_key_arn) m["kms_key"] = AttributeValue::S(*info.kms_key_arn);
   return m;
 }
 
@@ -221,6 +228,13 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
     info->pitr_since = GetDouble(m, "pitr_since");
     info->pitr_days = GetInt(m, "pitr_days");
   }
+  if (Has(m, "pitr_history")) info->pitr_history_id = static_cast<uint32_t>(GetInt(m, "pitr_history"));
+  if (Has(m, "loading")) info->loading = GetStr(m, "loading");
+  if (Has(m, "restore_backup")) info->restore_backup_arn = GetStr(m, "restore_backup");
+  if (Has(m, "restore_source")) info->restore_source_arn = GetStr(m, "restore_source");
+  if (Has(m, "restore_time")) info->restore_time = GetDouble(m, "restore_time");
+  if (Has(m, "sse_type")) info->sse_type = GetStr(m, "sse_type");
+  if (Has(m, "kms_key")) info->kms_key_arn = GetStr(m, "kms_key");
   return true;
 }
 

@@ -82,6 +82,17 @@ struct TableInfo {
   // Point-in-time recovery enabled, since when, keeping how many days.
   std::optional<double> pitr_since;
   int64_t pitr_days = 35;
+  uint32_t pitr_history_id = 0;  // its history in the change log (change_log.h)
+  // A table being filled by a restore or DB::LoadTable ("restore", "load"):
+  // CREATING, its items unreadable, until the fill is whole (engine/backups.cc).
+  std::string loading;
+  // Made by a restore (RestoreSummary): from which backup or table, to when.
+  std::optional<std::string> restore_backup_arn;
+  std::optional<std::string> restore_source_arn;
+  std::optional<double> restore_time;
+  // SSEDescription of a table restored with SSESpecificationOverride.
+  std::optional<std::string> sse_type;
+  std::optional<std::string> kms_key_arn;
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

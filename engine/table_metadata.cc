@@ -47,12 +47,24 @@ bool Expired(const Item& item, const std::string& attribute, double now) {
 
 Status DBImpl::AlterTable(std::string_view name, Status not_found,
                           const std::function<Status(TableInfo*)>& change, TableInfoPtr* updated) {
+  return AlterTable(
+      name, std::move(not_found),
+      [&](TableInfo* info, rocksdb::WriteBatch*) { return change(info); }, updated);
+}
+
+Status DBImpl::AlterTable(std::string_view name, Status not_found,
+                          const std::function<Status(TableInfo*, rocksdb::WriteBatch*)>& change,
+                          TableInfoPtr* updated) {
   std::unique_lock lock(catalog_mu_);
   auto it = tables_.find(name);
   if (it == tables_.end()) return not_found;
+  if (!it->second->loading.empty()) {
+    return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
+                         "created: " + it->second->name);
+  }
   TableInfo info = *it->second;
-  DR_RETURN_IF_ERROR(change(&info));
   rocksdb::WriteBatch batch;
+  DR_RETURN_IF_ERROR(change(&info, &batch));
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
   DR_RETURN_IF_ERROR(Commit(&batch));
   it->second = std::make_shared<TableInfo>(std::move(info));
@@ -208,29 +220,33 @@ int64_t DBImpl::SweepExpiredItems() {
 
 namespace {
 
-ContinuousBackupsDescription DescribeBackups(const TableInfo& info) {
+ContinuousBackupsDescription DescribeBackups(const TableInfo& info, double now) {
   ContinuousBackupsDescription d;
   if (info.pitr_since) {
-    const double now = NowEpochSeconds();
     d.point_in_time_recovery_status = "ENABLED";
     d.recovery_period_in_days = info.pitr_days;
-    d.earliest_restorable_date_time =
-        std::max(*info.pitr_since, now - static_cast<double>(info.pitr_days) * 86400);
-    d.latest_restorable_date_time = std::max(*info.pitr_since, now - 5 * 60);
+    d.earliest_restorable_date_time = PitrWindowStart(info, now);
+    // Every change is kept as it commits: the latest restorable time is now
+    // (DynamoDB reports about five minutes ago; docs/architecture.md).
+    d.latest_restorable_date_time = std::max(*info.pitr_since, now);
   }
   return d;
 }
 
 }  // namespace
 
+double PitrWindowStart(const TableInfo& info, double now) {
+  return std::max(info.pitr_since.value_or(now), now - static_cast<double>(info.pitr_days) * 86400);
+}
+
 StatusOr<DescribeContinuousBackupsResponse> DBImpl::DescribeContinuousBackups(
     const DescribeContinuousBackupsRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  auto table = FindTable(req.table_name);
+  auto table = FindAnyTable(req.table_name);
   if (!table.ok()) {
     return Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name);
   }
-  return DescribeContinuousBackupsResponse{DescribeBackups(**table)};
+  return DescribeContinuousBackupsResponse{DescribeBackups(**table, change_log_->Now())};
 }
 
 StatusOr<UpdateContinuousBackupsResponse> DBImpl::UpdateContinuousBackups(
@@ -249,22 +265,45 @@ StatusOr<UpdateContinuousBackupsResponse> DBImpl::UpdateContinuousBackups(
     return ValidationError("RecoveryPeriodInDays can only be specified when "
                            "PointInTimeRecoveryEnabled is true");
   }
+  const Status not_found(ErrorType::kTableNotFound, "Table not found: " + req.table_name);
+  bool started = false;
   TableInfoPtr updated;
   DR_RETURN_IF_ERROR(AlterTable(
-      TableNameOf(req.table_name),
-      Status(ErrorType::kTableNotFound, "Table not found: " + req.table_name),
-      [&](TableInfo* info) -> Status {
+      TableNameOf(req.table_name), not_found,
+      [&](TableInfo* info, rocksdb::WriteBatch* batch) -> Status {
         if (req.point_in_time_recovery_enabled) {
-          if (!info->pitr_since) info->pitr_since = NowEpochSeconds();
+          if (!info->pitr_since) {
+            // A new history: allocated with the catalog entry that points to it.
+            info->pitr_since = change_log_->Now();
+            info->pitr_history_id = AllocateId(batch);
+            started = true;
+          }
           info->pitr_days = req.recovery_period_in_days.value_or(35);
         } else {
           info->pitr_since.reset();
           info->pitr_days = 35;
+          if (info->pitr_history_id != 0) change_log_->DropHistory(info->pitr_history_id, batch);
+          info->pitr_history_id = 0;
         }
         return Status();
       },
       &updated));
-  return UpdateContinuousBackupsResponse{DescribeBackups(*updated)};
+  if (updated->pitr_history_id != 0) {
+    change_log_->KeepHistory(updated->pitr_history_id, static_cast<double>(updated->pitr_days) * 86400);
+  }
+  if (started) {
+    // Writes that read the catalog before the history began have no record:
+    // the window opens once they have all committed.
+    WaitForWritesInProgress();
+    const double since = change_log_->Now();
+    DR_RETURN_IF_ERROR(AlterTable(TableNameOf(req.table_name), not_found,
+                                  [&](TableInfo* info) -> Status {
+                                    if (info->pitr_since) info->pitr_since = since;
+                                    return Status();
+                                  },
+                                  &updated));
+  }
+  return UpdateContinuousBackupsResponse{DescribeBackups(*updated, change_log_->Now())};
 }
 
 // ---------------------------------------------------------------- tags

@@ -17,7 +17,7 @@ done
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
-  librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libssl-dev
+  librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libzstd-dev libssl-dev
   libedit-dev tmux less  # `dynarock shell`: line editing, its terminal test, the pager
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm

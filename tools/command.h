@@ -48,6 +48,10 @@ int RunPatterns(const Args& args);
 int RunReplicate(const Args& args);
 int RunStreams(const Args& args);
 int RunShell(const Args& args);
+int RunBackup(const Args& args);
+int RunRestore(const Args& args);
+int RunExport(const Args& args);  // tools/transfer_command.cc
+int RunImport(const Args& args);  // tools/transfer_command.cc
 
 // Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.

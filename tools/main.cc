@@ -21,6 +21,10 @@ const Command kCommands[] = {
     {"replicate", "Ship a table's changes (its stream) to another DynamoDB endpoint", &RunReplicate},
     {"streams", "'streams tail TABLE' prints a table's stream records as JSON lines", &RunStreams},
     {"shell", "An interactive PartiQL console on a data directory or an endpoint", &RunShell},
+    {"backup", "Take, list or delete on-demand backups of a table", &RunBackup},
+    {"restore", "Restore a backup, or a table to a point in time, into a new table", &RunRestore},
+    {"export", "Export a table in DynamoDB's S3 export layout, or as JSON lines", &RunExport},
+    {"import", "Load a new table from a DynamoDB export, JSON lines or CSV", &RunImport},
 };
 
 void PrintUsage(FILE* out) {

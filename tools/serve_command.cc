@@ -41,6 +41,9 @@ constexpr char kServeHelp[] =
     "  --port N               Port (default 8000; 0 picks a free one)\n"
     "  --data DIR             Database directory, created if missing (default ./data)\n"
     "  --in-memory            Keep everything in memory; nothing is written to disk\n"
+    "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
+    "                         DIR/B (default: the folder s3 in the data directory;\n"
+    "                         none in memory)\n"
     "  --memory-budget SIZE   Bound RocksDB's block cache and memtables together\n"
     "                         (bytes, or with K, M or G: 64M); default none\n"
     "  --threads N            Server io threads (default: one per core); a connection\n"
@@ -102,6 +105,7 @@ int RunServe(const Args& args) {
   Options db_opts;
   std::string data_dir = "./data";
   bool data_given = false;
+  std::string s3_root;  // empty: <data>/s3 on disk, none in memory
   long long metrics_port = -1;  // -1: no metrics listener
   std::string metrics_host;     // empty: server_opts.host
   std::vector<std::pair<std::string, std::string>> replicate;  // (table, endpoint)
@@ -132,6 +136,9 @@ int RunServe(const Args& args) {
     } else if (flag == "--in-memory") {
       if (!no_value()) return UsageError("serve", "--in-memory takes no value");
       db_opts.in_memory = true;
+    } else if (flag == "--s3-root") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--s3-root needs a directory");
+      s3_root = v;
     } else if (flag == "--memory-budget") {
       if (!need_value()) return UsageError("serve", "--memory-budget needs a size (64M)");
       uint64_t bytes = 0;
@@ -270,6 +277,8 @@ int RunServe(const Args& args) {
   }
   std::unique_ptr<DB> database = std::move(db).value();
   handler->SetDatabase(database.get());
+  if (s3_root.empty() && !db_opts.in_memory) s3_root = data_dir + "/s3";
+  handler->SetS3Root(s3_root);
   server::MetricsRegistry metrics;
   std::unique_ptr<server::MetricsServer> metrics_server;
   if (metrics_port >= 0) {
@@ -342,7 +351,7 @@ int RunServe(const Args& args) {
   stop_replicating = true;
   for (auto& t : replicator_threads) t.join();
   if (metrics_server) metrics_server->Stop();
-  handler.reset();
+  handler.reset();  // stops running exports and imports, before the database closes
   database.reset();
   return kExitOk;
 }

@@ -34,6 +34,7 @@
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
 #include "graph/http_client.h"
+#include "tools/api_target.h"
 #include "tools/command.h"
 
 namespace dynarock::tools {
@@ -67,23 +68,6 @@ Reads statements from standard input when it is not a terminal.
 
 // One DynamoDB operation, JSON in and out.
 using Backend = std::function<StatusOr<std::string>(std::string_view op, const std::string& body)>;
-
-Status ErrorFromBody(const std::string& body) {
-  simdjson::dom::parser p;
-  simdjson::dom::element doc;
-  std::string type = "InternalServerError", message;
-  simdjson::padded_string padded(body);
-  if (p.parse(padded).get(doc) == simdjson::SUCCESS) {
-    std::string_view t, m;
-    if (doc["__type"].get(t) == simdjson::SUCCESS) {
-      type = std::string(t.substr(t.rfind('#') == std::string_view::npos ? 0 : t.rfind('#') + 1));
-    }
-    if (doc["message"].get(m) == simdjson::SUCCESS || doc["Message"].get(m) == simdjson::SUCCESS) {
-      message = std::string(m);
-    }
-  }
-  return Status(ErrorType::kValidation, type + ": " + message);
-}
 
 // A value as a PartiQL literal, so types show: 'text', 12.5, TRUE, NULL,
 // {'k': v}, [v], <<'a', 'b'>>; binary as b64'...'.
@@ -184,7 +168,8 @@ class Shell {
 
  private:
   bool Fail(const Status& s) {
-    std::fprintf(stderr, "error: %s\n", s.message().c_str());
+    // "ValidationException: ..." as DynamoDB names it.
+    std::fprintf(stderr, "error: %s\n", s.ToString().c_str());
     return false;
   }
 
@@ -544,37 +529,14 @@ int RunShell(const Args& args) {
     return UsageError("shell", "--endpoint excludes --data and --in-memory");
   }
 
-  std::unique_ptr<DB> db;
-  std::unique_ptr<api::Handler> handler;
-  std::unique_ptr<graph::HttpClient> http;
-  Backend backend;
-  if (!endpoint.empty()) {
-    graph::HttpClientOptions o;  // credentials from the environment or the profile
-    o.endpoint = endpoint;
-    if (const char* r = std::getenv("AWS_REGION")) o.region = r;
-    auto c = graph::HttpClient::Create(o);
-    if (!c.ok()) {
-      std::fprintf(stderr, "dynarock shell: %s\n", c.status().ToString().c_str());
-      return kExitFailure;
-    }
-    http = std::move(*c);
-    backend = [&](std::string_view op, const std::string& body) { return http->Call(op, body); };
-  } else {
-    Options options;
-    options.in_memory = data.empty();
-    auto opened = DB::Open(options, data);
-    if (!opened.ok()) {
-      std::fprintf(stderr, "dynarock shell: %s\n", opened.status().message().c_str());
-      return kExitFailure;
-    }
-    db = std::move(*opened);
-    handler = std::make_unique<api::Handler>(db.get());
-    backend = [&](std::string_view op, const std::string& body) -> StatusOr<std::string> {
-      api::ApiReply r = handler->Handle(op, body);
-      if (r.http_status != 200) return ErrorFromBody(r.body);
-      return std::move(r.body);
-    };
+  auto target = ApiTarget::Open(data, endpoint, in_memory);
+  if (!target.ok()) {
+    std::fprintf(stderr, "dynarock shell: %s\n", target.status().message().c_str());
+    return kExitFailure;
   }
+  Backend backend = [&](std::string_view op, const std::string& body) {
+    return (*target)->Call(op, body);
+  };
 
   Shell shell(backend, format);
   bool ok = true;

@@ -471,6 +471,8 @@ dynarock_code dynarock_open(const char* path, const char* options_json, dynarock
     auto state = std::make_shared<DbState>();
     state->db = std::move(*opened);
     state->handler = std::make_unique<dynarock::api::Handler>(state->db.get());
+    // Exports and imports use <path>/s3 for S3, as `dynarock serve` does.
+    if (!options.in_memory) state->handler->SetS3Root(std::string(path) + "/s3");
     state->client = std::make_unique<dynarock::graph::EmbeddedClient>(state->db.get());
     *db = static_cast<dynarock_db*>(Databases().Add(std::move(state)));
     return DYNAROCK_OK;

@@ -9,12 +9,14 @@
 #include <mutex>
 #include <utility>
 
+#include "engine/api/json_backups.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/partiql_json.h"
 #include "engine/request_checks.h"
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
+#include "engine/transfer/transfers.h"
 
 namespace dynarock::api {
 namespace internal {
@@ -23,6 +25,16 @@ struct HandlerState {
   DB* db = nullptr;
   std::string endpoint_address = "localhost:8000";
   Handler::Observer observer;
+  std::string s3_root;
+  // The export and import jobs, made at the first such request.
+  std::mutex transfers_mu;
+  std::unique_ptr<transfer::Transfers> transfers;  // GUARDED_BY(transfers_mu) to create
+
+  transfer::Transfers& Transfers() {
+    std::lock_guard<std::mutex> lock(transfers_mu);
+    if (!transfers) transfers = std::make_unique<transfer::Transfers>(db, s3_root);
+    return *transfers;
+  }
 };
 
 }  // namespace internal
@@ -294,6 +306,50 @@ ApiReply UpdateContinuousBackups(HandlerState& s, std::string_view body) {
              Plain<UpdateContinuousBackupsRequest>(EncodeUpdateContinuousBackupsResponse));
 }
 
+ApiReply CreateBackup(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeCreateBackupRequest, &DB::CreateBackup,
+             Plain<CreateBackupRequest>(EncodeCreateBackupResponse));
+}
+
+ApiReply DescribeBackup(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeDescribeBackupRequest, &DB::DescribeBackup,
+             Plain<DescribeBackupRequest>(EncodeDescribeBackupResponse));
+}
+
+ApiReply DeleteBackup(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeDeleteBackupRequest, &DB::DeleteBackup,
+             Plain<DeleteBackupRequest>(EncodeDeleteBackupResponse));
+}
+
+ApiReply ListBackups(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeListBackupsRequest, &DB::ListBackups,
+             Plain<ListBackupsRequest>(EncodeListBackupsResponse));
+}
+
+ApiReply RestoreTableFromBackup(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeRestoreTableFromBackupRequest, &DB::RestoreTableFromBackup,
+             Plain<RestoreTableFromBackupRequest>(EncodeRestoreTableFromBackupResponse));
+}
+
+ApiReply RestoreTableToPointInTime(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeRestoreTableToPointInTimeRequest, &DB::RestoreTableToPointInTime,
+             Plain<RestoreTableToPointInTimeRequest>(EncodeRestoreTableToPointInTimeResponse));
+}
+
+// Exports and imports (engine/transfer/transfers.h).
+template <const std::string_view& kName>
+ApiReply TransferOperation(HandlerState& s, std::string_view body) {
+  StatusOr<std::string> reply = s.Transfers().Handle(kName, body);
+  if (!reply.ok()) return Handler::ErrorReply(reply.status());
+  return Ok(std::move(*reply));
+}
+constexpr std::string_view kExportTableToPointInTime = "ExportTableToPointInTime";
+constexpr std::string_view kDescribeExport = "DescribeExport";
+constexpr std::string_view kListExports = "ListExports";
+constexpr std::string_view kImportTable = "ImportTable";
+constexpr std::string_view kDescribeImport = "DescribeImport";
+constexpr std::string_view kListImports = "ListImports";
+
 // ---------------------------------------------------------------- dispatch
 
 struct Operation {
@@ -306,11 +362,16 @@ constexpr Operation kOperations[] = {
     {"BatchExecuteStatement", BatchExecuteStatement},
     {"BatchGetItem", BatchGetItem},
     {"BatchWriteItem", BatchWriteItem},
+    {"CreateBackup", CreateBackup},
     {"CreateTable", CreateTable},
+    {"DeleteBackup", DeleteBackup},
     {"DeleteItem", DeleteItem},
     {"DeleteTable", DeleteTable},
+    {"DescribeBackup", DescribeBackup},
     {"DescribeContinuousBackups", DescribeContinuousBackups},
     {"DescribeEndpoints", DescribeEndpoints},
+    {"DescribeExport", TransferOperation<kDescribeExport>},
+    {"DescribeImport", TransferOperation<kDescribeImport>},
     {"DescribeLimits", DescribeLimits},
     {"DescribeTable", DescribeTable},
     {"DescribeTimeToLive", DescribeTimeToLive},
@@ -320,11 +381,18 @@ constexpr Operation kOperations[] = {
     {"DynamoDBStreams_20120810.ListStreams", ListStreams},
     {"ExecuteStatement", ExecuteStatement},
     {"ExecuteTransaction", ExecuteTransaction},
+    {"ExportTableToPointInTime", TransferOperation<kExportTableToPointInTime>},
     {"GetItem", GetItem},
+    {"ImportTable", TransferOperation<kImportTable>},
+    {"ListBackups", ListBackups},
+    {"ListExports", TransferOperation<kListExports>},
+    {"ListImports", TransferOperation<kListImports>},
     {"ListTables", ListTables},
     {"ListTagsOfResource", ListTagsOfResource},
     {"PutItem", PutItem},
     {"Query", Query},
+    {"RestoreTableFromBackup", RestoreTableFromBackup},
+    {"RestoreTableToPointInTime", RestoreTableToPointInTime},
     {"Scan", Scan},
     {"TagResource", TagResource},
     {"TransactGetItems", TransactGetItems},
@@ -357,7 +425,17 @@ Handler::Handler(DB* db) : state_(std::make_unique<internal::HandlerState>()) { 
 
 Handler::~Handler() = default;
 
-void Handler::SetDatabase(DB* db) { state_->db = db; }
+void Handler::SetDatabase(DB* db) {
+  // Running exports and imports stop before their database goes.
+  std::unique_ptr<transfer::Transfers> old;
+  {
+    std::lock_guard<std::mutex> lock(state_->transfers_mu);
+    old = std::move(state_->transfers);
+    state_->db = db;
+  }
+}
+
+void Handler::SetS3Root(std::string dir) { state_->s3_root = std::move(dir); }
 
 void Handler::SetEndpointAddress(std::string address) {
   state_->endpoint_address = std::move(address);

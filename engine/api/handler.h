@@ -61,8 +61,13 @@ class Handler {
   static ApiReply ErrorReply(const dynarock::Status& status);
 
   // The database requests go to (the constructor's, when not null). Call before
-  // serving (not synchronised with Handle).
+  // serving (not synchronised with Handle), and with null before the database
+  // closes: running exports and imports stop.
   void SetDatabase(DB* db);
+
+  // The folder that stands for S3 in exports and imports: bucket B is the
+  // folder <dir>/B (engine/transfer/transfers.h). Call before serving.
+  void SetS3Root(std::string dir);
 
   // The "host:port" DescribeEndpoints reports; "localhost:8000" until set. Call
   // before serving (not synchronised with Handle).

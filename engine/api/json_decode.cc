@@ -109,9 +109,8 @@ void json_internal::AttributeDefinitionsMember(Decoder& d, const dom::object& o,
   });
 }
 
-namespace {
 
-void ProjectionMember(Decoder& d, const dom::object& o, Projection* out) {
+void json_internal::ProjectionMember(Decoder& d, const dom::object& o, Projection* out) {
   dom::object p;
   if (!d.ReqObj(o, "Projection", &p)) return;
   Decoder::Scope scope(&d, "projection");
@@ -124,7 +123,7 @@ void ProjectionMember(Decoder& d, const dom::object& o, Projection* out) {
   d.StrList(p, "NonKeyAttributes", &out->non_key_attributes, /*non_empty=*/true);
 }
 
-bool ProvisionedThroughputMember(Decoder& d, const dom::object& o, bool required,
+static bool ProvisionedThroughputMember(Decoder& d, const dom::object& o, bool required,
                                  ProvisionedThroughput* out) {
   dom::object p;
   if (!(required ? d.ReqObj(o, "ProvisionedThroughput", &p)
@@ -142,13 +141,13 @@ bool ProvisionedThroughputMember(Decoder& d, const dom::object& o, bool required
   return true;
 }
 
-void OptionalThroughput(Decoder& d, const dom::object& o,
+void json_internal::OptionalThroughput(Decoder& d, const dom::object& o,
                         std::optional<ProvisionedThroughput>* out) {
   ProvisionedThroughput t;
   if (ProvisionedThroughputMember(d, o, false, &t)) *out = t;
 }
 
-void StreamSpecificationMember(Decoder& d, const dom::object& o,
+static void StreamSpecificationMember(Decoder& d, const dom::object& o,
                                std::optional<StreamSpecification>* out) {
   dom::object s;
   if (!d.Obj(o, "StreamSpecification", &s)) return;
@@ -159,12 +158,14 @@ void StreamSpecificationMember(Decoder& d, const dom::object& o,
   *out = std::move(spec);
 }
 
-void GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g) {
+void json_internal::GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g) {
   d.Name(e, "IndexName", &g->index_name, /*required=*/true);
   KeySchemaMember(d, e, true, &g->key_schema);
   ProjectionMember(d, e, &g->projection);
   OptionalThroughput(d, e, &g->provisioned_throughput);
 }
+
+namespace {
 
 void NamesMember(Decoder& d, const dom::object& o, NameMap* names, bool* has) {
   if (d.StrMap(o, "ExpressionAttributeNames", names)) *has = true;

@@ -734,6 +734,9 @@ void KeySchemaMember(Decoder& d, const dom::object& o, bool required,
 void AttributeDefinitionsMember(Decoder& d, const dom::object& o, bool required,
                                 std::vector<AttributeDefinition>* out);
 void KeysAndAttributesBody(Decoder& d, const dom::object& o, KeysAndAttributes* k);
+void ProjectionMember(Decoder& d, const dom::object& o, Projection* out);
+void OptionalThroughput(Decoder& d, const dom::object& o, std::optional<ProvisionedThroughput>* out);
+void GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g);
 void WriteRequestBody(Decoder& d, const dom::object& e, WriteRequest* w);
 
 }  // namespace dynarock::api::json_internal

@@ -16,6 +16,7 @@ void WriteNameMap(JsonWriter* w, const NameMap& names) {
   w->EndObject();
 }
 
+}  // namespace
 
 void WriteAttributeDefinitions(JsonWriter* w, const std::vector<AttributeDefinition>& defs) {
   w->Key("AttributeDefinitions");
@@ -82,6 +83,8 @@ void WriteStreamSpecification(JsonWriter* w, const StreamSpecification& s) {
   if (!s.stream_view_type.empty()) w->Member("StreamViewType", s.stream_view_type);
   w->EndObject();
 }
+
+namespace {
 
 void WriteCapacity(JsonWriter* w, const Capacity& c) {
   w->BeginObject();
@@ -279,6 +282,8 @@ void WriteReturnConsumedCapacity(JsonWriter* w, ReturnConsumedCapacity rcc) {
   }
 }
 
+}  // namespace
+
 void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
   w->BeginObject();
   w->Member("IndexName", g.index_name);
@@ -287,6 +292,8 @@ void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
   if (g.provisioned_throughput) WriteThroughput(w, *g.provisioned_throughput);
   w->EndObject();
 }
+
+namespace {
 
 template <typename R>
 std::string OnlyTableName(const R& r) {
@@ -424,6 +431,24 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     w->EndObject();
   }
   w->MemberBool("DeletionProtectionEnabled", t.deletion_protection_enabled);
+  if (t.restore_summary) {
+    const TableDescription::RestoreSummary& r = *t.restore_summary;
+    w->Key("RestoreSummary");
+    w->BeginObject();
+    if (r.source_backup_arn) w->Member("SourceBackupArn", *r.source_backup_arn);
+    if (r.source_table_arn) w->Member("SourceTableArn", *r.source_table_arn);
+    w->MemberDouble("RestoreDateTime", r.restore_date_time);
+    w->MemberBool("RestoreInProgress", r.restore_in_progress);
+    w->EndObject();
+  }
+  if (t.sse_type) {
+    w->Key("SSEDescription");
+    w->BeginObject();
+    w->Member("Status", "ENABLED");
+    w->Member("SSEType", *t.sse_type);
+    if (t.kms_master_key_arn) w->Member("KMSMasterKeyArn", *t.kms_master_key_arn);
+    w->EndObject();
+  }
   w->EndObject();
 }
 

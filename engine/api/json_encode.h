@@ -38,6 +38,16 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t);
 // "KeySchema":[{"AttributeName":...,"KeyType":"HASH"},...]
 void WriteKeySchema(JsonWriter* w, const std::vector<KeySchemaElement>& ks);
 void WriteConsumedCapacity(JsonWriter* w, const ConsumedCapacity& c);
+// "AttributeDefinitions":[...], "Projection":{...}, "ProvisionedThroughput":{...}
+// (with its description's members), "StreamSpecification":{...}
+void WriteAttributeDefinitions(JsonWriter* w, const std::vector<AttributeDefinition>& defs);
+void WriteProjection(JsonWriter* w, const Projection& p);
+void WriteThroughputDescription(JsonWriter* w, const ProvisionedThroughputDescription& t);
+void WriteThroughput(JsonWriter* w, const ProvisionedThroughput& t);
+void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global);
+void WriteStreamSpecification(JsonWriter* w, const StreamSpecification& s);
+// {"IndexName":...,"KeySchema":...,"Projection":...[,"ProvisionedThroughput":...]}
+void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g);
 // "ConsumedCapacity": [...] (the multi-table operations' form).
 void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list);
 

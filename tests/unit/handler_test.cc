@@ -164,6 +164,32 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return UpdateContinuousBackupsResponse{};
   }
+#define FAKE_OP(Op)                                        \
+  StatusOr<Op##Response> Op(const Op##Request&) override { \
+    last_op = #Op;                                         \
+    if (!fail.ok()) return fail;                           \
+    return Op##Response{};                                 \
+  }
+  FAKE_OP(CreateBackup)
+  FAKE_OP(DescribeBackup)
+  FAKE_OP(DeleteBackup)
+  FAKE_OP(ListBackups)
+  FAKE_OP(RestoreTableFromBackup)
+  FAKE_OP(RestoreTableToPointInTime)
+#undef FAKE_OP
+  Status ReadTableAt(std::string_view, std::optional<double>,
+                     const std::function<Status(std::string_view)>&) override {
+    return fail;
+  }
+  Status ReadTableChanges(std::string_view, double, double,
+                          const std::function<Status(const TableChange&)>&) override {
+    return fail;
+  }
+  StatusOr<TableDescription> LoadTable(const CreateTableRequest&,
+                                       const std::function<Status(TableLoader&)>&) override {
+    if (!fail.ok()) return fail;
+    return TableDescription{};
+  }
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& r) override {
     last_op = "TagResource";
     if (!fail.ok()) return fail;

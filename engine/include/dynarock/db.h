@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dynarock/backups.h"
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 #include "dynarock/streams.h"
@@ -75,7 +76,8 @@ struct Options {
   double stream_retention_seconds = 24 * 3600;
   double stream_shard_seconds = 4 * 3600;
   // The clock of stream records, shard rollover, retention and iterator
-  // expiry, in seconds since the epoch; the system clock when empty. Tests
+  // expiry, and of point-in-time recovery's history and window, in seconds
+  // since the epoch; the system clock when empty. Tests
   // inject one to move time.
   std::function<double()> clock;
 
@@ -171,12 +173,53 @@ class DB {
   virtual StatusOr<DescribeTimeToLiveResponse> DescribeTimeToLive(
       const DescribeTimeToLiveRequest& req) = 0;
 
-  // Point-in-time recovery: the setting is kept and reported (restoring is not
-  // supported). Errors: ValidationException, ResourceNotFoundException.
+  // Point-in-time recovery. While it is enabled every change to the table's
+  // items is kept, with its old image, for RecoveryPeriodInDays (1..35), and
+  // RestoreTableToPointInTime gives a new table with the items as they were
+  // at any second of that window (dynarock/backups.h). Errors:
+  // ValidationException, TableNotFoundException.
   virtual StatusOr<DescribeContinuousBackupsResponse> DescribeContinuousBackups(
       const DescribeContinuousBackupsRequest& req) = 0;
   virtual StatusOr<UpdateContinuousBackupsResponse> UpdateContinuousBackups(
       const UpdateContinuousBackupsRequest& req) = 0;
+
+  // On-demand backups (dynarock/backups.h): a consistent copy of one table's
+  // items and settings, independent of later writes and of the table's
+  // deletion, kept in the data directory. Errors: ValidationException,
+  // TableNotFoundException, BackupNotFoundException, BackupInUseException,
+  // TableAlreadyExistsException, InvalidRestoreTimeException,
+  // PointInTimeRecoveryUnavailableException.
+  virtual StatusOr<CreateBackupResponse> CreateBackup(const CreateBackupRequest& req) = 0;
+  virtual StatusOr<DescribeBackupResponse> DescribeBackup(const DescribeBackupRequest& req) = 0;
+  virtual StatusOr<DeleteBackupResponse> DeleteBackup(const DeleteBackupRequest& req) = 0;
+  virtual StatusOr<ListBackupsResponse> ListBackups(const ListBackupsRequest& req) = 0;
+  // The new table is CREATING, its items invisible, until the restore is
+  // whole; a restore cut short (a crash) is restarted at the next open.
+  virtual StatusOr<RestoreTableFromBackupResponse> RestoreTableFromBackup(
+      const RestoreTableFromBackupRequest& req) = 0;
+  virtual StatusOr<RestoreTableToPointInTimeResponse> RestoreTableToPointInTime(
+      const RestoreTableToPointInTimeRequest& req) = 0;
+
+  // Not DynamoDB operations: what exports and imports are built on.
+  //
+  // Calls `visit` with every item of `table` (a name or ARN) as it was at
+  // `time` (nullopt: now, one snapshot), each in the item codec's encoding;
+  // a time in the past needs point-in-time recovery enabled then
+  // (PointInTimeRecoveryUnavailableException, InvalidRestoreTimeException).
+  // An error from `visit` stops the walk and is returned.
+  virtual Status ReadTableAt(std::string_view table, std::optional<double> time,
+                             const std::function<Status(std::string_view item)>& visit) = 0;
+  // Calls `visit` with the net change of every item written in (from, to],
+  // in key order; needs PITR enabled over that span.
+  virtual Status ReadTableChanges(std::string_view table, double from, double to,
+                                  const std::function<Status(const TableChange&)>& visit) = 0;
+  // Creates table `req` and calls `fill` to add its items; the table is
+  // CREATING and its items unreadable until `fill` returns OK, then ACTIVE
+  // with its indexes built. When `fill` fails the table is deleted and its
+  // error returned; a load cut short by a crash is deleted at the next open.
+  // TableAlreadyExistsException when the name is taken.
+  virtual StatusOr<TableDescription> LoadTable(const CreateTableRequest& req,
+                                               const std::function<Status(TableLoader&)>& fill) = 0;
 
   // Tags of a table, named by its ARN; kept in the catalog. Errors:
   // ValidationException (a malformed ARN, tag rules, more than 50 tags),

@@ -131,6 +131,17 @@ struct TableDescription {
   std::optional<std::string> latest_stream_label;
   std::optional<std::string> table_class;
   bool deletion_protection_enabled = false;
+  // Tables made by a restore: where from, and whether it is still running.
+  struct RestoreSummary {
+    std::optional<std::string> source_backup_arn;
+    std::optional<std::string> source_table_arn;
+    double restore_date_time = 0;
+    bool restore_in_progress = false;
+  };
+  std::optional<RestoreSummary> restore_summary;
+  // SSEDescription: tables restored with an SSE override (KMS), as DynamoDB reports it.
+  std::optional<std::string> sse_type;
+  std::optional<std::string> kms_master_key_arn;
 };
 
 struct CreateTableResponse {

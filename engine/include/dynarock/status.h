@@ -53,6 +53,19 @@ enum class ErrorType : uint8_t {
   kTrimmedDataAccess,   // DynamoDB Streams: records past their retention
   kDuplicateItem,       // PartiQL INSERT of an item that exists
   kInternalServerError,
+  // Appended after kInternalServerError so that the values above never change.
+  kBackupNotFound,                    // backups
+  kBackupInUse,                       // a backup being created or deleted
+  kTableAlreadyExists,                // a restore or import target that exists
+  kTableInUse,                        // a restore's source table being changed
+  kContinuousBackupsUnavailable,      // backups of a table that is not ACTIVE
+  kPointInTimeRecoveryUnavailable,    // PITR not enabled for the table
+  kInvalidRestoreTime,                // outside the restorable window
+  kExportNotFound,
+  kExportConflict,                    // the same ClientToken, other parameters
+  kInvalidExportTime,
+  kImportNotFound,
+  kImportConflict,
 };
 
 // "ValidationException", "ResourceNotFoundException", ...
