@@ -364,21 +364,12 @@ StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
   info.sse_type = std::move(restore_fields.sse_type);
   info.kms_key_arn = std::move(restore_fields.kms_key_arn);
 
+  for (auto& ix : info.indexes) ix.status = "ACTIVE";  // filled with the table, not backfilled
   std::unique_lock lock(catalog_mu_);
-  if (tables_.count(info.name)) {
-    return Status(ErrorType::kTableAlreadyExists, "Table already exists: " + info.name);
-  }
-  if (tables_.size() >= static_cast<size_t>(kTablesPerAccountMax)) {
-    return Status(ErrorType::kLimitExceeded,
-                  "Subscriber limit exceeded: Only " + std::to_string(kTablesPerAccountMax) +
-                      " tables can be created");
-  }
   rocksdb::WriteBatch batch;
-  info.id = AllocateId(&batch);
-  for (auto& ix : info.indexes) {
-    ix.id = AllocateId(&batch);
-    ix.status = "ACTIVE";  // filled with the table, not backfilled
-  }
+  DR_RETURN_IF_ERROR(AdmitNewTable(
+      &info, &batch,
+      Status(ErrorType::kTableAlreadyExists, "Table already exists: " + info.name)));
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
   DR_RETURN_IF_ERROR(Commit(&batch));
   auto ptr = std::make_shared<TableInfo>(std::move(info));
@@ -594,16 +585,9 @@ void DBImpl::WriteBackup(std::string backup_id, TableInfoPtr table,
     rocksdb::Options o;
     o.env = env;
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o);
-    rocksdb::ReadOptions ro;
-    ro.snapshot = snapshot;
-    ro.fill_cache = false;
-    const std::string lower = EncodeTablePrefix(table->id);
-    const std::string upper = EncodeTablePrefix(table->id + 1);
-    rocksdb::Slice upper_slice(upper);
-    ro.iterate_upper_bound = &upper_slice;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+    TableScan it(db_, items_cf_, table->id, snapshot);
     bool open = false;
-    for (it->Seek(lower); it->Valid(); it->Next()) {
+    for (; it->Valid(); it->Next()) {
       if (shutting_down_.load(std::memory_order_relaxed)) return InternalError("closing");
       if (!open) {
         DR_RETURN_IF_ERROR(FromRocksDB(writer.Open(file)));
@@ -613,7 +597,7 @@ void DBImpl::WriteBackup(std::string backup_id, TableInfoPtr table,
       size_t size = 0;
       if (!EncodedItemSize(value, &size)) return InternalError("Corrupt item record");
       rocksdb::Slice key = it->key();
-      key.remove_prefix(lower.size());
+      key.remove_prefix(it.prefix_size());
       DR_RETURN_IF_ERROR(FromRocksDB(writer.Put(key, it->value())));
       ++items;
       bytes += static_cast<int64_t>(size);

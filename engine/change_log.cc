@@ -644,6 +644,28 @@ void ChangeLog::DropHistory(uint32_t id, rocksdb::WriteBatch* batch) {
 
 // ---------------------------------------------------------------- trimming
 
+int64_t ChangeLog::CountOlder(uint32_t id, uint64_t from, uint64_t cutoff_ms,
+                              uint64_t* last) const {
+  const std::string upper = RecordKey(id + 1, 0);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions ro;
+  ro.iterate_upper_bound = &upper_slice;
+  ro.fill_cache = false;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, records_));
+  int64_t count = 0;
+  for (it->Seek(RecordKey(id, from)); it->Valid(); it->Next()) {
+    std::string_view v(it->value().data(), it->value().size());
+    if (v.size() < kHeaderBytes || it->key().size() != 12) break;
+    std::string_view t = v.substr(kTimeOffset, 8);
+    uint64_t ms = 0;
+    GetFixed64(&t, &ms);
+    if (ms >= cutoff_ms) break;
+    *last = DecodeFixed64BE(it->key().data() + 4);
+    ++count;
+  }
+  return count;
+}
+
 int64_t ChangeLog::Trim() {
   std::lock_guard<std::mutex> one_at_a_time(trim_mu_);
   const double now = config_.clock();
@@ -666,24 +688,8 @@ int64_t ChangeLog::Trim() {
       continue;
     }
     // Records older than the cutoff, from the oldest kept.
-    const std::string upper = RecordKey(s.id + 1, 0);
-    rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_upper_bound = &upper_slice;
-    ro.fill_cache = false;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, records_));
     uint64_t last = 0;
-    int64_t count = 0;
-    for (it->Seek(RecordKey(s.id, s.trimmed_through + 1)); it->Valid(); it->Next()) {
-      std::string_view v(it->value().data(), it->value().size());
-      if (v.size() < kHeaderBytes || it->key().size() != 12) break;
-      std::string_view t = v.substr(kTimeOffset, 8);
-      uint64_t ms = 0;
-      GetFixed64(&t, &ms);
-      if (ms >= cutoff_ms) break;
-      last = DecodeFixed64BE(it->key().data() + 4);
-      ++count;
-    }
+    const int64_t count = CountOlder(s.id, s.trimmed_through + 1, cutoff_ms, &last);
     if (count == 0) continue;
     // Readers learn of the trim before the records go: one that read across
     // the deletion sees trimmed_through moved when it checks again.
@@ -707,24 +713,8 @@ int64_t ChangeLog::Trim() {
   }
   for (const auto& [id, seconds] : histories) {
     const uint64_t keep_ms = static_cast<uint64_t>(std::max(0.0, now - seconds) * 1000);
-    const std::string upper = RecordKey(id + 1, 0);
-    rocksdb::Slice upper_slice(upper);
-    rocksdb::ReadOptions ro;
-    ro.iterate_upper_bound = &upper_slice;
-    ro.fill_cache = false;
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, records_));
     uint64_t last = 0;
-    int64_t count = 0;
-    for (it->Seek(RecordKey(id, 0)); it->Valid(); it->Next()) {
-      std::string_view v(it->value().data(), it->value().size());
-      if (v.size() < kHeaderBytes || it->key().size() != 12) break;
-      std::string_view t = v.substr(kTimeOffset, 8);
-      uint64_t ms = 0;
-      GetFixed64(&t, &ms);
-      if (ms >= keep_ms) break;
-      last = DecodeFixed64BE(it->key().data() + 4);
-      ++count;
-    }
+    const int64_t count = CountOlder(id, 0, keep_ms, &last);
     if (count == 0) continue;
     rocksdb::WriteBatch batch;
     batch.DeleteRange(records_, RecordKey(id, 0), RecordKey(id, last + 1)).PermitUncheckedError();

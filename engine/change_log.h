@@ -206,6 +206,9 @@ class ChangeLog {
 
  private:
   void StartTrimmer();
+  // How many records of log `id` from number `from` on were made before
+  // `cutoff_ms`, in a row from the first; *last: the last of them.
+  int64_t CountOlder(uint32_t id, uint64_t from, uint64_t cutoff_ms, uint64_t* last) const;
   void PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) const;
   // The write options of the change log's own writes.
   rocksdb::WriteOptions WriteOptions() const;

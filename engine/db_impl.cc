@@ -362,6 +362,33 @@ StatusOr<TableInfoPtr> DBImpl::FindAnyTable(std::string_view name_or_arn) const 
   return it->second;
 }
 
+Status DBImpl::AdmitNewTable(TableInfo* info, rocksdb::WriteBatch* batch, Status exists) {
+  if (tables_.count(info->name)) return exists;
+  if (tables_.size() >= static_cast<size_t>(kTablesPerAccountMax)) {
+    return Status(ErrorType::kLimitExceeded,
+                  "Subscriber limit exceeded: Only " + std::to_string(kTablesPerAccountMax) +
+                      " tables can be created");
+  }
+  info->id = AllocateId(batch);
+  for (auto& ix : info->indexes) ix.id = AllocateId(batch);
+  return Status();
+}
+
+DBImpl::TableScan::TableScan(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, uint32_t table_id,
+                             const rocksdb::Snapshot* snapshot)
+    : lower_(EncodeTablePrefix(table_id)),
+      upper_(EncodeTablePrefix(table_id + 1)),
+      upper_slice_(upper_) {
+  rocksdb::ReadOptions ro;
+  ro.snapshot = snapshot;
+  ro.fill_cache = false;
+  ro.iterate_upper_bound = &upper_slice_;
+  it_.reset(db->NewIterator(ro, cf));
+  it_->Seek(lower_);
+}
+
+DBImpl::TableScan::~TableScan() = default;
+
 uint32_t DBImpl::AllocateId(rocksdb::WriteBatch* batch) {
   uint32_t id = next_id_++;
   std::string v(4, '\0');
@@ -478,17 +505,9 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;
 
   std::unique_lock lock(catalog_mu_);
-  if (tables_.count(info.name)) {
-    return ResourceInUse("Table already exists: " + info.name);
-  }
-  if (tables_.size() >= static_cast<size_t>(kTablesPerAccountMax)) {
-    return Status(ErrorType::kLimitExceeded,
-                  "Subscriber limit exceeded: Only " + std::to_string(kTablesPerAccountMax) +
-                      " tables can be created");
-  }
   rocksdb::WriteBatch batch;
-  info.id = AllocateId(&batch);
-  for (auto& ix : info.indexes) ix.id = AllocateId(&batch);
+  DR_RETURN_IF_ERROR(
+      AdmitNewTable(&info, &batch, ResourceInUse("Table already exists: " + info.name)));
   if (info.stream_specification && info.stream_specification->stream_enabled) {
     change_log_->CreateStream(&info, AllocateId(&batch), &batch);
   }

@@ -42,8 +42,11 @@
 #include "engine/expr/expression.h"
 #include "engine/table_info.h"
 
+#include <rocksdb/slice.h>
+
 namespace rocksdb {
 class Cache;
+class Iterator;
 class DB;
 class ColumnFamilyHandle;
 class Env;
@@ -196,6 +199,25 @@ class DBImpl final : public DB {
   void StageDropTable(const TableInfo& info, rocksdb::WriteBatch* batch,
                       bool keep_catalog_entry = false);
   uint32_t AllocateId(rocksdb::WriteBatch* batch);  // PRE: catalog_mu_ held exclusively
+  // A new table's admission (PRE: catalog_mu_ held exclusively): `exists`
+  // when the name is taken, LimitExceeded past the account's tables, else
+  // ids for the table and its indexes.
+  Status AdmitNewTable(TableInfo* info, rocksdb::WriteBatch* batch, Status exists);
+  // The items of one table, in key order, on a snapshot (null: now),
+  // positioned at the first: `for (TableScan s(...); s.Valid(); s.Next())`.
+  class TableScan {
+   public:
+    TableScan(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, uint32_t table_id,
+              const rocksdb::Snapshot* snapshot);
+    ~TableScan();
+    rocksdb::Iterator* operator->() const { return it_.get(); }
+    size_t prefix_size() const { return lower_.size(); }
+
+   private:
+    std::string lower_, upper_;
+    rocksdb::Slice upper_slice_;
+    std::unique_ptr<rocksdb::Iterator> it_;
+  };
   TableDescription Describe(const TableInfo& info, std::string_view status) const;
   void ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const;
 

@@ -113,15 +113,8 @@ Status DBImpl::ReadTableAt(std::string_view table_name, std::optional<double> ti
     DR_RETURN_IF_ERROR(CollectHistory(*table, *time, *time, snap.snapshot, &walk));
   }
   auto& past = walk.after_end;  // item key -> the item at `time` (none: absent)
-  rocksdb::ReadOptions ro;
-  ro.snapshot = snap.snapshot;
-  ro.fill_cache = false;
-  const std::string lower = EncodeTablePrefix(table->id);
-  const std::string upper = EncodeTablePrefix(table->id + 1);
-  rocksdb::Slice upper_slice(upper);
-  ro.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
-  for (it->Seek(lower); it->Valid(); it->Next()) {
+  TableScan it(db_, items_cf_, table->id, snap.snapshot);
+  for (; it->Valid(); it->Next()) {
     if (shutting_down_.load(std::memory_order_relaxed)) return InternalError("The database is closing");
     std::string_view value(it->value().data(), it->value().size());
     if (!past.empty()) {

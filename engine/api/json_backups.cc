@@ -128,6 +128,15 @@ void WriteDescription(JsonWriter* w, const BackupDescription& d) {
   w->EndObject();
 }
 
+std::string BackupDescriptionReply(const BackupDescription& d) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("BackupDescription");
+  WriteDescription(&w, d);
+  w.EndObject();
+  return w.Release();
+}
+
 std::string TableDescriptionReply(const TableDescription& t) {
   JsonWriter w;
   w.BeginObject();
@@ -214,21 +223,11 @@ std::string EncodeCreateBackupResponse(const CreateBackupResponse& r) {
 }
 
 std::string EncodeDescribeBackupResponse(const DescribeBackupResponse& r) {
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("BackupDescription");
-  WriteDescription(&w, r.backup_description);
-  w.EndObject();
-  return w.Release();
+  return BackupDescriptionReply(r.backup_description);
 }
 
 std::string EncodeDeleteBackupResponse(const DeleteBackupResponse& r) {
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("BackupDescription");
-  WriteDescription(&w, r.backup_description);
-  w.EndObject();
-  return w.Release();
+  return BackupDescriptionReply(r.backup_description);
 }
 
 std::string EncodeListBackupsResponse(const ListBackupsResponse& r) {

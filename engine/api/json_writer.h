@@ -34,6 +34,8 @@ void AppendJsonString(std::string_view s, std::string* out, char after = 0);
 // Appends the shortest text that reads back as exactly `d` ("1.5", "1707091234.25",
 // "0"); never NaN or infinity (written as 0, which JSON cannot express otherwise).
 void AppendJsonDouble(double d, std::string* out);
+// Appends code point `cp` (<= 0x10FFFF) as UTF-8 (the JSON and Ion readers' escapes).
+void AppendUtf8(uint32_t cp, std::string* out);
 
 class JsonWriter {
  public:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/api/base64.h"
+#include "engine/api/json_writer.h"
 
 namespace dynarock::transfer {
 
@@ -373,24 +374,6 @@ class Parser {
     }
   }
 
-  static void AppendUtf8(uint32_t cp, std::string* out) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
   bool Hex(size_t digits, uint32_t* out) {
     if (p_ + digits > t_.size()) return Truncated();
     *out = 0;
@@ -439,7 +422,7 @@ class Parser {
       default: return Fail(std::string("unknown Ion escape \\") + e);
     }
     if (cp > 0x10FFFF) return Fail("Ion escape out of Unicode's range");
-    AppendUtf8(cp, out);
+    api::AppendUtf8(cp, out);
     return true;
   }
 
