@@ -14,8 +14,8 @@
 //
 // A restore makes the target table at once, CREATING and hidden from item
 // operations (TableInfo::loading), and fills it on a background thread
-// through the normal write path (indexes and statistics follow); once whole
-// it turns ACTIVE. A restore cut short by a crash starts again at the next
+// through the table loader (engine/table_load.h: index entries and
+// statistics as for any write); once whole it turns ACTIVE. A restore cut short by a crash starts again at the next
 // open; a load (LoadTable) cut short is deleted.
 
 #include <rocksdb/db.h>
@@ -30,17 +30,15 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
-#include <unordered_set>
 
 #include "dynarock/item_size.h"
 #include "engine/db_impl.h"
+#include "engine/table_load.h"
 #include "engine/item_codec.h"
-#include "engine/item_validation.h"
 #include "engine/key_codec.h"
 #include "engine/limits.h"
 #include "engine/rocksdb_status.h"
 #include "engine/table_validation.h"
-#include "index/maintainer.h"
 
 namespace dynarock {
 
@@ -59,8 +57,6 @@ struct DBImpl::BackupRecord {
 namespace {
 
 constexpr std::string_view kBackupPrefix = "b/";
-constexpr size_t kLoadBatchItems = 4096;
-constexpr size_t kLoadBatchBytes = 4u << 20;
 
 AttributeValue Number(double v) {
   char buf[40];
@@ -230,197 +226,6 @@ Status ApplySse(const RestoreOverrides& o, const std::string& region, const std:
 
 }  // namespace
 
-// ---------------------------------------------------------------- loading
-
-class DBImpl::Loader : public TableLoader {
- public:
-  Loader(DBImpl* db, const TableInfo* table, bool unique_keys)
-      : db_(db), table_(table), unique_keys_(unique_keys) {}
-
-  Status Add(Item item) override {
-    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
-    const size_t size = ItemSize(item);
-    if (size > kItemSizeBytesMax) {
-      return ValidationError("Item size has exceeded the maximum allowed size");
-    }
-    DR_ASSIGN_OR_RETURN(std::string key, db_->ItemKey(*table_, item, /*for_put=*/true));
-    DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table_, item));
-    return Stage(std::move(key), std::move(item), size);
-  }
-
-  // An item in the item codec, as stored.
-  Status AddStored(std::string_view stored) {
-    Item item;
-    if (!DecodeItem(stored, &item)) return InternalError("Corrupt item record");
-    DR_ASSIGN_OR_RETURN(std::string key, db_->ItemKey(*table_, item, /*for_put=*/true));
-    size_t size = 0;
-    if (!EncodedItemSize(stored, &size)) size = ItemSize(item);
-    return Stage(std::move(key), std::move(item), size);
-  }
-
-  Status Flush() {
-    if (pending_.empty()) return Status();
-    // In key order: RocksDB's memtable inserts neighbours cheaply (its skip
-    // list keeps the last insert's position), far more than random keys.
-    std::sort(pending_.begin(), pending_.end(),
-              [](const Pending& a, const Pending& b) { return a.key < b.key; });
-    WriteSet writes;
-        for (Pending& p : pending_) {
-      DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,
-                                         p.item, &writes, nullptr, ChangeOrigin::kUser));
-    }
-    pending_.clear();
-    staged_bytes_ = 0;
-    // No write-ahead log: a load cut short is deleted (or, a restore, started
-    // again) at the next open, and a whole one is flushed before it turns
-    // ACTIVE (Finish). A loading table has no stream or history records.
-    rocksdb::WriteOptions wo;
-    wo.disableWAL = true;
-    return writes.changes.empty() ? FromRocksDB(db_->db_->Write(wo, &writes.batch))
-                                  : db_->Commit(&writes);
-  }
-
-  // Flushes what was written without the write-ahead log to table files.
-  Status Finish() {
-    DR_RETURN_IF_ERROR(Flush());
-    if (db_->options_.in_memory) return Status();
-    rocksdb::FlushOptions fo;
-    fo.wait = true;
-    return FromRocksDB(
-        db_->db_->Flush(fo, {db_->items_cf_, db_->indexes_cf_, db_->catalog_cf_}));
-  }
-
-  int64_t items() const override { return items_; }
-  int64_t bytes() const override { return bytes_; }
-
- private:
-  Status Stage(std::string key, Item item, size_t size) {
-    if (db_->shutting_down_.load(std::memory_order_relaxed)) {
-      return InternalError("The database is closing");
-    }
-    Pending p{std::move(key), std::move(item), false, 0, std::nullopt};
-    // Only a key this load may have added already needs reading: nobody else
-    // writes to a loading table.
-    const bool maybe_seen =
-        !unique_keys_ && !seen_.insert(std::hash<std::string>()(p.key)).second;
-    if (maybe_seen) {
-      // Maybe staged still: what is staged must be readable first (rare).
-      DR_RETURN_IF_ERROR(Flush());
-      rocksdb::PinnableSlice stored;
-      rocksdb::Status rs = db_->db_->Get(rocksdb::ReadOptions(), db_->items_cf_, p.key, &stored);
-      if (!rs.ok() && !rs.IsNotFound()) return FromRocksDB(rs);
-      if (rs.ok()) {
-        p.old_exists = true;
-        p.old_item.emplace();
-        const std::string_view bytes(stored.data(), stored.size());
-        if (!EncodedItemSize(bytes, &p.old_size) || !DecodeItem(bytes, &*p.old_item)) {
-          return InternalError("Corrupt item record");
-        }
-        items_ -= 1;
-        bytes_ -= static_cast<int64_t>(p.old_size);
-      }
-    }
-    pending_.push_back(std::move(p));
-    items_ += 1;
-    bytes_ += static_cast<int64_t>(size);
-    staged_bytes_ += size;
-    if (pending_.size() >= kLoadBatchItems || staged_bytes_ >= kLoadBatchBytes) return Flush();
-    return Status();
-  }
-
-  struct Pending {
-    std::string key;
-    std::optional<Item> item;
-    bool old_exists;
-    size_t old_size;
-    std::optional<Item> old_item;
-  };
-
-  DBImpl* db_;
-  const TableInfo* table_;
-  bool unique_keys_;
-  std::vector<Pending> pending_;       // staged, written by Flush
-  std::unordered_set<uint64_t> seen_;  // hashes of every key added
-  size_t staged_bytes_ = 0;
-  int64_t items_ = 0;
-  int64_t bytes_ = 0;
-};
-
-StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
-                                                  TableInfo restore_fields,
-                                                  const std::string& kind) {
-  if (options_.read_only) return InternalError("The database was opened read-only; writes are refused");
-  const double now = NowEpochSeconds();
-  DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
-  info.uuid = NewUuid();
-  info.creation_time = now;
-  if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = now;
-  info.stream_specification.reset();  // a loaded table starts without a stream
-  info.tags.clear();
-  info.loading = kind;
-  info.restore_backup_arn = std::move(restore_fields.restore_backup_arn);
-  info.restore_source_arn = std::move(restore_fields.restore_source_arn);
-  info.restore_time = restore_fields.restore_time;
-  info.sse_type = std::move(restore_fields.sse_type);
-  info.kms_key_arn = std::move(restore_fields.kms_key_arn);
-
-  for (auto& ix : info.indexes) ix.status = "ACTIVE";  // filled with the table, not backfilled
-  std::unique_lock lock(catalog_mu_);
-  rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(AdmitNewTable(
-      &info, &batch,
-      Status(ErrorType::kTableAlreadyExists, "Table already exists: " + info.name)));
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
-  auto ptr = std::make_shared<TableInfo>(std::move(info));
-  tables_[ptr->name] = ptr;
-  CatalogChanged();
-  return TableInfoPtr(ptr);
-}
-
-Status DBImpl::FinishLoading(const TableInfo& table) {
-  std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(table.name);
-  if (it == tables_.end() || it->second->id != table.id) {
-    return InternalError("The table being loaded is gone");
-  }
-  TableInfo info = *it->second;
-  info.loading.clear();
-  rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
-  it->second = std::make_shared<TableInfo>(std::move(info));
-  CatalogChanged();
-  return Status();
-}
-
-void DBImpl::DropLoadingTable(const TableInfo& table) {
-  std::unique_lock lock(catalog_mu_);
-  auto it = tables_.find(table.name);
-  if (it == tables_.end() || it->second->id != table.id) return;
-  rocksdb::WriteBatch batch;
-  StageDropTable(*it->second, &batch);
-  if (Commit(&batch).ok()) {
-    tables_.erase(it);
-    CatalogChanged();
-  }
-}
-
-StatusOr<TableDescription> DBImpl::LoadTable(const CreateTableRequest& req,
-                                             const std::function<Status(TableLoader&)>& fill) {
-  DR_ASSIGN_OR_RETURN(TableInfoPtr table, CreateLoadingTable(req, TableInfo(), "load"));
-  Loader loader(this, table.get(), /*unique_keys=*/false);
-  Status s = fill(loader);
-  if (s.ok()) s = loader.Finish();
-  if (s.ok()) s = FinishLoading(*table);
-  if (!s.ok()) {
-    DropLoadingTable(*table);
-    return s;
-  }
-  DR_ASSIGN_OR_RETURN(TableInfoPtr done, FindTable(table->name));
-  return Describe(*done, "ACTIVE");
-}
-
 // ---------------------------------------------------------------- restores
 
 Status DBImpl::RunRestore(const TableInfo& table) {
@@ -489,6 +294,16 @@ void DBImpl::ResumeLoads() {
     if (!Commit(&batch).ok()) continue;
     StartRestore(table);
   }
+  // Table files of loads cut short before their ingestion.
+  rocksdb::Env* env = mem_env_ ? mem_env_.get() : rocksdb::Env::Default();
+  std::vector<std::string> children;
+  if (env->GetChildren(dir_, &children).ok()) {
+    for (const std::string& f : children) {
+      if (f.rfind("load-", 0) == 0 && f.size() > 4 && f.substr(f.size() - 4) == ".sst") {
+        env->DeleteFile(dir_ + "/" + f).PermitUncheckedError();
+      }
+    }
+  }
   // Backups whose writing was cut short lost their snapshot: they go.
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
   std::vector<std::string> dropped;
@@ -502,10 +317,7 @@ void DBImpl::ResumeLoads() {
   for (const std::string& id : dropped) {
     rocksdb::WriteBatch batch;
     batch.Delete(catalog_cf_, std::string(kBackupPrefix) + id).PermitUncheckedError();
-    if (Commit(&batch).ok()) {
-      rocksdb::Env* env = mem_env_ ? mem_env_.get() : rocksdb::Env::Default();
-      env->DeleteFile(BackupFile(id)).PermitUncheckedError();
-    }
+    if (Commit(&batch).ok()) env->DeleteFile(BackupFile(id)).PermitUncheckedError();
   }
 }
 

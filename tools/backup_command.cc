@@ -119,7 +119,7 @@ std::string Body(const std::function<void(api::JsonWriter&)>& fill) {
 
 // Waits until `table` is ACTIVE, showing its item count against `total`.
 Status WaitRestored(ApiTarget& target, const std::string& table, int64_t total) {
-  Progress progress("restore " + table, total);
+  ProgressBar progress("restore " + table, total);
   simdjson::dom::parser p;
   const std::string body = Body([&](api::JsonWriter& w) { w.Member("TableName", table); });
   while (true) {
@@ -233,7 +233,7 @@ int RunBackup(const Args& args) {
     auto e = Parse(p, *described);
     if (e.ok()) total = IntAt(*e, {"Table", "ItemCount"});
   }
-  Progress progress("backup " + table, total);
+  ProgressBar progress("backup " + table, total);
   auto reply = (*target)->Call("CreateBackup", Body([&](api::JsonWriter& w) {
                                  w.Member("TableName", table);
                                  w.Member("BackupName", name);

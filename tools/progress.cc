@@ -7,14 +7,15 @@
 
 namespace dynarock::tools {
 
-Progress::Progress(std::string label, int64_t total_items, int tty)
+ProgressBar::ProgressBar(std::string label, int64_t total_items, int64_t total_bytes, int tty)
     : label_(std::move(label)),
-      total_(total_items),
+      total_items_(total_items),
+      total_bytes_(total_bytes),
       tty_(tty < 0 ? isatty(STDERR_FILENO) != 0 : tty != 0),
       start_(std::chrono::steady_clock::now()),
       last_draw_(start_) {}
 
-std::string Progress::Bytes(int64_t n) {
+std::string ProgressBar::Bytes(int64_t n) {
   char buf[32];
   if (n < 1024) {
     std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(n));
@@ -28,31 +29,42 @@ std::string Progress::Bytes(int64_t n) {
   return buf;
 }
 
-std::string Progress::Line(int64_t items, int64_t bytes, double seconds) const {
+std::string ProgressBar::Line(int64_t items, int64_t bytes, double seconds) const {
   char buf[256];
-  std::string line = label_ + " ";
-  if (total_ > 0) {
-    const double frac = std::clamp(static_cast<double>(items) / static_cast<double>(total_), 0.0, 1.0);
+  std::string line = label_.empty() ? "" : label_ + " ";
+  double frac = -1;
+  if (total_bytes_ > 0) {
+    frac = std::clamp(static_cast<double>(bytes) / static_cast<double>(total_bytes_), 0.0, 1.0);
+  } else if (total_items_ > 0) {
+    frac = std::clamp(static_cast<double>(items) / static_cast<double>(total_items_), 0.0, 1.0);
+  }
+  if (frac >= 0) {
     const int width = 24, filled = static_cast<int>(frac * width);
-    line += "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] ";
-    std::snprintf(buf, sizeof buf, "%3d%% %lld/%lld items", static_cast<int>(frac * 100),
-                  static_cast<long long>(items), static_cast<long long>(total_));
+    std::snprintf(buf, sizeof buf, "%3d%% ", static_cast<int>(frac * 100));
+    line += "[" + std::string(filled, '#') + std::string(width - filled, '.') + "] " + buf;
+  }
+  if (total_items_ > 0 && total_bytes_ <= 0) {
+    std::snprintf(buf, sizeof buf, "%lld/%lld items", static_cast<long long>(items),
+                  static_cast<long long>(total_items_));
   } else {
     std::snprintf(buf, sizeof buf, "%lld items", static_cast<long long>(items));
   }
   line += buf;
-  if (bytes > 0) line += ", " + Bytes(bytes);
+  if (bytes > 0) {
+    line += ", " + Bytes(bytes);
+    if (total_bytes_ > 0) line += " of " + Bytes(total_bytes_);
+  }
   const double rate = seconds > 0 ? items / seconds : 0;
   std::snprintf(buf, sizeof buf, ", %.0f items/s", rate);
   line += buf;
-  if (total_ > 0 && rate > 0 && items < total_) {
-    std::snprintf(buf, sizeof buf, ", ETA %.0fs", (total_ - items) / rate);
+  if (frac > 0 && frac < 1 && seconds > 0) {
+    std::snprintf(buf, sizeof buf, ", ETA %.0fs", seconds / frac - seconds);
     line += buf;
   }
   return line;
 }
 
-void Progress::Draw(int64_t items, int64_t bytes, bool final) {
+void ProgressBar::Draw(int64_t items, int64_t bytes, bool final) {
   const auto now = std::chrono::steady_clock::now();
   const double since_draw = std::chrono::duration<double>(now - last_draw_).count();
   if (!final && since_draw < (tty_ ? 0.1 : 5.0)) return;
@@ -69,8 +81,36 @@ void Progress::Draw(int64_t items, int64_t bytes, bool final) {
   std::fflush(stderr);
 }
 
-void Progress::Update(int64_t items, int64_t bytes) { Draw(items, bytes, false); }
+void ProgressBar::Update(int64_t items, int64_t bytes) { Draw(items, bytes, false); }
 
-void Progress::Finish(int64_t items, int64_t bytes) { Draw(items, bytes, true); }
+void ProgressBar::Finish(int64_t items, int64_t bytes) { Draw(items, bytes, true); }
+
+ProgressThread::ProgressThread(std::string label, Read read)
+    : bar_(std::move(label), 0), read_(std::move(read)) {
+  thread_ = std::thread([this] {
+    while (!done_.load()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      if (!done_.load()) Draw(false);
+    }
+  });
+}
+
+void ProgressThread::Draw(bool final) {
+  int64_t items = 0, bytes = 0, total_items = 0, total_bytes = 0;
+  read_(&items, &bytes, &total_items, &total_bytes);
+  bar_.set_totals(total_items, total_bytes);
+  if (final) {
+    bar_.Finish(items, bytes);
+  } else {
+    bar_.Update(items, bytes);
+  }
+}
+
+void ProgressThread::Stop() {
+  if (!thread_.joinable()) return;
+  done_ = true;
+  thread_.join();
+  Draw(true);
+}
 
 }  // namespace dynarock::tools

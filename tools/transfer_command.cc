@@ -6,6 +6,7 @@
 // done). Progress: a bar (items, bytes, rate, ETA) on a terminal, a plain line
 // every few seconds otherwise.
 
+#include <simdjson.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,8 +22,9 @@
 #include "engine/api/json_encode.h"
 #include "engine/transfer/jobs.h"
 #include "engine/transfer/runner.h"
-#include "graph/http_client.h"
+#include "tools/api_target.h"
 #include "tools/command.h"
+#include "tools/progress.h"
 
 namespace dynarock::tools {
 namespace {
@@ -59,113 +61,40 @@ constexpr char kImportHelp[] =
     "                    CSV files with a header line\n"
     "  --endpoint URL    a DynamoDB endpoint: runs ImportTable on --bucket B [--prefix P]\n";
 
-bool IsTerminal() { return isatty(STDERR_FILENO) == 1; }
-
-std::string Human(double v) {
-  const char* units[] = {"", "K", "M", "G", "T"};
-  int u = 0;
-  while (v >= 1000 && u < 4) {
-    v /= 1000;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), u ? "%.1f%s" : "%.0f%s", v, units[u]);
-  return buf;
-}
-
-// Draws progress from counters until stopped.
-class ProgressView {
- public:
-  ProgressView(const char* verb, std::function<void(int64_t*, int64_t*, int64_t*, int64_t*)> read)
-      : verb_(verb), read_(std::move(read)), tty_(IsTerminal()),
-        start_(std::chrono::steady_clock::now()) {
-    thread_ = std::thread([this] { Loop(); });
-  }
-  ~ProgressView() { Stop(); }
-  void Stop() {
-    if (!thread_.joinable()) return;
-    done_ = true;
-    thread_.join();
-    Draw(true);
-  }
-
- private:
-  void Loop() {
-    int ticks = 0;
-    while (!done_) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      if (tty_ || ++ticks % 25 == 0) Draw(false);
-    }
-  }
-  void Draw(bool final) {
-    int64_t items = 0, bytes = 0, total_bytes = 0, total_items = 0;
-    read_(&items, &bytes, &total_bytes, &total_items);
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    const double rate = secs > 0 ? items / secs : 0;
-    double fraction = -1;
-    if (total_bytes > 0) fraction = std::min(1.0, double(bytes) / total_bytes);
-    else if (total_items > 0) fraction = std::min(1.0, double(items) / total_items);
-    std::string eta = "--";
-    if (fraction > 0 && !final) {
-      const int left = static_cast<int>(secs / fraction - secs);
-      char b[32];
-      std::snprintf(b, sizeof(b), "%d:%02d", left / 60, left % 60);
-      eta = b;
-    }
-    std::string bar;
-    if (fraction >= 0) {
-      const int filled = static_cast<int>(fraction * 30);
-      bar = "[" + std::string(filled, '#') + std::string(30 - filled, ' ') + "] " +
-            std::to_string(static_cast<int>(fraction * 100)) + "% ";
-    }
-    std::fprintf(stderr, "%s%s%s items, %sB, %s items/s, ETA %s%s", tty_ ? "\r" : "", bar.c_str(),
-                 Human(double(items)).c_str(), Human(double(bytes)).c_str(), Human(rate).c_str(),
-                 eta.c_str(), tty_ && !final ? "   " : "\n");
-    std::fflush(stderr);
-    (void)verb_;
-  }
-
-  const char* verb_;
-  std::function<void(int64_t*, int64_t*, int64_t*, int64_t*)> read_;
-  bool tty_;
-  std::chrono::steady_clock::time_point start_;
-  std::atomic<bool> done_{false};
-  std::thread thread_;
-};
-
 int Fail(const char* command, const Status& s) {
   std::fprintf(stderr, "dynarock %s: %s\n", command, s.ToString().c_str());
   return kExitFailure;
 }
 
-StatusOr<std::unique_ptr<graph::HttpClient>> Connect(const std::string& endpoint) {
-  graph::HttpClientOptions o;
-  o.endpoint = endpoint;
-  if (const char* r = std::getenv("AWS_REGION")) o.region = r;
-  return graph::HttpClient::Create(o);
+// The member `key` of a reply's one inner object ("" when absent).
+std::string Field(const std::string& json, const char* key) {
+  simdjson::dom::parser p;
+  simdjson::dom::element root;
+  simdjson::dom::object outer;
+  if (p.parse(json).get(root) != simdjson::SUCCESS || root.get(outer) != simdjson::SUCCESS) return "";
+  for (auto [name, inner] : outer) {
+    simdjson::dom::element v;
+    if (inner[key].get(v) != simdjson::SUCCESS) continue;
+    std::string_view text;
+    int64_t i = 0;
+    double d = 0;
+    if (v.get(text) == simdjson::SUCCESS) return std::string(text);
+    if (v.get(i) == simdjson::SUCCESS) return std::to_string(i);
+    if (v.get(d) == simdjson::SUCCESS) return std::to_string(static_cast<int64_t>(d));
+  }
+  return "";
 }
-
-// The string member `key` of a reply's inner object, by text.
-std::string Field(const std::string& json, const std::string& key) {
-  const std::string needle = "\"" + key + "\":";
-  const size_t at = json.find(needle);
-  if (at == std::string::npos) return "";
-  size_t p = at + needle.size();
-  if (json[p] == '"') return json.substr(p + 1, json.find('"', p + 1) - p - 1);
-  size_t e = p;
-  while (e < json.size() && (isdigit(static_cast<unsigned char>(json[e])) || json[e] == '-')) ++e;
-  return json.substr(p, e - p);
-}
-int64_t IntField(const std::string& json, const std::string& key) {
+int64_t IntField(const std::string& json, const char* key) {
   const std::string v = Field(json, key);
   return v.empty() ? 0 : std::stoll(v);
 }
 
 // Polls `describe` until the job is not IN_PROGRESS; returns its last reply.
-StatusOr<std::string> WaitRemote(graph::HttpClient& c, std::string_view op, const std::string& body,
-                                 const char* items_field, const char* bytes_field) {
+StatusOr<std::string> WaitRemote(ApiTarget& c, const char* label, std::string_view op,
+                                 const std::string& body, const char* items_field,
+                                 const char* bytes_field) {
   std::atomic<int64_t> items{0}, bytes{0};
-  ProgressView view("", [&](int64_t* i, int64_t* b, int64_t*, int64_t*) {
+  ProgressThread view(label, [&](int64_t* i, int64_t* b, int64_t*, int64_t*) {
     *i = items.load();
     *b = bytes.load();
   });
@@ -174,7 +103,9 @@ StatusOr<std::string> WaitRemote(graph::HttpClient& c, std::string_view op, cons
     if (!r.ok()) return r.status();
     items = IntField(*r, items_field);
     bytes = IntField(*r, bytes_field);
-    if (r->find("\"IN_PROGRESS\"") == std::string::npos) return r;
+    if (Field(*r, "ExportStatus") != "IN_PROGRESS" && Field(*r, "ImportStatus") != "IN_PROGRESS") {
+      return r;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
   }
 }
@@ -214,7 +145,7 @@ int RunExport(const Args& args) {
 
   if (!endpoint.empty()) {
     if (bucket.empty()) return UsageError("export", "--endpoint needs --bucket B");
-    auto c = Connect(endpoint);
+    auto c = ApiTarget::Open("", endpoint);
     if (!c.ok()) return Fail("export", c.status());
     auto d = (*c)->Call("DescribeTable", "{\"TableName\":\"" + table + "\"}");
     if (!d.ok()) return Fail("export", d.status());
@@ -228,8 +159,8 @@ int RunExport(const Args& args) {
     auto started = (*c)->Call("ExportTableToPointInTime", w.str());
     if (!started.ok()) return Fail("export", started.status());
     const std::string arn = Field(*started, "ExportArn");
-    auto done = WaitRemote(**c, "DescribeExport", "{\"ExportArn\":\"" + arn + "\"}", "ItemCount",
-                           "BilledSizeBytes");
+    auto done = WaitRemote(**c, ("export " + table).c_str(), "DescribeExport",
+                           "{\"ExportArn\":\"" + arn + "\"}", "ItemCount", "BilledSizeBytes");
     if (!done.ok()) return Fail("export", done.status());
     std::printf("%s\n", done->c_str());
     return Field(*done, "ExportStatus") == "COMPLETED" ? kExitOk : kExitFailure;
@@ -243,7 +174,7 @@ int RunExport(const Args& args) {
   auto desc = (*db)->DescribeTable(dt);
   if (!desc.ok()) return Fail("export", desc.status());
   progress.total_items = desc->table.item_count;
-  ProgressView view("export", [&](int64_t* i, int64_t* b, int64_t* tb, int64_t* ti) {
+  ProgressThread view("export " + table, [&](int64_t* i, int64_t* b, int64_t* ti, int64_t* tb) {
     *i = progress.items.load();
     *b = progress.bytes.load();
     *tb = 0;
@@ -391,7 +322,7 @@ int RunImport(const Args& args) {
 
   if (!endpoint.empty()) {
     if (bucket.empty()) return UsageError("import", "--endpoint needs --bucket B");
-    auto c = Connect(endpoint);
+    auto c = ApiTarget::Open("", endpoint);
     if (!c.ok()) return Fail("import", c.status());
     std::string params = api::EncodeCreateTableRequest(create);
     api::JsonWriter w;
@@ -417,7 +348,8 @@ int RunImport(const Args& args) {
     w.EndObject();
     auto started = (*c)->Call("ImportTable", w.str());
     if (!started.ok()) return Fail("import", started.status());
-    auto done = WaitRemote(**c, "DescribeImport", "{\"ImportArn\":\"" + Field(*started, "ImportArn") + "\"}",
+    auto done = WaitRemote(**c, ("import " + table).c_str(), "DescribeImport",
+                           "{\"ImportArn\":\"" + Field(*started, "ImportArn") + "\"}",
                            "ProcessedItemCount", "ProcessedSizeBytes");
     if (!done.ok()) return Fail("import", done.status());
     std::printf("%s\n", done->c_str());
@@ -457,7 +389,7 @@ int RunImport(const Args& args) {
   };
   StatusOr<TableDescription> result = Status();
   {
-    ProgressView view("import", [&](int64_t* i, int64_t* b, int64_t* tb, int64_t*) {
+    ProgressThread view("import " + table, [&](int64_t* i, int64_t* b, int64_t*, int64_t* tb) {
       *i = progress.items.load();
       *b = progress.bytes.load();
       *tb = progress.total_bytes.load();

@@ -3,10 +3,14 @@
 #include "engine/transfer/runner.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "dynarock/item_view.h"
@@ -188,45 +192,107 @@ StatusOr<TableDescription> RunImport(DB* db, const CreateTableRequest& create,
       auto described = db->DescribeTable(d);
       if (described.ok()) on_created(described->table);
     }
-    int64_t done_bytes = 0;
-    Item item;
-    for (const std::string& file : source.files) {
-      DR_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader, LineReader::Open(file, source.compression));
-      parser.StartFile();
-      std::string_view line;
-      int64_t n = 0;
-      while (reader->Next(&line)) {
-        if ((++n & 1023) == 0) {
-          if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Stopped();
-          progress->bytes.store(done_bytes + reader->file_bytes_read(), std::memory_order_relaxed);
+    // Two stages on two threads: this one reads and parses, the loader adds
+    // (validation, keys, index entries, table files) as the batches come.
+    struct Record {
+      Item item;
+      Status error;  // a bad record: counted, reported, skipped
+      const std::string* file = nullptr;
+      int64_t line = 0;
+    };
+    using Batch = std::vector<Record>;
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Batch> queue;  // at most kQueued batches
+    constexpr size_t kQueued = 8, kBatch = 1024;
+    bool produced = false, consumer_failed = false;
+    Status fatal;
+    std::thread consumer([&] {
+      for (;;) {
+        Batch batch;
+        {
+          std::unique_lock<std::mutex> lock(mu);
+          cv.wait(lock, [&] { return !queue.empty() || produced; });
+          if (queue.empty()) return;
+          batch = std::move(queue.front());
+          queue.pop_front();
         }
-        bool has_item = false;
-        Status s = parser.Line(line, &item, &has_item);
-        if (s.ok() && !has_item) continue;
-        progress->items.fetch_add(1, std::memory_order_relaxed);
-        if (s.ok()) s = loader.Add(std::move(item));  // normalises and validates
-        if (s.ok()) {
-          progress->imported.fetch_add(1, std::memory_order_relaxed);
-          continue;
+        cv.notify_all();
+        for (Record& r : batch) {
+          progress->items.fetch_add(1, std::memory_order_relaxed);
+          Status st = r.error.ok() ? loader.AddPrepared(std::move(r.item)) : r.error;
+          if (st.ok()) {
+            progress->imported.fetch_add(1, std::memory_order_relaxed);
+            continue;
+          }
+          if (st.type() != ErrorType::kValidation) {
+            std::lock_guard<std::mutex> lock(mu);
+            fatal = st;
+            consumer_failed = true;
+            queue.clear();
+            cv.notify_all();
+            return;
+          }
+          progress->errors.fetch_add(1, std::memory_order_relaxed);
+          if (errors) errors(*r.file, r.line, std::string(st.message()));
         }
-        if (s.type() != ErrorType::kValidation) return s;
-        progress->errors.fetch_add(1, std::memory_order_relaxed);
-        if (errors) errors(file, reader->line_number(), std::string(s.message()));
       }
-      if (!reader->status().ok()) {
-        return Status(ErrorType::kValidation,
-                      file + ": " + std::string(reader->status().message()));
+    });
+    Batch batch;
+    auto push = [&]() -> bool {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return queue.size() < kQueued || consumer_failed; });
+      if (consumer_failed) return false;
+      queue.push_back(std::move(batch));
+      batch = Batch();
+      batch.reserve(kBatch);
+      cv.notify_all();
+      return true;
+    };
+    Status produce = [&]() -> Status {
+      int64_t done_bytes = 0;
+      for (const std::string& file : source.files) {
+        DR_ASSIGN_OR_RETURN(std::unique_ptr<LineReader> reader,
+                            LineReader::Open(file, source.compression));
+        parser.StartFile();
+        std::string_view line;
+        int64_t n = 0;
+        Item item;
+        while (reader->Next(&line)) {
+          if ((++n & 1023) == 0) {
+            if (stop != nullptr && stop->load(std::memory_order_relaxed)) return Stopped();
+            progress->bytes.store(done_bytes + reader->file_bytes_read(), std::memory_order_relaxed);
+          }
+          bool has_item = false;
+          Status st = parser.Line(line, &item, &has_item);
+          if (st.ok() && !has_item) continue;
+          if (st.ok()) st = TableLoader::Prepare(&item);
+          batch.push_back(Record{st.ok() ? std::move(item) : Item(), st, &file,
+                                 reader->line_number()});
+          item = Item();
+          if (batch.size() >= kBatch && !push()) return Status();
+        }
+        if (!reader->status().ok()) {
+          return Status(ErrorType::kValidation,
+                        file + ": " + std::string(reader->status().message()));
+        }
+        Status end = parser.EndFile();
+        if (!end.ok()) batch.push_back(Record{Item(), end, &file, reader->line_number()});
+        done_bytes += reader->file_bytes_read();
+        progress->bytes.store(done_bytes, std::memory_order_relaxed);
       }
-      Status end = parser.EndFile();
-      if (!end.ok()) {
-        progress->items.fetch_add(1, std::memory_order_relaxed);
-        progress->errors.fetch_add(1, std::memory_order_relaxed);
-        if (errors) errors(file, reader->line_number(), std::string(end.message()));
-      }
-      done_bytes += reader->file_bytes_read();
-      progress->bytes.store(done_bytes, std::memory_order_relaxed);
+      if (!batch.empty()) push();
+      return Status();
+    }();
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      produced = true;
+      if (!produce.ok()) queue.clear();  // nothing more is added
     }
-    return Status();
+    cv.notify_all();
+    consumer.join();
+    if (!produce.ok()) return produce;
+    return fatal;
   });
 }
 

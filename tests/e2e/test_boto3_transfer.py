@@ -133,6 +133,98 @@ class TransferTest(unittest.TestCase):
         item = C.get_item(TableName=new, Key={"id": {"N": "3"}})["Item"]
         self.assertEqual(item["name"], {"S": "three; quoted"})
 
+    def test_incremental_export_has_each_items_net_change(self):
+        name = harness.create_table(C)
+        arn = C.describe_table(TableName=name)["Table"]["TableArn"]
+        C.update_continuous_backups(TableName=name, PointInTimeRecoverySpecification={
+            "PointInTimeRecoveryEnabled": True})
+
+        def next_second():  # SDKs send times in whole seconds
+            now = time.time()
+            time.sleep(int(now) + 1 - now + 0.05)
+            return int(now) + 1
+        next_second()
+        for k in ("a", "b", "gone"):
+            C.put_item(TableName=name, Item={"pk": {"S": k}, "v": {"N": "1"}})
+        start = next_second()
+        C.put_item(TableName=name, Item={"pk": {"S": "a"}, "v": {"N": "2"}})
+        C.put_item(TableName=name, Item={"pk": {"S": "a"}, "v": {"N": "3"}})
+        C.delete_item(TableName=name, Key={"pk": {"S": "b"}})
+        C.put_item(TableName=name, Item={"pk": {"S": "c"}, "v": {"N": "1"}})
+        end = next_second()
+        C.put_item(TableName=name, Item={"pk": {"S": "c"}, "v": {"N": "9"}})  # after the span
+        r = C.export_table_to_point_in_time(
+            TableArn=arn, S3Bucket="bucket1", S3Prefix="inc", ExportType="INCREMENTAL_EXPORT",
+            IncrementalExportSpecification={"ExportFromTime": start, "ExportToTime": end,
+                                            "ExportViewType": "NEW_AND_OLD_IMAGES"})
+        d = wait(lambda: C.describe_export(ExportArn=r["ExportDescription"]["ExportArn"]),
+                 "ExportDescription", "ExportStatus")
+        self.assertEqual(d["ExportStatus"], "COMPLETED", d)
+        self.assertEqual(d["ExportType"], "INCREMENTAL_EXPORT")
+        import gzip
+        import json
+        data = os.path.join(ROOT, "bucket1", os.path.dirname(d["ExportManifest"]), "data")
+        lines = []
+        for f in sorted(os.listdir(data)):
+            with gzip.open(os.path.join(data, f), "rt") as fh:
+                lines += [json.loads(line) for line in fh if line.strip()]
+        by_key = {l["Keys"]["pk"]["S"]: l for l in lines}
+        self.assertEqual(set(by_key), {"a", "b", "c"})
+        self.assertEqual(by_key["a"]["OldImage"]["v"], {"N": "1"})
+        self.assertEqual(by_key["a"]["NewImage"]["v"], {"N": "3"})
+        self.assertEqual(by_key["b"]["OldImage"]["v"], {"N": "1"})
+        self.assertNotIn("NewImage", by_key["b"])
+        self.assertNotIn("OldImage", by_key["c"])
+        self.assertEqual(by_key["c"]["NewImage"]["v"], {"N": "1"})
+        for l in lines:
+            micros = int(l["Metadata"]["WriteTimestampMicros"]["N"])
+            self.assertTrue(start * 1e6 <= micros <= end * 1e6, l)
+
+    def test_import_killed_midway_leaves_no_table(self):
+        import gzip
+        import json
+        import signal
+        root = tempfile.mkdtemp(prefix="dynarock-kill-")
+        try:
+            os.makedirs(os.path.join(root, "s3", "big", "data"))
+            with gzip.open(os.path.join(root, "s3", "big", "data", "a.json.gz"), "wt") as f:
+                for i in range(300000):
+                    f.write(json.dumps({"Item": {"pk": {"S": "k%d" % i}, "v": {"S": "x" * 40}}})
+                            + "\n")
+            proc, url = harness.launch(data_dir=os.path.join(root, "db"),
+                                       extra_args=["--s3-root", os.path.join(root, "s3")])
+            try:
+                c = harness.client(url)
+                imp = c.import_table(
+                    S3BucketSource={"S3Bucket": "big", "S3KeyPrefix": "data/"},
+                    InputFormat="DYNAMODB_JSON", InputCompressionType="GZIP",
+                    TableCreationParameters={
+                        "TableName": "killed", "BillingMode": "PAY_PER_REQUEST",
+                        "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+                        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
+                arn = imp["ImportTableDescription"]["ImportArn"]
+                time.sleep(0.5)
+                mid = c.describe_import(ImportArn=arn)["ImportTableDescription"]
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=5)
+            finally:
+                harness.stop_process(proc)
+            self.assertEqual(mid["ImportStatus"], "IN_PROGRESS", "the import ended too soon")
+            proc, url = harness.launch(data_dir=os.path.join(root, "db"),
+                                       extra_args=["--s3-root", os.path.join(root, "s3")])
+            try:
+                c = harness.client(url)
+                with self.assertRaises(ClientError) as ctx:
+                    c.describe_table(TableName="killed")
+                assert_error(self, ctx, "ResourceNotFoundException")
+                self.assertNotIn("killed", c.list_tables()["TableNames"])
+                d = c.describe_import(ImportArn=arn)["ImportTableDescription"]
+                self.assertEqual(d["ImportStatus"], "FAILED")
+            finally:
+                harness.stop_process(proc)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
     def test_errors(self):
         arn = "arn:aws:dynamodb:%s:000000000000:table/nothere" % harness.REGION
         expect(self, lambda: C.describe_export(ExportArn=arn + "/export/01234567890123-abcdef01"),

@@ -151,6 +151,12 @@ class TableLoader {
   // key attribute, an item over 400 KB, ...) rejects that item alone: the load
   // goes on.
   virtual Status Add(Item item) = 0;
+  // Add's checks of the item alone (normalising its numbers, validating its
+  // values and size), callable from any thread: a reader can run them on its
+  // own thread while the loader adds earlier items with AddPrepared, which
+  // skips them.
+  static Status Prepare(Item* item);
+  virtual Status AddPrepared(Item item) = 0;
   virtual int64_t items() const = 0;
   virtual int64_t bytes() const = 0;  // DynamoDB size of the items added
 };

@@ -1,0 +1,77 @@
+// File: engine/table_load.h
+//
+// DBImpl::Loader: fills a table being created by a restore or a load
+// (DB::LoadTable), which nobody else reads or writes until it is whole
+// (TableInfo::loading). Items go through StageWrite, so index entries and
+// statistics are those of any write; how they reach RocksDB is the loader's
+// own (engine/table_load.cc): on disk, the table's and its indexes' entries
+// are sorted into table files and ingested, bypassing the memtable and the
+// write-ahead log; in memory, sorted batches without the write-ahead log.
+
+#ifndef DYNAROCK_ENGINE_TABLE_LOAD_H_
+#define DYNAROCK_ENGINE_TABLE_LOAD_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "dynarock/backups.h"
+#include "engine/db_impl.h"
+
+namespace dynarock {
+
+class DBImpl::Loader : public TableLoader {
+ public:
+  // `unique_keys`: every key is added once (a restore), so none is read back.
+  Loader(DBImpl* db, const TableInfo* table, bool unique_keys);
+  ~Loader() override;
+
+  Status Add(Item item) override;
+  Status AddPrepared(Item item) override;
+  // An item in the item codec, as stored (restores).
+  Status AddStored(std::string_view stored);
+  // Writes everything added, durably: the table can turn ACTIVE.
+  Status Finish();
+
+  int64_t items() const override { return items_; }
+  int64_t bytes() const override { return bytes_; }
+
+ private:
+  struct Pending {
+    std::string key;
+    std::optional<Item> item;
+    bool old_exists = false;
+    size_t old_size = 0;
+    std::optional<Item> old_item;
+  };
+  // An entry bound for a column family's next table file.
+  using Entry = std::pair<std::string, std::string>;
+
+  Status Stage(Pending p, size_t size);
+  // Stages the pending items (in key order) and writes them; with `all`,
+  // also ingests what is waiting for a table file, so that every item added
+  // can be read back.
+  Status Flush(bool all);
+  // Sorts one column family's entries into a table file and ingests it.
+  Status Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries);
+
+  DBImpl* db_;
+  const TableInfo* table_;
+  bool unique_keys_;
+  bool ingest_;  // on disk: through table files
+  std::vector<Pending> pending_;
+  size_t pending_bytes_ = 0;
+  std::vector<Entry> items_file_, index_file_;  // waiting for Ingest
+  size_t file_bytes_ = 0;
+  int files_ = 0;
+  std::unordered_set<uint64_t> seen_;  // hashes of every key added
+  int64_t items_ = 0;
+  int64_t bytes_ = 0;
+};
+
+}  // namespace dynarock
+
+#endif  // DYNAROCK_ENGINE_TABLE_LOAD_H_
