@@ -7,6 +7,7 @@
 #include <random>
 #include <thread>
 
+#include "engine/db_impl.h"
 #include "engine/item_codec.h"
 #include "tests/unit/testutil.h"
 
@@ -350,6 +351,121 @@ TEST(PitrTest, RestoresToRandomInstantsUnderAWriteLoadMatchTheModel) {
   auto check = db->CheckConsistency();
   ASSERT_OK(check);
   EXPECT_TRUE(check->ok());
+}
+
+// History older than the recovery period goes; the window's start moves with
+// it, and restores inside the window stay exact.
+TEST(PitrTest, HistoryOlderThanTheWindowIsTrimmed) {
+  std::atomic<int64_t> clock_ms{1'700'000'000'000};
+  Options options;
+  options.in_memory = true;
+  options.clock = [&] { return static_cast<double>(clock_ms.load()) / 1000.0; };
+  auto opened = DB::Open(options, "");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<DB> db = std::move(opened).value();
+  MakeTable(db.get(), "tbl");
+  UpdateContinuousBackupsRequest enable;
+  enable.table_name = "tbl";
+  enable.point_in_time_recovery_enabled = true;
+  enable.recovery_period_in_days = 1;
+  ASSERT_OK(db->UpdateContinuousBackups(enable));
+  auto put = [&](const std::string& v) {
+    PutItemRequest p;
+    p.table_name = "tbl";
+    p.item = {{"pk", AttributeValue::S("a")}, {"v", AttributeValue::S(v)}};
+    ASSERT_OK(db->PutItem(p));
+  };
+  for (int i = 0; i < 5; ++i) {
+    clock_ms += 1000;
+    put("old" + std::to_string(i));
+  }
+  clock_ms += 2 * 86'400'000LL;  // two days on: every record so far is out of the window
+  put("new");
+  auto* impl = static_cast<DBImpl*>(db.get());
+  EXPECT_EQ(impl->TrimStreams(), 5);
+  EXPECT_EQ(impl->TrimStreams(), 0);
+  DescribeContinuousBackupsRequest d;
+  d.table_name = "tbl";
+  auto described = db->DescribeContinuousBackups(d);
+  ASSERT_OK(described);
+  const double earliest = *described->description.earliest_restorable_date_time;
+  EXPECT_NEAR(earliest, static_cast<double>(clock_ms.load()) / 1000.0 - 86400, 0.01);
+  // Just before the last write: the item as the trimmed records left it.
+  clock_ms += 10;
+  RestoreTableToPointInTimeRequest req;
+  req.source_table_name = "tbl";
+  req.target_table_name = "before";
+  req.restore_date_time = static_cast<double>(clock_ms.load() - 20) / 1000.0;
+  ASSERT_OK(db->RestoreTableToPointInTime(req));
+  WaitActive(db.get(), "before");
+  Model got = ScanAll(db.get(), "before");
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got.at("a").at("v").scalar(), "old4");
+  req.restore_date_time = earliest - 60;
+  req.target_table_name = "toolate";
+  EXPECT_ERROR(db->RestoreTableToPointInTime(req), ErrorType::kInvalidRestoreTime, "between");
+}
+
+// Backups taken while a writer writes are each one consistent moment: equal
+// to the table after some prefix of the writer's writes, never a mix.
+TEST(BackupLoadTest, BackupsUnderAWriteLoadAreNeverTorn) {
+  Options options;
+  options.in_memory = true;
+  auto opened = DB::Open(options, "");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<DB> db = std::move(opened).value();
+  MakeTable(db.get(), "tbl");
+  std::mutex mu;
+  std::vector<Model> states{Model()};  // after each write
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    Model current;
+    std::mt19937 rng(3);
+    for (int step = 0; !stop && step < 20000; ++step) {
+      // Each write moves "total" and one item together, in one transaction.
+      const std::string pk = "k" + std::to_string(rng() % 40);
+      Item item{{"pk", AttributeValue::S(pk)}, {"g", AttributeValue::S("g")},
+                {"v", AttributeValue::N(std::to_string(step))}};
+      Item total{{"pk", AttributeValue::S("total")}, {"g", AttributeValue::S("g")},
+                 {"v", AttributeValue::N(std::to_string(step))}};
+      TransactWriteItemsRequest t;
+      for (const Item* i : {&item, &total}) {
+        TransactWriteItem w;
+        w.kind = TransactWriteItem::Kind::kPut;
+        w.table_name = "tbl";
+        w.item = *i;
+        t.transact_items.push_back(std::move(w));
+      }
+      ASSERT_OK(db->TransactWriteItems(t));
+      current[pk] = item;
+      current["total"] = total;
+      std::lock_guard<std::mutex> lock(mu);
+      states.push_back(current);
+    }
+  });
+  std::vector<std::string> arns;
+  for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(15));
+    auto b = db->CreateBackup({"tbl", "load" + std::to_string(i)});
+    ASSERT_OK(b);
+    arns.push_back(b->backup_details.backup_arn);
+  }
+  stop = true;
+  writer.join();
+  for (size_t i = 0; i < arns.size(); ++i) {
+    WaitAvailable(db.get(), arns[i]);
+    RestoreTableFromBackupRequest restore;
+    restore.target_table_name = "rb" + std::to_string(i);
+    restore.backup_arn = arns[i];
+    ASSERT_OK(db->RestoreTableFromBackup(restore));
+    WaitActive(db.get(), restore.target_table_name);
+    const Model got = ScanAll(db.get(), restore.target_table_name);
+    // The state of the writer's step named by "total" (none: before any).
+    size_t step = 0;
+    if (got.count("total")) step = std::stoul(got.at("total").at("v").scalar()) + 1;
+    ASSERT_LT(step, states.size());
+    EXPECT_EQ(got, states[step]) << "backup " << i << " is not the table after write " << step;
+  }
 }
 
 TEST(PitrTest, ChangesBetweenTwoTimesAreNetPerItem) {
