@@ -140,7 +140,10 @@ class TerminalTest(ShellCase):
         super().tearDown()
 
     def start(self, *args):
+        # -e: a tmux server already running (another session of the user's)
+        # would otherwise give the shell its own environment, HOME included.
         subprocess.run(["tmux", "new-session", "-d", "-s", self.session, "-x", "120", "-y", "40",
+                        "-e", "HOME=" + self.dir, "-e", "TERM=xterm",
                         BIN, "shell", *(args or ("--in-memory",))], check=True, env=self.env)
         self.wait_for("dynarock>")
 
