@@ -278,6 +278,17 @@ Status ChangeLog::Load(bool background) {
   return Status();
 }
 
+Status ChangeLog::Reload() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    streams_.clear();
+    histories_.clear();
+    unpublished_.clear();
+    unpublished_disables_.clear();
+  }
+  return Load(/*background=*/false);
+}
+
 void ChangeLog::StartTrimmer() {
   std::lock_guard<std::mutex> lock(thread_mu_);
   if (trimmer_.joinable() || stopping_) return;

@@ -131,6 +131,10 @@ class ChangeLog {
   // Loads the streams (at open) and starts the counter; `background` starts
   // the thread that trims old records.
   Status Load(bool background);
+  // Forgets every stream and history and loads the streams again from the
+  // catalog (after a snapshot of the database is restored). Numbers go on
+  // from where they were. PRE: no write in flight.
+  Status Reload();
   double Now() const { return config_.clock(); }
 
   // ---- writing (under the item's lock stripe)

@@ -241,26 +241,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     return InternalError("Cannot read the format marker: " + s.ToString());
   }
 
-  // Load the catalog.
-  std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), impl->catalog_cf_));
-  for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
-    Item item;
-    TableInfo info;
-    if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) ||
-        !TableInfoFromItem(item, &info)) {
-      return InternalError("Corrupt catalog entry " + it->key().ToString());
-    }
-    std::string name = info.name;
-    impl->tables_[name] = std::make_shared<TableInfo>(std::move(info));
-  }
-  impl->CatalogChanged();
-  std::string next;
-  s = raw->Get(rocksdb::ReadOptions(), impl->catalog_cf_, kNextIdKey, &next);
-  if (s.ok() && next.size() == 4) {
-    uint32_t id = 0;
-    memcpy(&id, next.data(), 4);
-    impl->next_id_ = id;
-  }
+  DR_RETURN_IF_ERROR(impl->LoadCatalog());
   // Indexes whose backfill a previous run did not finish start over.
   std::vector<std::pair<std::string, uint32_t>> unfinished;
   for (const auto& [name, table] : impl->tables_) {
@@ -339,10 +320,39 @@ DBImpl::~DBImpl() {
   delete db_;
 }
 
+Status DBImpl::LoadCatalog() {
+  tables_.clear();
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  for (it->Seek(kTablePrefix); it->Valid() && it->key().starts_with(kTablePrefix); it->Next()) {
+    Item item;
+    TableInfo info;
+    if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item) ||
+        !TableInfoFromItem(item, &info)) {
+      return InternalError("Corrupt catalog entry " + it->key().ToString());
+    }
+    std::string name = info.name;
+    tables_[name] = std::make_shared<TableInfo>(std::move(info));
+  }
+  DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  CatalogChanged();
+  std::string next;
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_, kNextIdKey, &next);
+  if (s.ok() && next.size() == 4) {
+    uint32_t id = 0;
+    memcpy(&id, next.data(), 4);
+    next_id_ = std::max(next_id_, id);
+  }
+  return Status();
+}
+
 StatusOr<TableInfoPtr> DBImpl::FindTable(std::string_view name_or_arn) const {
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindAnyTable(name_or_arn));
-  // A table still being restored or loaded has no items to read or write yet.
-  if (!table->loading.empty()) return ResourceNotFound("Requested resource not found");
+  // A table still being restored or loaded, or still CREATING, has no items
+  // to read or write yet.
+  if (!table->loading.empty() ||
+      (table->settling == "CREATING" && change_log_->Now() < table->settles_at)) {
+    return ResourceNotFound("Requested resource not found");
+  }
   return table;
 }
 
@@ -492,6 +502,12 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   d.sse_type = info.sse_type;
   d.kms_master_key_arn = info.kms_key_arn;
   if (!info.loading.empty()) d.table_status = "CREATING";
+  if (!info.settling.empty() && d.table_status == "ACTIVE" && change_log_->Now() < info.settles_at) {
+    d.table_status = info.settling;
+    if (info.settling == "CREATING") {
+      for (auto& ix : d.global_secondary_indexes) ix.index_status = "CREATING";
+    }
+  }
   return d;
 }
 
@@ -504,7 +520,15 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
   info.creation_time = now;
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;
 
+  if (options_.transient_status_seconds > 0) {
+    info.settling = "CREATING";
+    info.settles_at = change_log_->Now() + options_.transient_status_seconds;
+  }
   std::unique_lock lock(catalog_mu_);
+  if (Deleting(info.name)) {
+    return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
+                         "deleted: " + info.name);
+  }
   rocksdb::WriteBatch batch;
   DR_RETURN_IF_ERROR(
       AdmitNewTable(&info, &batch, ResourceInUse("Table already exists: " + info.name)));
@@ -528,6 +552,12 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   auto table = FindAnyTable(req.table_name);
   if (!table.ok()) {
+    std::shared_lock lock(catalog_mu_);
+    if (const TableDescription* gone = Deleting(TableNameOf(req.table_name))) {
+      DescribeTableResponse resp;
+      resp.table = *gone;
+      return resp;
+    }
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
   }
@@ -606,6 +636,10 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
   DR_RETURN_IF_ERROR(committed);
   tables_.erase(it);
   CatalogChanged();
+  if (options_.transient_status_seconds > 0) {
+    deleting_[resp.table_description.table_name] = {
+        resp.table_description, change_log_->Now() + options_.transient_status_seconds};
+  }
   return resp;
 }
 
@@ -626,6 +660,12 @@ void DBImpl::StageDropTable(const TableInfo& info, rocksdb::WriteBatch* batch,
   if (info.stream_id && !keep_catalog_entry) change_log_->DisableStream(info.stream_id, batch);
 }
 
+const TableDescription* DBImpl::Deleting(std::string_view name) const {
+  auto it = deleting_.find(name);
+  if (it == deleting_.end() || change_log_->Now() >= it->second.until) return nullptr;
+  return &it->second.description;
+}
+
 StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
   int64_t limit = req.limit.value_or(100);
   if (limit < 1 || limit > 100) {
@@ -638,12 +678,17 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
   }
   ListTablesResponse resp;
   std::shared_lock lock(catalog_mu_);
-  auto it = req.exclusive_start_table_name ? tables_.upper_bound(*req.exclusive_start_table_name)
-                                           : tables_.begin();
-  for (; it != tables_.end() && static_cast<int64_t>(resp.table_names.size()) < limit; ++it) {
-    resp.table_names.push_back(it->first);
+  // Tables still DELETING are listed too, as DynamoDB lists them.
+  std::set<std::string, std::less<>> names;
+  for (const auto& [name, table] : tables_) names.insert(name);
+  for (const auto& [name, gone] : deleting_)
+    if (Deleting(name)) names.insert(name);
+  auto it = req.exclusive_start_table_name ? names.upper_bound(*req.exclusive_start_table_name)
+                                           : names.begin();
+  for (; it != names.end() && static_cast<int64_t>(resp.table_names.size()) < limit; ++it) {
+    resp.table_names.push_back(*it);
   }
-  if (it != tables_.end() && !resp.table_names.empty()) {
+  if (it != names.end() && !resp.table_names.empty()) {
     resp.last_evaluated_table_name = resp.table_names.back();
   }
   return resp;
@@ -691,6 +736,10 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
     // Disabling closes the stream; enabling makes a new one.
     if (it->second->stream_id) change_log_->DisableStream(it->second->stream_id, &batch);
     if (stream_enabled) change_log_->CreateStream(&info, AllocateId(&batch), &batch);
+  }
+  if (options_.transient_status_seconds > 0) {
+    info.settling = "UPDATING";
+    info.settles_at = change_log_->Now() + options_.transient_status_seconds;
   }
   Status committed = PersistTable(info, &batch);
   if (committed.ok()) committed = Commit(&batch);

@@ -92,6 +92,8 @@ class IdempotencyCache {
     std::chrono::steady_clock::duration remaining{};
   };
   void Load(std::vector<Completed> tokens);
+  // Forgets every token (a snapshot restored; Load follows).
+  void Clear();
 
  private:
   struct Entry {
@@ -159,6 +161,12 @@ class DBImpl final : public DB {
   StatusOr<TableDescription> LoadTable(const CreateTableRequest& req,
                                        const std::function<Status(TableLoader&)>& fill) override;
 
+  Status Reset() override;
+  Status SaveSnapshot(std::string_view name) override;
+  Status RestoreSnapshot(std::string_view name) override;
+  StatusOr<std::vector<SnapshotInfo>> ListSnapshots() override;
+  Status DeleteSnapshot(std::string_view name) override;
+
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& req) override;
   StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) override;
   StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
@@ -188,6 +196,9 @@ class DBImpl final : public DB {
   DBImpl() = default;
 
   // ---- catalog (db_impl.cc)
+  // Reads the tables and the id counter from the catalog (at open, and after
+  // a snapshot is restored). PRE: catalog_mu_ held exclusively, or at open.
+  Status LoadCatalog();
   // By name, or by an ARN of this database's region and account (ResourceNotFound otherwise).
   // Tables still being restored or loaded are not found (ResourceNotFound).
   StatusOr<TableInfoPtr> FindTable(std::string_view name_or_arn) const;
@@ -389,6 +400,14 @@ class DBImpl final : public DB {
   std::set<std::string> backups_in_use_;  // GUARDED_BY(jobs_mu_): ids being written or read
   std::string dir_;  // the data directory (in memory: the memory env's)
 
+  // ---- reset and snapshots (snapshots.cc)
+  struct SavedSnapshot;
+  // Replaces every column family's contents with `saved` (empty: nothing)
+  // and reloads what the process holds of them. PRE: Quiesce()d.
+  Status ReplaceContents(const SavedSnapshot* saved);
+  std::mutex snapshots_mu_;
+  std::map<std::string, std::shared_ptr<const SavedSnapshot>, std::less<>> snapshots_;
+
   // ---- DynamoDB Streams (stream_ops.cc)
   // The stream a Streams API ARN names (ResourceNotFound otherwise).
   StatusOr<StreamInfo> FindStream(std::string_view arn) const;
@@ -415,6 +434,15 @@ class DBImpl final : public DB {
   std::atomic<uint64_t> catalog_version_{0};
   void CatalogChanged();
   std::map<std::string, TableInfoPtr, std::less<>> tables_;  // GUARDED_BY(catalog_mu_)
+  // Deleted tables still DELETING (Options::transient_status_seconds): their
+  // last description, until when (the change log's clock).
+  struct DeletingTable {
+    TableDescription description;
+    double until = 0;
+  };
+  mutable std::map<std::string, DeletingTable, std::less<>> deleting_;  // GUARDED_BY(catalog_mu_)
+  // The description of `name` while it is DELETING, else null. PRE: catalog_mu_ held.
+  const TableDescription* Deleting(std::string_view name) const;
   uint32_t next_id_ = 1;                                      // GUARDED_BY(catalog_mu_)
 
   std::array<std::mutex, kLockStripes> locks_;

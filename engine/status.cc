@@ -45,6 +45,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kInvalidExportTime: return "InvalidExportTimeException";
     case ErrorType::kImportNotFound: return "ImportNotFoundException";
     case ErrorType::kImportConflict: return "ImportConflictException";
+    case ErrorType::kServiceUnavailable: return "ServiceUnavailable";
   }
   return "InternalServerError";
 }
@@ -73,6 +74,7 @@ int ErrorHttpStatus(ErrorType type) {
   switch (type) {
     case ErrorType::kOk: return 200;
     case ErrorType::kInternalServerError: return 500;
+    case ErrorType::kServiceUnavailable: return 503;
     default: return 400;  // AccessDeniedException too (API reference, Common Errors)
   }
 }

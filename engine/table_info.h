@@ -90,6 +90,10 @@ struct TableInfo {
   std::optional<std::string> restore_backup_arn;
   std::optional<std::string> restore_source_arn;
   std::optional<double> restore_time;
+  // Options::transient_status_seconds: "CREATING" or "UPDATING" until
+  // settles_at (seconds, the change log's clock); not persisted.
+  std::string settling;
+  double settles_at = 0;
   // SSEDescription of a table restored with SSESpecificationOverride.
   std::optional<std::string> sse_type;
   std::optional<std::string> kms_key_arn;

@@ -165,7 +165,7 @@ int64_t DBImpl::SweepExpiredItems() {
       if (t->ttl_attribute) tables.push_back(t);
   }
   int64_t deleted = 0;
-  const double now = NowEpochSeconds();
+  const double now = change_log_->Now();  // Options::clock: tests move time
   constexpr size_t kChunk = 1000;  // keys collected, then deleted, at a time
   for (const auto& table : tables) {
     const std::string attribute = *table->ttl_attribute;

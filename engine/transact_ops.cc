@@ -126,6 +126,12 @@ void IdempotencyCache::Finish(const std::string& token, bool succeeded) {
   expiry_.emplace_back(std::chrono::steady_clock::now() + kIdempotencyWindow, token);
 }
 
+void IdempotencyCache::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  entries_.clear();
+  expiry_.clear();
+}
+
 void IdempotencyCache::Load(std::vector<Completed> tokens) {
   std::lock_guard<std::mutex> lock(mu_);
   const auto now = std::chrono::steady_clock::now();

@@ -1,5 +1,7 @@
 #include "tools/api_target.h"
 
+#include "tools/data_dir.h"
+
 #include <cstdlib>
 
 #include "engine/api/handler.h"
@@ -22,7 +24,8 @@ StatusOr<std::unique_ptr<ApiTarget>> ApiTarget::Open(const std::string& data_dir
   Options options;
   options.in_memory = in_memory || data_dir.empty();
   options.create_if_missing = create_if_missing;
-  DR_ASSIGN_OR_RETURN(t->db_, DB::Open(options, options.in_memory ? "/dynarock-in-memory" : data_dir));
+  DR_ASSIGN_OR_RETURN(t->db_, options.in_memory ? DB::Open(options, "/dynarock-in-memory")
+                                                : OpenDataDir(data_dir, options));
   t->handler_ = std::make_unique<api::Handler>(t->db_.get());
   if (!options.in_memory) t->handler_->SetS3Root(data_dir + "/s3");
   return t;

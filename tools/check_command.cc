@@ -16,6 +16,7 @@
 
 #include "dynarock/db.h"
 #include "tools/command.h"
+#include "tools/data_dir.h"
 
 namespace dynarock::tools {
 namespace {
@@ -77,7 +78,7 @@ int RunCheck(const Args& args) {
   Options options;
   options.create_if_missing = false;  // checking must never create a database
   options.read_only = true;           // nor change one
-  auto db = DB::Open(options, data_dir);
+  auto db = OpenDataDir(data_dir, options);
   if (!db.ok()) {
     std::fprintf(stderr, "dynarock check: cannot open '%s': %s\n", data_dir.c_str(),
                  db.status().message().c_str());

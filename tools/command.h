@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,6 +53,7 @@ int RunBackup(const Args& args);
 int RunRestore(const Args& args);
 int RunExport(const Args& args);  // tools/transfer_command.cc
 int RunImport(const Args& args);  // tools/transfer_command.cc
+int RunReport(const Args& args);  // tools/report_command.cc
 
 // Prints "dynarock <command>: <message>" and a pointer to --help on stderr;
 // returns kExitUsage.
@@ -108,6 +110,11 @@ class ArgReader {
   // take no value).
   bool HasInlineValue() const { return inline_value_.has_value(); }
 
+  // True when an argument follows that is not a flag (an optional value).
+  bool PeekIsValue() const {
+    return pos_ < args_.size() && !args_[pos_].empty() && args_[pos_][0] != '-';
+  }
+
  private:
   const Args& args_;
   size_t pos_ = 0;
@@ -142,6 +149,17 @@ inline bool ParseInt(std::string_view s, long long min, long long max, long long
 
 // Parses a size in bytes: a whole number, optionally followed by K, M or G
 // (powers of 1024, either case): "1048576", "64M", "1g".
+// A number of seconds from 0 to 600 ("0.5", "2").
+inline bool ParseSeconds(std::string_view s, double* out) {
+  if (s.empty() || s.size() > 12) return false;
+  std::string text(s);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(v >= 0 && v <= 600)) return false;
+  *out = v;
+  return true;
+}
+
 inline bool ParseByteSize(std::string_view s, uint64_t* out) {
   uint64_t unit = 1;
   if (!s.empty()) {

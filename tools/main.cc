@@ -25,6 +25,7 @@ const Command kCommands[] = {
     {"restore", "Restore a backup, or a table to a point in time, into a new table", &RunRestore},
     {"export", "Export a table in DynamoDB's S3 export layout, or as JSON lines", &RunExport},
     {"import", "Load a new table from a DynamoDB export, JSON lines or CSV", &RunImport},
+    {"report", "Summarise a request log (serve --request-log): capacity, scans, hot keys", &RunReport},
 };
 
 void PrintUsage(FILE* out) {

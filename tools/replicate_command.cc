@@ -18,6 +18,7 @@
 #include "dynarock/db.h"
 #include "graph/http_client.h"
 #include "tools/command.h"
+#include "tools/data_dir.h"
 #include "tools/replicate/replicator.h"
 
 namespace dynarock::tools {
@@ -101,7 +102,7 @@ int RunReplicate(const Args& args) {
 
   Options options;
   options.create_if_missing = false;
-  auto db = DB::Open(options, data_dir);
+  auto db = OpenDataDir(data_dir, options);
   if (!db.ok()) {
     std::fprintf(stderr, "dynarock replicate: %s\n", db.status().ToString().c_str());
     return kExitFailure;

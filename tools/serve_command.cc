@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -19,12 +20,19 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include <simdjson.h>
+
 #include "engine/api/handler.h"
+#include "engine/api/json_writer.h"
 #include "graph/http_client.h"
 #include "tools/command.h"
 #include "tools/replicate/replicator.h"
+#include "tools/server/control_api.h"
+#include "tools/serve_faults.h"
 #include "tools/server/http_server.h"
 #include "tools/server/metrics.h"
+#include "tools/server/namespaces.h"
+#include "tools/server/state_routes.h"
 
 namespace dynarock::tools {
 namespace {
@@ -41,6 +49,16 @@ constexpr char kServeHelp[] =
     "  --port N               Port (default 8000; 0 picks a free one)\n"
     "  --data DIR             Database directory, created if missing (default ./data)\n"
     "  --in-memory            Keep everything in memory; nothing is written to disk\n"
+    "  --shared-db            One namespace for every client. Without it, as DynamoDB\n"
+    "                         Local does, each access key and region has its own tables\n"
+    "                         (<data>/namespaces/KEY_REGION; unsigned requests and\n"
+    "                         --shared-db use the data directory itself)\n"
+    "  --delay-transient-statuses [SECONDS]\n"
+    "                         Tables and indexes stay CREATING, UPDATING or DELETING for\n"
+    "                         SECONDS (default 0.5) before they settle, as DynamoDB's do,\n"
+    "                         so that SDK waiters are exercised\n"
+    "  --no-control-api       Refuse the control API (/_dynarock/: reset, snapshots,\n"
+    "                         faults, clock)\n"
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
     "                         DIR/B (default: the folder s3 in the data directory;\n"
     "                         none in memory)\n"
@@ -82,15 +100,79 @@ constexpr char kServeHelp[] =
     "                         10us..1s), dynarock_consumed_capacity_units_total{table,kind}\n"
     "                         (kind read|write, as DynamoDB bills the requests)\n"
     "  --metrics-host ADDR    Address of the metrics listener (default: the --host)\n"
+    "  --faults FILE          Fault-injection rules to start with (JSON {\"seed\":N,\n"
+    "                         \"rules\":[...]}: docs/architecture.md, \"Fault injection\n"
+    "                         and the request log\"); changed while serving with\n"
+    "                         PUT/GET/DELETE /_dynarock/faults\n"
+    "  --fault-seed N         The seed of the rules' probabilities (default: the file's\n"
+    "                         \"seed\", else random; GET /_dynarock/faults shows it)\n"
+    "  --request-log FILE     Append one JSON line per request to FILE (operation,\n"
+    "                         table, index, key, items read and returned, why a page\n"
+    "                         ended, capacity, latency, error); 'dynarock report FILE'\n"
+    "                         summarises it\n"
     "  -h, --help             Show this help\n"
     "\n"
+    "DynamoDB Local's flags are accepted too, so that its command line can be swapped\n"
+    "for this one: -port N, -inMemory, -dbPath DIR, -sharedDb, -delayTransientStatuses,\n"
+    "-cors ORIGINS (every origin is allowed anyway), -optimizeDbBeforeStartup and\n"
+    "-disableTelemetry (accepted, nothing to do), -help.\n"
+    "\n"
     "Prints one line 'dynarock listening on http://HOST:PORT (data: DIR)' once ready,\n"
-    "preceded with --metrics-port by 'dynarock metrics on http://HOST:PORT/metrics'.\n"
+    "the first line on standard output (with --port 0, read the port from it); with\n"
+    "--metrics-port a line 'dynarock metrics on http://HOST:PORT/metrics' follows.\n"
     "SIGINT/SIGTERM shut down cleanly (exit 0).\n"
     "\n"
     "Example:\n"
     "  dynarock serve --port 8000 --data ./data\n"
     "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n";
+
+// /_dynarock/clock: GET {"now","offsetSeconds"}; POST {"advanceSeconds": N}
+// moves every namespace's clock (TTL, streams, PITR, transient statuses)
+// forward, {"set": EPOCH_SECONDS} to a time, {"reset": true} back to the
+// system's.
+void RegisterClockRoutes(server::ControlApi* control, std::shared_ptr<std::atomic<double>> offset) {
+  control->Register("clock", [offset](const server::ControlRequest& r) -> server::ControlReply {
+    using namespace std::chrono;
+    const double system_now =
+        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+    if (r.method == "POST" || r.method == "PUT") {
+      simdjson::dom::parser p;
+      simdjson::dom::element e;
+      if (p.parse(r.body.data(), r.body.size()).get(e) != simdjson::SUCCESS || !e.is_object()) {
+        return server::ControlApi::Error(
+            Status(ErrorType::kSerialization, "The body must be a JSON object"));
+      }
+      double v = 0;
+      bool b = false;
+      if (e["advanceSeconds"].get(v) == simdjson::SUCCESS) {
+        if (!(v >= 0 && v <= 10 * 365 * 86400.0)) {
+          return server::ControlApi::Error(
+              ValidationError("advanceSeconds must be from 0 to ten years of seconds"));
+        }
+        offset->store(offset->load() + v);
+      } else if (e["set"].get(v) == simdjson::SUCCESS) {
+        if (!(v > 0 && v < 4e9) || v < system_now + offset->load()) {
+          return server::ControlApi::Error(ValidationError(
+              "set must be epoch seconds no earlier than the clock's time now"));
+        }
+        offset->store(v - system_now);
+      } else if (e["reset"].get(b) == simdjson::SUCCESS && b) {
+        offset->store(0);
+      } else {
+        return server::ControlApi::Error(
+            ValidationError("Give advanceSeconds, set or reset"));
+      }
+    } else if (r.method != "GET") {
+      return server::ControlApi::Error(ValidationError("GET or POST /_dynarock/clock"));
+    }
+    api::JsonWriter w;
+    w.BeginObject();
+    w.MemberDouble("now", system_now + offset->load());
+    w.MemberDouble("offsetSeconds", offset->load());
+    w.EndObject();
+    return server::ControlReply{200, w.Release()};
+  });
+}
 
 std::string UrlHost(const std::string& host) {
   if (host.find(':') != std::string::npos) return "[" + host + "]";
@@ -106,6 +188,10 @@ int RunServe(const Args& args) {
   std::string data_dir = "./data";
   bool data_given = false;
   std::string s3_root;  // empty: <data>/s3 on disk, none in memory
+  bool shared_db = false;
+  bool region_given = false;
+  bool control_api = true;
+  ServeFaults serve_faults;  // --faults, --fault-seed, --request-log (tools/serve_faults.h)
   long long metrics_port = -1;  // -1: no metrics listener
   std::string metrics_host;     // empty: server_opts.host
   std::vector<std::pair<std::string, std::string>> replicate;  // (table, endpoint)
@@ -116,24 +202,48 @@ int RunServe(const Args& args) {
     const std::string_view flag = r.flag();
     auto need_value = [&]() -> bool { return r.Value(&v); };
     auto no_value = [&]() -> bool { return !r.HasInlineValue(); };
-    if (flag == "--help" || flag == "-h") {
+    if (int code; serve_faults.ParseFlag(r, &code)) {
+      if (code >= 0) return code;
+      continue;
+    }
+    if (flag == "--help" || flag == "-h" || flag == "-help") {
       std::fputs(kServeHelp, stdout);
       return kExitOk;
+    } else if (flag == "--shared-db" || flag == "-sharedDb") {
+      shared_db = true;
+    } else if (flag == "--no-control-api") {
+      control_api = false;
+    } else if (flag == "--delay-transient-statuses" || flag == "-delayTransientStatuses") {
+      db_opts.transient_status_seconds = 0.5;
+      if (r.HasInlineValue()) {
+        double secs = 0;
+        if (!need_value() || !ParseSeconds(v, &secs)) {
+          return UsageError("serve", std::string(flag) + " takes a number of seconds (0 to 600)");
+        }
+        db_opts.transient_status_seconds = secs;
+      } else if (r.PeekIsValue()) {
+        double secs = 0;
+        if (need_value() && ParseSeconds(v, &secs)) db_opts.transient_status_seconds = secs;
+      }
+    } else if (flag == "-cors") {
+      if (!need_value()) return UsageError("serve", "-cors needs origins ('*')");
+    } else if (flag == "-optimizeDbBeforeStartup" || flag == "-disableTelemetry") {
+      // DynamoDB Local's; nothing to do here.
     } else if (flag == "--host") {
       if (!need_value() || v.empty()) return UsageError("serve", "--host needs an address");
       server_opts.host = v;
-    } else if (flag == "--port") {
+    } else if (flag == "--port" || flag == "-port") {
       long long port;
       if (!need_value()) return UsageError("serve", "--port needs a number");
       if (!ParseInt(v, 0, 65535, &port)) {
         return UsageError("serve", "--port must be a number from 0 to 65535, not '" + v + "'");
       }
       server_opts.port = static_cast<uint16_t>(port);
-    } else if (flag == "--data") {
+    } else if (flag == "--data" || flag == "-dbPath") {
       if (!need_value() || v.empty()) return UsageError("serve", "--data needs a directory");
       data_dir = v;
       data_given = true;
-    } else if (flag == "--in-memory") {
+    } else if (flag == "--in-memory" || flag == "-inMemory") {
       if (!no_value()) return UsageError("serve", "--in-memory takes no value");
       db_opts.in_memory = true;
     } else if (flag == "--s3-root") {
@@ -191,6 +301,7 @@ int RunServe(const Args& args) {
       }
       db_opts.region = v;
       server_opts.region = v;
+      region_given = true;
     } else if (flag == "--ttl-sweep-seconds") {
       long long n;
       if (!need_value() || !ParseInt(v, 0, 86400, &n)) {
@@ -258,8 +369,12 @@ int RunServe(const Args& args) {
   signal(SIGPIPE, SIG_IGN);
 
   // Listen first: a port in use must not leave a new data directory behind.
-  auto handler = std::make_unique<api::Handler>(nullptr);
-  auto server = std::make_unique<server::HttpServer>(server_opts, handler.get());
+  std::unique_ptr<server::Namespaces> namespaces;
+  auto server = std::make_unique<server::HttpServer>(
+      server_opts, [&namespaces](std::string_view op, std::string_view body,
+                                 const server::RequestContext& context) {
+        return namespaces->Handle(op, body, context);
+      });
   uint16_t port = 0;
   Status s = server->Bind(&port);
   if (!s.ok()) {
@@ -267,25 +382,58 @@ int RunServe(const Args& args) {
     return kExitFailure;
   }
 
-  // The path is unused in memory; RocksDB's memory env still resolves it, and
-  // only an absolute one avoids its unimplemented GetAbsolutePath.
-  auto db = DB::Open(db_opts, db_opts.in_memory ? std::string("/dynarock-in-memory") : data_dir);
-  if (!db.ok()) {
-    std::fprintf(stderr, "dynarock serve: cannot open the database: %s\n",
-                 db.status().message().c_str());
-    return kExitFailure;
-  }
-  std::unique_ptr<DB> database = std::move(db).value();
-  handler->SetDatabase(database.get());
+  // The clock every namespace reads: the system's, moved by the control API.
+  auto clock_offset = std::make_shared<std::atomic<double>>(0.0);
+  db_opts.clock = [clock_offset] {
+    using namespace std::chrono;
+    const double now =
+        duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
+    return now + clock_offset->load();
+  };
   if (s3_root.empty() && !db_opts.in_memory) s3_root = data_dir + "/s3";
-  handler->SetS3Root(s3_root);
   server::MetricsRegistry metrics;
+  // What DescribeEndpoints reports: a wildcard address is no place to connect to.
+  const std::string& h = server_opts.host;
+  const std::string reachable = (h == "0.0.0.0" || h == "::" || h == "[::]") ? "localhost" : h;
+  const std::string endpoint_address = UrlHost(reachable) + ":" + std::to_string(port);
+  if (!serve_faults.Start()) return kExitFailure;
+  server::Namespaces::Config nc;
+  nc.db_options = db_opts;
+  nc.data_dir = data_dir;
+  // --replicate ships tables of the shared namespace: it implies --shared-db.
+  nc.shared = shared_db || !replicate.empty();
+  if (region_given) nc.arn_region = db_opts.region;
+  nc.configure = [&](const std::string&, DB*, api::Handler* handler) {
+    handler->SetS3Root(s3_root);
+    handler->SetEndpointAddress(endpoint_address);
+    serve_faults.Configure(handler);
+    if (metrics_port >= 0) {
+      handler->SetObserver([&metrics](std::string_view op, const Status& st, double seconds,
+                                      const std::vector<ConsumedCapacity>& consumed) {
+        metrics.Record(op, st, seconds, consumed);
+      });
+    }
+  };
+  {
+    auto opened = server::Namespaces::Open(nc);
+    if (!opened.ok()) {
+      std::fprintf(stderr, "dynarock serve: cannot open the database: %s\n",
+                   opened.status().message().c_str());
+      return kExitFailure;
+    }
+    namespaces = std::move(opened).value();
+  }
+  DB* database = namespaces->shared();
+  server::ControlApi control;
+  if (control_api) {
+    RegisterClockRoutes(&control, clock_offset);
+    server::RegisterStateRoutes(&control, namespaces.get());
+    serve_faults.RegisterRoutes(&control);
+    server->SetControl(&control);
+  }
   std::unique_ptr<server::MetricsServer> metrics_server;
+  std::string metrics_line;
   if (metrics_port >= 0) {
-    handler->SetObserver([&metrics](std::string_view op, const Status& st, double seconds,
-                                    const std::vector<ConsumedCapacity>& consumed) {
-      metrics.Record(op, st, seconds, consumed);
-    });
     metrics_server = std::make_unique<server::MetricsServer>(&metrics);
     uint16_t bound = 0;
     Status ms = metrics_server->Start(metrics_host, static_cast<uint16_t>(metrics_port), &bound);
@@ -293,13 +441,9 @@ int RunServe(const Args& args) {
       std::fprintf(stderr, "dynarock serve: %s\n", ms.message().c_str());
       return kExitFailure;
     }
-    std::printf("dynarock metrics on http://%s:%u/metrics\n", UrlHost(metrics_host).c_str(),
-                static_cast<unsigned>(bound));
+    metrics_line = "dynarock metrics on http://" + UrlHost(metrics_host) + ":" +
+                   std::to_string(bound) + "/metrics\n";
   }
-  // What DescribeEndpoints reports: a wildcard address is no place to connect to.
-  const std::string& h = server_opts.host;
-  std::string reachable = (h == "0.0.0.0" || h == "::" || h == "[::]") ? "localhost" : h;
-  handler->SetEndpointAddress(UrlHost(reachable) + ":" + std::to_string(port));
   s = server->Start();
   if (!s.ok()) {
     std::fprintf(stderr, "dynarock serve: %s\n", s.message().c_str());
@@ -328,7 +472,7 @@ int RunServe(const Args& args) {
                    e.type() == ErrorType::kTrimmedDataAccess ? "" : " (retrying)");
     };
     remotes.push_back(std::move(remote).value());
-    replicators.push_back(std::make_unique<Replicator>(database.get(), remotes.back().get(), ro));
+    replicators.push_back(std::make_unique<Replicator>(database, remotes.back().get(), ro));
   }
   for (auto& r : replicators) {
     replicator_threads.emplace_back([r = r.get(), &stop_replicating] {
@@ -336,9 +480,11 @@ int RunServe(const Args& args) {
     });
   }
 
+  // The first line on standard output: harnesses read the port from it.
   std::printf("dynarock listening on http://%s:%u (data: %s)\n",
               UrlHost(server_opts.host).c_str(), static_cast<unsigned>(port),
               db_opts.in_memory ? "in-memory" : data_dir.c_str());
+  std::fputs(metrics_line.c_str(), stdout);
   std::fflush(stdout);
 
   int sig = 0;
@@ -351,8 +497,7 @@ int RunServe(const Args& args) {
   stop_replicating = true;
   for (auto& t : replicator_threads) t.join();
   if (metrics_server) metrics_server->Stop();
-  handler.reset();  // stops running exports and imports, before the database closes
-  database.reset();
+  namespaces.reset();  // handlers (exports, imports stop), then the databases
   return kExitOk;
 }
 

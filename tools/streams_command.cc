@@ -14,6 +14,7 @@
 #include "dynarock/db.h"
 #include "engine/api/streams_json.h"
 #include "tools/command.h"
+#include "tools/data_dir.h"
 #include "tools/replicate/stream_reader.h"
 
 namespace dynarock::tools {
@@ -70,7 +71,7 @@ int RunStreams(const Args& args) {
   if (data_dir.empty()) return UsageError("streams", "--data DIR is required");
   Options options;
   options.create_if_missing = false;
-  auto db = DB::Open(options, data_dir);
+  auto db = OpenDataDir(data_dir, options);
   if (!db.ok()) {
     std::fprintf(stderr, "dynarock streams: %s\n", db.status().ToString().c_str());
     return kExitFailure;

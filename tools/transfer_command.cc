@@ -24,6 +24,7 @@
 #include "engine/transfer/runner.h"
 #include "tools/api_target.h"
 #include "tools/command.h"
+#include "tools/data_dir.h"
 #include "tools/progress.h"
 
 namespace dynarock::tools {
@@ -112,7 +113,7 @@ StatusOr<std::string> WaitRemote(ApiTarget& c, const char* label, std::string_vi
 
 StatusOr<std::unique_ptr<DB>> OpenDb(const std::string& dir) {
   Options options;
-  return DB::Open(options, dir);
+  return OpenDataDir(dir, options);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #ifndef DYNAROCK_API_HANDLER_H_
 #define DYNAROCK_API_HANDLER_H_
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -38,7 +39,16 @@ inline constexpr std::string_view kStreamsTargetPrefix = "DynamoDBStreams_201208
 struct ApiReply {
   int http_status = 200;
   std::string body;
+  // kBeforeReply: a fault rule (faults.h) says the connection drops instead of
+  // this reply; the HTTP server closes it without a word. `http_status` and
+  // `body` then hold an InternalServerError saying so, for callers without a
+  // connection to drop (the C ABI, Python, the shell).
+  enum class Drop : uint8_t { kNone, kBeforeReply };
+  Drop drop = Drop::kNone;
 };
+
+class FaultInjector;
+class RequestLog;
 
 namespace internal {
 struct HandlerState;
@@ -86,6 +96,18 @@ class Handler {
                                       double seconds,
                                       const std::vector<dynarock::ConsumedCapacity>& consumed)>;
   void SetObserver(Observer observer);
+
+  // Fault rules consulted for every request after it is decoded and before it
+  // runs (faults.h); null removes them. The injector may be shared by several
+  // Handlers and changed while serving. Call before serving.
+  void SetFaults(std::shared_ptr<FaultInjector> faults);
+  const std::shared_ptr<FaultInjector>& faults() const;
+
+  // Writes one line per request to `log` (request_log.h), alongside the
+  // observer (the same record: with a log set, capacity is computed as with an
+  // observer, by index where the client did not ask for TOTAL); null stops.
+  // May be shared by several Handlers. Call before serving.
+  void SetRequestLog(std::shared_ptr<RequestLog> log);
 
  private:
   ApiReply HandleOperation(std::string_view operation, std::string_view body);

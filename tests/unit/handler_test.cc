@@ -190,6 +190,14 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return TableDescription{};
   }
+  Status Reset() override { return fail; }
+  Status SaveSnapshot(std::string_view) override { return fail; }
+  Status RestoreSnapshot(std::string_view) override { return fail; }
+  StatusOr<std::vector<SnapshotInfo>> ListSnapshots() override {
+    if (!fail.ok()) return fail;
+    return std::vector<SnapshotInfo>{};
+  }
+  Status DeleteSnapshot(std::string_view) override { return fail; }
   StatusOr<TagResourceResponse> TagResource(const TagResourceRequest& r) override {
     last_op = "TagResource";
     if (!fail.ok()) return fail;

@@ -211,9 +211,9 @@ TEST_F(StreamsTest, TransactionsBatchesAndTtlRecordEveryItem) {
   ttl.time_to_live_specification = {true, "expires"};
   ASSERT_OK(db_->UpdateTimeToLive(ttl));
   Put("tbl", MakeItem({{"pk", S("old")}, {"sk", N("1")}, {"expires", N("1000")}}));
-  const double wall = NowEpochSeconds();
+  const double now = now_.load();  // time to live reads the database's clock
   Put("tbl", MakeItem({{"pk", S("gone")}, {"sk", N("1")},
-                     {"expires", N(std::to_string(static_cast<int64_t>(wall) - 60))}}));
+                     {"expires", N(std::to_string(static_cast<int64_t>(now) - 60))}}));
   EXPECT_EQ(static_cast<DBImpl*>(db_.get())->SweepExpiredItems(), 1);
 
   auto records = ReadAll(StreamArn("tbl"));

@@ -13,6 +13,7 @@
 #include "tools/server/http_server.h"
 
 #include "tools/server/compression.h"
+#include "tools/server/control_api.h"
 
 #include <time.h>
 #include <zlib.h>
@@ -73,6 +74,26 @@ constexpr std::string_view kJson10 = "application/x-amz-json-1.0";
 constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kNotFoundBody = "<UnknownOperationException/>\n";
+
+// The access key and region of "AWS4-HMAC-SHA256 Credential=AKID/20240101/
+// us-east-1/dynamodb/aws4_request, SignedHeaders=..., Signature=..." (empty
+// when the header has no credential scope).
+RequestContext ContextOf(std::string_view authorization) {
+  RequestContext c;
+  const size_t at = authorization.find("Credential=");
+  if (at == std::string_view::npos) return c;
+  std::string_view scope = authorization.substr(at + 11);
+  scope = scope.substr(0, scope.find_first_of(", "));
+  const size_t key_end = scope.find('/');
+  if (key_end == std::string_view::npos) return c;
+  c.access_key = scope.substr(0, key_end);
+  std::string_view rest = scope.substr(key_end + 1);  // date/region/service/aws4_request
+  const size_t date_end = rest.find('/');
+  if (date_end == std::string_view::npos) return c;
+  rest = rest.substr(date_end + 1);
+  c.region = rest.substr(0, rest.find('/'));
+  return c;
+}
 constexpr size_t kHeaderLimit = 64 * 1024;
 // Responses smaller than this go uncompressed even to a client that accepts
 // gzip (DynamoDB does not compress small responses either).
@@ -196,7 +217,7 @@ std::string_view MediaType(std::string_view ct) {
 class Session;
 
 struct HttpServer::Impl {
-  Impl(Options o, RequestHandler h)
+  Impl(Options o, ContextHandler h)
       : opts(std::move(o)),
         handler(std::move(h)),
         verifier(opts.auth),
@@ -230,7 +251,8 @@ struct HttpServer::Impl {
   std::list<std::weak_ptr<Session>> sessions;
 
   Options opts;
-  RequestHandler handler;
+  ContextHandler handler;
+  const ControlApi* control = nullptr;
   api::SigV4Verifier verifier;
   std::string health_body;
   int thread_count;
@@ -356,6 +378,13 @@ class Session : public std::enable_shared_from_this<Session> {
       extra_headers_ = "\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: ";
       extra_headers_.append(kCorsExposed);
     }
+    if (SV(req.target()).substr(0, kControlPathPrefix.size()) == kControlPathPrefix) {
+      // The control API; without it (serve --no-control-api) its paths are not found.
+      ControlReply r = srv_->control != nullptr
+                           ? srv_->control->Handle(SV(req.method_string()), SV(req.target()), req.body())
+                           : ControlApi::NotFound("The control API is turned off");
+      return Respond(r.http_status, "application/json", std::move(r.body), !keep_alive);
+    }
     switch (req.method()) {
       case http::verb::post:
         break;
@@ -461,13 +490,19 @@ class Session : public std::enable_shared_from_this<Session> {
       response_coding_ = PreferredCoding(SV(ae->value()));
     }
 
+    RequestContext context;
+    if (auto auth = req.find(http::field::authorization); auth != req.end()) {
+      context = ContextOf(SV(auth->value()));
+    }
     try {
-      reply = srv_->handler(op, body);
+      reply = srv_->handler(op, body, context);
     } catch (const std::exception& e) {
       reply = api::Handler::ErrorReply(InternalError(std::string("internal error: ") + e.what()));
     } catch (...) {
       reply = api::Handler::ErrorReply(InternalError("internal error"));
     }
+    // A fault rule's dropped connection (engine/api/faults.h): no reply at all.
+    if (reply.drop == api::ApiReply::Drop::kBeforeReply) return Close();
     Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
   }
 
@@ -656,8 +691,15 @@ void HttpServer::Impl::Unregister(std::list<std::weak_ptr<Session>>::iterator it
 
 // ---- HttpServer ----------------------------------------------------------------------
 
-HttpServer::HttpServer(Options options, RequestHandler handler)
+HttpServer::HttpServer(Options options, ContextHandler handler)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(handler))) {}
+
+HttpServer::HttpServer(Options options, RequestHandler handler)
+    : HttpServer(std::move(options),
+                 [handler = std::move(handler)](std::string_view op, std::string_view body,
+                                                const RequestContext&) { return handler(op, body); }) {}
+
+void HttpServer::SetControl(const ControlApi* control) { impl_->control = control; }
 
 HttpServer::HttpServer(Options options, api::Handler* handler)
     : HttpServer(std::move(options), [handler](std::string_view op, std::string_view body) {

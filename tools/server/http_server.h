@@ -83,11 +83,24 @@ struct HttpServerOptions {
 using RequestHandler =
     std::function<api::ApiReply(std::string_view operation, std::string_view body)>;
 
+// Who sent a request, from its SigV4 Authorization header's credential scope
+// (empty when unsigned): DynamoDB Local keeps each access key's and region's
+// tables apart, and so does `serve` without --shared-db.
+struct RequestContext {
+  std::string_view access_key;
+  std::string_view region;
+};
+using ContextHandler = std::function<api::ApiReply(
+    std::string_view operation, std::string_view body, const RequestContext& context)>;
+
+class ControlApi;
+
 class HttpServer {
  public:
   using Options = HttpServerOptions;
 
   HttpServer(Options options, RequestHandler handler);
+  HttpServer(Options options, ContextHandler handler);
   // Serves through `handler` (not owned; must outlive the server).
   HttpServer(Options options, api::Handler* handler);
   ~HttpServer();  // Stop()s
@@ -109,6 +122,10 @@ class HttpServer {
   // written finish (up to stop_grace_seconds), closes idle connections, joins the
   // io threads. Idempotent. Must not be called from the handler.
   void Stop();
+
+  // Serves /_dynarock/... (any method) through `control` (not owned; must
+  // outlive the server). Call before Start(); without it those paths are 404s.
+  void SetControl(const ControlApi* control);
 
   uint16_t port() const;
   const Options& options() const;

@@ -75,9 +75,16 @@ struct Options {
   // (DynamoDB: about every 4 hours). Shorter values serve tests.
   double stream_retention_seconds = 24 * 3600;
   double stream_shard_seconds = 4 * 3600;
+  // DynamoDB's transient statuses: a new table (and a new index) is CREATING,
+  // an updated one UPDATING, for this many seconds before it is ACTIVE, and a
+  // deleted one is DELETING that long before it is gone (DescribeTable shows
+  // it; its name stays taken), as DynamoDB Local's -delayTransientStatuses
+  // does, so that SDK waiters are exercised. A CREATING table's items can be
+  // neither read nor written (ResourceNotFoundException). 0: settled at once.
+  double transient_status_seconds = 0;
   // The clock of stream records, shard rollover, retention and iterator
-  // expiry, and of point-in-time recovery's history and window, in seconds
-  // since the epoch; the system clock when empty. Tests
+  // expiry, of point-in-time recovery's history and window, of time to live
+  // and of transient statuses, in seconds since the epoch; the system clock when empty. Tests
   // inject one to move time.
   std::function<double()> clock;
 
@@ -255,6 +262,28 @@ class DB {
   // here). A value is written in one atomic commit.
   virtual Status SaveCheckpoint(std::string_view name, std::string_view value) = 0;
   virtual StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) = 0;
+
+  // Not DynamoDB operations: the test double's controls. Reset deletes every
+  // table (items, indexes, streams, history), backup and checkpoint, as if
+  // the database were new. SaveSnapshot keeps the whole database under
+  // `name` (1 to 255 of [A-Za-z0-9_.-]; the same name again replaces it), in
+  // this process's memory; RestoreSnapshot puts it back as it was (tables,
+  // items, indexes, streams, settings), in milliseconds for thousands of
+  // items. Both wait for writes in progress and hold new ones back while
+  // they run. Errors: ValidationException (a bad name),
+  // ResourceNotFoundException (no such snapshot).
+  struct SnapshotInfo {
+    std::string name;
+    double created = 0;  // seconds since the epoch
+    int64_t tables = 0;
+    int64_t items = 0;
+    int64_t bytes = 0;  // of the stored entries
+  };
+  virtual Status Reset() = 0;
+  virtual Status SaveSnapshot(std::string_view name) = 0;
+  virtual Status RestoreSnapshot(std::string_view name) = 0;
+  virtual StatusOr<std::vector<SnapshotInfo>> ListSnapshots() = 0;
+  virtual Status DeleteSnapshot(std::string_view name) = 0;
 
   // Not a DynamoDB operation: verifies, on one snapshot, that every secondary
   // index holds exactly the entries its table's items imply (keys and projected

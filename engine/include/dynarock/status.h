@@ -66,6 +66,8 @@ enum class ErrorType : uint8_t {
   kInvalidExportTime,
   kImportNotFound,
   kImportConflict,
+  // Appended after kImportConflict: the values above never change.
+  kServiceUnavailable,  // HTTP 503; sent only by fault injection (engine/api/faults.h)
 };
 
 // "ValidationException", "ResourceNotFoundException", ...
@@ -74,7 +76,7 @@ std::string_view ErrorTypeName(ErrorType type);
 // "com.amazonaws.dynamodb.v20120810#ResourceNotFoundException" and
 // "com.amazon.coral.validate#ValidationException".
 std::string ErrorWireType(ErrorType type);
-// 400 for client errors, 500 for kInternalServerError.
+// 400 for client errors, 500 for kInternalServerError, 503 for kServiceUnavailable.
 int ErrorHttpStatus(ErrorType type);
 
 // One entry of TransactionCanceledException's CancellationReasons.
