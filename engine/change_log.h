@@ -77,6 +77,9 @@ struct PendingChange {
 struct WriteSet {
   rocksdb::WriteBatch batch;
   std::vector<PendingChange> changes;
+  // Options::gsi_lag_*: the global secondary index entries of the writes,
+  // applied a while after `batch` commits (engine/index_lag.cc).
+  rocksdb::WriteBatch lagged;
 };
 
 struct ShardInfo {

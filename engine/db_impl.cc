@@ -210,6 +210,13 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   log_config.clock = options.clock;
   impl->change_log_ =
       std::make_unique<ChangeLog>(raw, impl->catalog_cf_, impl->streams_cf_, log_config);
+  {
+    DBImpl* self = impl.get();
+    impl->index_lag_ = std::make_unique<IndexLag>(
+        options.gsi_lag_min_seconds, options.gsi_lag_max_seconds, options.consistency_seed,
+        [self](rocksdb::WriteBatch* b) { return self->Commit(b); },
+        [self] { return self->change_log_->Now(); });
+  }
 
   // The format first: a newer one is refused before anything is read.
   std::string format;
@@ -294,6 +301,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
 
 DBImpl::~DBImpl() {
   shutting_down_ = true;
+  {
+    // Their files are in the memory Env, which goes before this map would.
+    std::lock_guard<std::mutex> lock(snapshots_mu_);
+    snapshots_.clear();
+  }
   StopSubscriptions();
   {
     std::lock_guard<std::mutex> lock(ttl_mu_);
@@ -312,6 +324,7 @@ DBImpl::~DBImpl() {
     lock.unlock();
     for (auto& t : jobs) t.join();
   }
+  index_lag_.reset();  // pending index entries applied
   change_log_.reset();  // after every writer; stops its trimming thread
   if (db_ == nullptr) return;
   db_->FlushWAL(true).PermitUncheckedError();
@@ -433,7 +446,12 @@ void DBImpl::WaitForWritesInProgress() {
 }
 
 Status DBImpl::Commit(WriteSet* writes) {
-  return change_log_->Commit(writes, [this](rocksdb::WriteBatch* batch) { return Commit(batch); });
+  DR_RETURN_IF_ERROR(
+      change_log_->Commit(writes, [this](rocksdb::WriteBatch* batch) { return Commit(batch); }));
+  // Still under the items' locks: an item's lagged entries queue in the
+  // order of its writes.
+  if (writes->lagged.Count() > 0) index_lag_->Enqueue(std::move(writes->lagged));
+  return Status();
 }
 
 void DBImpl::ReadStats(uint32_t table_id, int64_t* count, int64_t* bytes) const {

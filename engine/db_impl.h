@@ -40,6 +40,7 @@
 #include "engine/capacity.h"
 #include "engine/change_log.h"
 #include "engine/expr/expression.h"
+#include "engine/index_lag.h"
 #include "engine/table_info.h"
 
 #include <rocksdb/slice.h>
@@ -426,6 +427,8 @@ class DBImpl final : public DB {
   rocksdb::ColumnFamilyHandle* indexes_cf_ = nullptr;
   rocksdb::ColumnFamilyHandle* streams_cf_ = nullptr;
   std::unique_ptr<ChangeLog> change_log_;
+  // Options::gsi_lag_*: always there; queues only when the lag is on.
+  std::unique_ptr<IndexLag> index_lag_;
   std::string iterator_secret_;  // signs shard iterators; kept in the catalog
   bool sync_ = false;
 

@@ -95,6 +95,7 @@ class Quiesced {
 
 Status DBImpl::ReplaceContents(const SavedSnapshot* saved) {
   if (options_.read_only) return InternalError("The database was opened read-only; writes are refused");
+  index_lag_->Clear();  // computed from what is being replaced
   rocksdb::ColumnFamilyHandle* cfs[4] = {catalog_cf_, items_cf_, indexes_cf_, streams_cf_};
   const std::string all_end(16, '\xff');  // past every key: they start with ids or "x/"
   rocksdb::WriteBatch batch;
@@ -174,6 +175,7 @@ Status DBImpl::Reset() {
 
 Status DBImpl::SaveSnapshot(std::string_view name) {
   DR_RETURN_IF_ERROR(CheckSnapshotName(name));
+  index_lag_->Drain();  // a snapshot holds the indexes whole
   JoinAll(backfill_mu_, backfills_);
   JoinAll(jobs_mu_, jobs_);
   auto saved = std::make_shared<SavedSnapshot>();

@@ -57,6 +57,11 @@ constexpr char kServeHelp[] =
     "                         Tables and indexes stay CREATING, UPDATING or DELETING for\n"
     "                         SECONDS (default 0.5) before they settle, as DynamoDB's do,\n"
     "                         so that SDK waiters are exercised\n"
+    "  --gsi-lag SECONDS|MIN:MAX\n"
+    "                         Apply each write's global secondary index entries that\n"
+    "                         long after it (random within MIN:MAX, seeded by\n"
+    "                         --consistency-seed N), so that a GSI Query right after a\n"
+    "                         write may miss it, as on DynamoDB\n"
     "  --no-control-api       Refuse the control API (/_dynarock/: reset, snapshots,\n"
     "                         faults, clock)\n"
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
@@ -225,6 +230,23 @@ int RunServe(const Args& args) {
         double secs = 0;
         if (need_value() && ParseSeconds(v, &secs)) db_opts.transient_status_seconds = secs;
       }
+    } else if (flag == "--gsi-lag") {
+      // SECONDS or MIN:MAX
+      const size_t colon = need_value() ? v.find(':') : std::string::npos;
+      double lo = 0, hi = 0;
+      const bool ok = colon == std::string::npos
+                          ? ParseSeconds(v, &lo) && ParseSeconds(v, &hi)
+                          : ParseSeconds(v.substr(0, colon), &lo) &&
+                                ParseSeconds(v.substr(colon + 1), &hi) && lo <= hi;
+      if (!ok) return UsageError("serve", "--gsi-lag is SECONDS or MIN:MAX (0 to 600)");
+      db_opts.gsi_lag_min_seconds = lo;
+      db_opts.gsi_lag_max_seconds = hi;
+    } else if (flag == "--consistency-seed") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 0, (1LL << 62), &n)) {
+        return UsageError("serve", "--consistency-seed needs a number");
+      }
+      db_opts.consistency_seed = static_cast<uint64_t>(n);
     } else if (flag == "-cors") {
       if (!need_value()) return UsageError("serve", "-cors needs origins ('*')");
     } else if (flag == "-optimizeDbBeforeStartup" || flag == "-disableTelemetry") {

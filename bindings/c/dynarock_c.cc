@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "dynarock/db.h"
+#include "engine/api/faults.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
@@ -48,6 +49,7 @@ using dynarock::StatusOr;
 struct DbState {
   std::unique_ptr<dynarock::DB> db;
   std::unique_ptr<dynarock::api::Handler> handler;
+  std::shared_ptr<dynarock::api::FaultInjector> faults;  // attached to `handler`
   std::unique_ptr<dynarock::graph::EmbeddedClient> client;
   std::mutex graphs_mu;
   std::map<std::string, std::unique_ptr<dynarock::graph::Graph>> graphs;  // by table
@@ -471,6 +473,8 @@ dynarock_code dynarock_open(const char* path, const char* options_json, dynarock
     auto state = std::make_shared<DbState>();
     state->db = std::move(*opened);
     state->handler = std::make_unique<dynarock::api::Handler>(state->db.get());
+    state->faults = std::make_shared<dynarock::api::FaultInjector>();
+    state->handler->SetFaults(state->faults);
     // Exports and imports use <path>/s3 for S3, as `dynarock serve` does.
     if (!options.in_memory) state->handler->SetS3Root(std::string(path) + "/s3");
     state->client = std::make_unique<dynarock::graph::EmbeddedClient>(state->db.get());
@@ -521,6 +525,37 @@ dynarock_code dynarock_execute(dynarock_db* db, const char* operation, const cha
                     *out = CopyOut(reply.body);
                     return DYNAROCK_OK;
                   });
+}
+
+dynarock_code dynarock_set_faults(dynarock_db* db, const char* rules_json, char** state_json,
+                                  dynarock_error** error) {
+  if (state_json != nullptr) *state_json = nullptr;
+  if (db == nullptr) return Invalid(error, "db must not be NULL");
+  return Guarded(error, [&]() -> dynarock_code {
+    std::shared_ptr<DbState> s = Databases().Find(db);
+    if (!s) return Closed(error);
+    if (rules_json == nullptr || *rules_json == '\0') {
+      s->faults->Clear();
+    } else {
+      Status st = s->faults->SetRulesJson(rules_json);
+      if (!st.ok()) return FromStatus(error, st);
+    }
+    if (state_json != nullptr) *state_json = CopyOut(s->faults->ToJson());
+    return DYNAROCK_OK;
+  });
+}
+
+dynarock_code dynarock_get_faults(dynarock_db* db, char** state_json, dynarock_error** error) {
+  if (db == nullptr || state_json == nullptr) {
+    return Invalid(error, "db and state_json must not be NULL");
+  }
+  *state_json = nullptr;
+  return Guarded(error, [&]() -> dynarock_code {
+    std::shared_ptr<DbState> s = Databases().Find(db);
+    if (!s) return Closed(error);
+    *state_json = CopyOut(s->faults->ToJson());
+    return DYNAROCK_OK;
+  });
 }
 
 dynarock_code dynarock_graph_execute(dynarock_db* db, const char* operation,

@@ -8,6 +8,7 @@
 #include <random>
 #include <utility>
 
+#include "engine/api/handler.h"
 #include "engine/api/json_writer.h"
 
 namespace dynarock::api {
@@ -152,7 +153,10 @@ StatusOr<FaultRule> ParseRuleElement(dom::element e, size_t position) {
         return RuleError(position, "operation must be a string or a list of strings");
       }
       for (const std::string& op : r.operations) {
-        if (op.empty()) return RuleError(position, "operation must not be empty");
+        if (!Handler::IsOperation(op)) {
+          return RuleError(position, "operation '" + op + "' is not an operation this endpoint serves "
+                                     "(PutItem, Query, DynamoDBStreams_20120810.GetRecords, ...)");
+        }
       }
     } else if (k == "table") {
       auto s = StringField(v, position, k);

@@ -11,13 +11,12 @@
 #include <thread>
 #include <utility>
 
-#include "dynarock/item_size.h"
-#include "engine/api/base64.h"
 #include "engine/api/faults.h"
 #include "engine/api/json_backups.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/partiql_json.h"
+#include "engine/api/request_facts.h"
 #include "engine/api/request_log.h"
 #include "engine/request_checks.h"
 #include "engine/api/json_writer.h"
@@ -33,15 +32,7 @@ struct HandlerState {
   Handler::Observer observer;
   std::shared_ptr<FaultInjector> faults;
   std::shared_ptr<RequestLog> request_log;
-  // Each table's partition key attribute, for fault rules' key_prefix and the
-  // request log, valid while the DB's CatalogVersion stays `hash_keys_version`.
-  std::mutex hash_keys_mu;
-  uint64_t hash_keys_version = 0;                    // GUARDED_BY(hash_keys_mu)
-  struct KeyNames {
-    std::string hash;
-    std::string range;
-  };
-  std::map<std::string, KeyNames, std::less<>> hash_keys;  // GUARDED_BY(hash_keys_mu)
+  KeyNamesCache key_names;  // for fault rules' key_prefix and the request log
   std::string s3_root;
   // The export and import jobs, made at the first such request.
   std::mutex transfers_mu;
@@ -59,6 +50,8 @@ struct HandlerState {
 namespace {
 
 using internal::HandlerState;
+using internal::DescribeResponse;
+using internal::HeldBack;
 using OperationFn = ApiReply (*)(HandlerState&, std::string_view);
 
 ApiReply Ok(std::string body) { return ApiReply{200, std::move(body)}; }
@@ -93,218 +86,6 @@ void TakeCapacity(Resp& r, bool keep) {
 }
 
 // ---------------------------------------------------------------- fault and log hooks
-
-// The key attributes of `table` (empty when there is no such table).
-using KeyNames = HandlerState::KeyNames;
-
-KeyNames KeyNamesOf(HandlerState& s, const std::string& table) {
-  const uint64_t version = s.db->CatalogVersion();
-  {
-    std::lock_guard<std::mutex> lock(s.hash_keys_mu);
-    if (version == 0 || version != s.hash_keys_version) {
-      s.hash_keys.clear();
-      s.hash_keys_version = version;
-    }
-    auto it = s.hash_keys.find(table);
-    if (it != s.hash_keys.end()) return it->second;
-  }
-  KeyNames names;
-  auto desc = s.db->DescribeKeys(table);
-  if (!desc.ok()) return names;
-  for (const KeySchemaElement& k : desc->key_schema) {
-    (k.key_type == KeyType::kHash ? names.hash : names.range) = k.attribute_name;
-  }
-  std::lock_guard<std::mutex> lock(s.hash_keys_mu);
-  if (version != 0 && version == s.hash_keys_version) s.hash_keys.emplace(table, names);
-  return names;
-}
-
-// S as is, N as its text, B as base64; "" for anything else.
-std::string KeyText(const AttributeValue& v) {
-  if (v.is(AttrType::kS) || v.is(AttrType::kN)) return v.scalar();
-  if (v.is(AttrType::kB)) return Base64Encode(v.scalar());
-  return "";
-}
-
-// The partition key value of an item or key of `table`.
-std::string PartitionKeyOf(HandlerState& s, const std::string& table, const Item& item) {
-  if (item.size() == 1) return KeyText(item.begin()->second);
-  auto it = item.find(KeyNamesOf(s, table).hash);
-  return it == item.end() ? std::string() : KeyText(it->second);
-}
-
-// What a decoded request names: tables, index, and (with `keys`) the partition
-// keys of its items; with `facts`, what the request log shows of it.
-template <typename Req>
-void Describe(HandlerState& s, const Req& req, bool keys, FaultTarget* t, RequestFacts* facts) {
-  auto add = [&](const std::string& table, const Item& item) {
-    if (!keys) return;
-    t->keys.push_back(FaultTarget::Key{table, PartitionKeyOf(s, table, item)});
-  };
-  if constexpr (requires { req.table_name.size(); }) t->tables.push_back(req.table_name);
-  if constexpr (requires { req.index_name.has_value(); }) {
-    if (req.index_name) t->index = *req.index_name;
-  }
-  if constexpr (requires { req.key.size(); }) {
-    add(req.table_name, req.key);
-    if (facts != nullptr) facts->key_json = EncodeItemJson(req.key);
-  } else if constexpr (std::is_same_v<Req, PutItemRequest>) {
-    add(req.table_name, req.item);
-    if (facts != nullptr) {
-      facts->item_bytes = static_cast<int64_t>(ItemSize(req.item));
-      const KeyNames names = KeyNamesOf(s, req.table_name);
-      Item key;
-      for (const std::string* name : {&names.hash, &names.range}) {
-        auto it = req.item.find(*name);
-        if (!name->empty() && it != req.item.end()) key.emplace(it->first, it->second);
-      }
-      if (!key.empty()) facts->key_json = EncodeItemJson(key);
-    }
-  }
-  int64_t items = -1;
-  if constexpr (std::is_same_v<Req, BatchWriteItemRequest>) {
-    items = 0;
-    for (const auto& [table, writes] : req.request_items) {
-      t->tables.push_back(table);
-      for (const WriteRequest& w : writes) add(table, w.put_item ? *w.put_item : *w.delete_key);
-      items += static_cast<int64_t>(writes.size());
-    }
-  } else if constexpr (std::is_same_v<Req, BatchGetItemRequest>) {
-    items = 0;
-    for (const auto& [table, ka] : req.request_items) {
-      t->tables.push_back(table);
-      for (const Item& k : ka.keys) add(table, k);
-      items += static_cast<int64_t>(ka.keys.size());
-    }
-  } else if constexpr (std::is_same_v<Req, TransactWriteItemsRequest>) {
-    for (const TransactWriteItem& x : req.transact_items) {
-      t->tables.push_back(x.table_name);
-      add(x.table_name, x.kind == TransactWriteItem::Kind::kPut ? x.item : x.key);
-    }
-    items = static_cast<int64_t>(req.transact_items.size());
-  } else if constexpr (std::is_same_v<Req, TransactGetItemsRequest>) {
-    for (const TransactGetItem& x : req.transact_items) {
-      t->tables.push_back(x.table_name);
-      add(x.table_name, x.key);
-    }
-    items = static_cast<int64_t>(req.transact_items.size());
-  }
-  if (facts == nullptr) return;
-  facts->items = items;
-  for (const std::string& table : t->tables) {
-    if (std::find(facts->tables.begin(), facts->tables.end(), table) == facts->tables.end()) {
-      facts->tables.push_back(table);
-    }
-  }
-  if (!facts->tables.empty()) facts->table = facts->tables.front();
-  facts->index = t->index;
-  if (!t->keys.empty()) facts->partition_key = t->keys.front().partition_key;
-  if constexpr (std::is_same_v<Req, QueryRequest>) {
-    facts->filtered = req.filter_expression.has_value() || req.has_query_filter;
-  } else if constexpr (std::is_same_v<Req, ScanRequest>) {
-    facts->filtered = req.filter_expression.has_value() || req.has_scan_filter;
-  }
-}
-
-// What the request log shows of a response: items read and why a page ended.
-template <typename Req, typename Resp>
-void DescribeResponse(const Req& req, const Resp& r, RequestFacts* facts) {
-  if constexpr (requires { r.scanned_count; r.last_evaluated_key; req.limit; }) {
-    facts->items_scanned = r.scanned_count;
-    facts->items_returned = r.count;
-    if (!r.last_evaluated_key) {
-      facts->page_end = "end";
-    } else if (req.limit && r.scanned_count >= *req.limit) {
-      facts->page_end = "limit";
-    } else {
-      facts->page_end = "1MB";
-    }
-  } else if constexpr (std::is_same_v<Resp, GetItemResponse>) {
-    if (r.item || r.encoded_item) facts->item_bytes = r.bytes_read;
-  }
-}
-
-// A fired "unprocessed" rule: the requests of a batch held back (neither
-// applied nor read), the last `k` of those the rule matches.
-template <typename Req>
-struct HeldBack {};
-
-template <>
-struct HeldBack<BatchWriteItemRequest> {
-  std::map<std::string, std::vector<WriteRequest>> items;
-};
-template <>
-struct HeldBack<BatchGetItemRequest> {
-  std::map<std::string, KeysAndAttributes> keys;
-};
-
-size_t HeldCount(const FaultRule& rule, size_t candidates) {
-  if (rule.keep >= 0) {
-    return candidates > static_cast<size_t>(rule.keep) ? candidates - rule.keep : 0;
-  }
-  return std::min(candidates, static_cast<size_t>(std::ceil(rule.fraction * candidates - 1e-9)));
-}
-
-void HoldBack(HandlerState& s, const FaultRule& rule, BatchWriteItemRequest& req,
-              HeldBack<BatchWriteItemRequest>* held) {
-  std::vector<std::pair<std::string, size_t>> candidates;
-  for (const auto& [table, writes] : req.request_items) {
-    for (size_t i = 0; i < writes.size(); ++i) {
-      const Item& item = writes[i].put_item ? *writes[i].put_item : *writes[i].delete_key;
-      if (rule.MatchesItem(table, PartitionKeyOf(s, table, item))) candidates.emplace_back(table, i);
-    }
-  }
-  const size_t k = HeldCount(rule, candidates.size());
-  // From the back, so that earlier positions stay valid.
-  for (size_t n = 0; n < k; ++n) {
-    const auto& [table, i] = candidates[candidates.size() - 1 - n];
-    auto& writes = req.request_items[table];
-    auto& out = held->items[table];
-    out.insert(out.begin(), std::move(writes[i]));
-    writes.erase(writes.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  std::erase_if(req.request_items, [](const auto& kv) { return kv.second.empty(); });
-}
-
-void HoldBack(HandlerState& s, const FaultRule& rule, BatchGetItemRequest& req,
-              HeldBack<BatchGetItemRequest>* held) {
-  std::vector<std::pair<std::string, size_t>> candidates;
-  for (const auto& [table, ka] : req.request_items) {
-    for (size_t i = 0; i < ka.keys.size(); ++i) {
-      if (rule.MatchesItem(table, PartitionKeyOf(s, table, ka.keys[i]))) candidates.emplace_back(table, i);
-    }
-  }
-  const size_t k = HeldCount(rule, candidates.size());
-  for (size_t n = 0; n < k; ++n) {
-    const auto& [table, i] = candidates[candidates.size() - 1 - n];
-    KeysAndAttributes& ka = req.request_items[table];
-    auto [it, fresh] = held->keys.try_emplace(table);
-    if (fresh) {
-      it->second = ka;  // the projection and consistency go with the keys
-      it->second.keys.clear();
-    }
-    it->second.keys.insert(it->second.keys.begin(), std::move(ka.keys[i]));
-    ka.keys.erase(ka.keys.begin() + static_cast<std::ptrdiff_t>(i));
-  }
-  std::erase_if(req.request_items, [](const auto& kv) { return kv.second.keys.empty(); });
-}
-
-void GiveBack(HeldBack<BatchWriteItemRequest>& held, BatchWriteItemResponse* r) {
-  for (auto& [table, writes] : held.items) {
-    auto& out = r->unprocessed_items[table];
-    for (auto& w : writes) out.push_back(std::move(w));
-  }
-}
-
-void GiveBack(HeldBack<BatchGetItemRequest>& held, BatchGetItemResponse* r) {
-  for (auto& [table, ka] : held.keys) {
-    r->responses.try_emplace(table);  // every table named appears in Responses
-    auto [it, fresh] = r->unprocessed_keys.try_emplace(table, ka);
-    if (!fresh) {
-      for (auto& k : ka.keys) it->second.keys.push_back(std::move(k));
-    }
-  }
-}
 
 ApiReply DroppedReply(std::string_view when, const std::string& rule) {
   ApiReply reply = Handler::ErrorReply(InternalError(
@@ -342,7 +123,7 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (faults != nullptr || facts != nullptr) {
     FaultTarget target;
     target.operation = t_operation;
-    Describe(s, *req, facts != nullptr || (faults != nullptr && faults->needs_keys()), &target,
+    Describe(s.key_names, s.db, *req, facts != nullptr || (faults != nullptr && faults->needs_keys()), &target,
              facts);
     if (faults != nullptr) {
       FaultDecision d = faults->Decide(target);
@@ -356,7 +137,7 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
             if (facts != nullptr) facts->drop = "before_apply";
             return DroppedReply("before", d.rule->name);
           case FaultAction::kUnprocessed:
-            if constexpr (kBatch) HoldBack(s, *d.rule, *req, &held);
+            if constexpr (kBatch) HoldBack(s.key_names, s.db, *d.rule, *req, &held);
             break;
           default:
             break;
@@ -816,6 +597,8 @@ ApiReply Handler::HandleOperation(std::string_view operation, std::string_view b
     return ErrorReply(InternalError("Internal server error"));
   }
 }
+
+bool Handler::IsOperation(std::string_view operation) { return Lookup(operation) != nullptr; }
 
 ApiReply Handler::ErrorReply(const Status& status) {
   if (t_call != nullptr) {

@@ -70,6 +70,9 @@ class Handler {
   // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.
   static ApiReply ErrorReply(const dynarock::Status& status);
 
+  // Whether Handle() knows `operation` (as Handle takes it).
+  static bool IsOperation(std::string_view operation);
+
   // The database requests go to (the constructor's, when not null). Call before
   // serving (not synchronised with Handle), and with null before the database
   // closes: running exports and imports stop.

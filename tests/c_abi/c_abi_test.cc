@@ -111,6 +111,48 @@ TEST(CAbi, OperationsAndDynamoDbErrors) {
   dynarock_close(db);
 }
 
+// Fault rules through the C ABI: errors surface as DynamoDB's, a drop is an
+// InternalServerError whose write happened or not as the rule says, a bad rule
+// set changes nothing, and the counters are readable.
+TEST(CAbi, FaultInjection) {
+  dynarock_db* db = OpenMemory();
+  ASSERT_NE(db, nullptr);
+  ASSERT_EQ(Exec(db, "CreateTable", kCreate).code, DYNAROCK_OK);
+  char* state = nullptr;
+  dynarock_error* err = nullptr;
+  ASSERT_EQ(dynarock_set_faults(db,
+                                R"({"seed":9,"rules":[{"name":"slow-down","operation":"GetItem",)"
+                                R"("first_n":1,"error":"ThrottlingException"},)"
+                                R"({"name":"lost","key_prefix":"after","action":"drop_after_apply"}]})",
+                                &state, &err),
+            DYNAROCK_OK);
+  ASSERT_NE(state, nullptr);
+  EXPECT_NE(std::string(state).find(R"("seed":9)"), std::string::npos) << state;
+  dynarock_free(state);
+  Result throttled = Exec(db, "GetItem", R"({"TableName":"things","Key":{"pk":{"S":"a"}}})");
+  EXPECT_EQ(throttled.type, "ThrottlingException");
+  EXPECT_EQ(Exec(db, "GetItem", R"({"TableName":"things","Key":{"pk":{"S":"a"}}})").code, DYNAROCK_OK);
+  Result dropped = Exec(db, "PutItem", R"({"TableName":"things","Item":{"pk":{"S":"after"}}})");
+  EXPECT_EQ(dropped.type, "InternalServerError");
+  EXPECT_EQ(dropped.http, 500);
+  EXPECT_NE(dropped.message.find("after the request was applied"), std::string::npos);
+
+  EXPECT_EQ(dynarock_set_faults(db, R"({"rules":[{"action":"nope"}]})", nullptr, &err), DYNAROCK_ERROR);
+  ASSERT_NE(err, nullptr);
+  EXPECT_STREQ(dynarock_error_type(err), "ValidationException");
+  dynarock_error_free(err);
+  err = nullptr;
+  ASSERT_EQ(dynarock_get_faults(db, &state, &err), DYNAROCK_OK);
+  const std::string counters = state;
+  dynarock_free(state);
+  EXPECT_NE(counters.find(R"("name":"slow-down")"), std::string::npos) << counters;
+  EXPECT_NE(counters.find(R"("matched":2,"fired":1)"), std::string::npos) << counters;
+  ASSERT_EQ(dynarock_set_faults(db, nullptr, nullptr, &err), DYNAROCK_OK);
+  Result applied = Exec(db, "GetItem", R"({"TableName":"things","Key":{"pk":{"S":"after"}}})");
+  EXPECT_NE(applied.body.find("after"), std::string::npos) << applied.body;
+  dynarock_close(db);
+}
+
 TEST(CAbi, NullPointersClosedHandlesAndBadOptions) {
   char* out = nullptr;
   dynarock_error* err = nullptr;

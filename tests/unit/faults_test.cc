@@ -79,6 +79,8 @@ TEST(FaultRules, BadRulesAreValidationErrorsAndChangeNothing) {
       {R"({"rules":[{"operation":"PutItem","action":"unprocessed"}]})", "only for BatchWriteItem"},
       {R"({"rules":[{"fraction":0.5}]})", "only for action unprocessed"},
       {R"({"rules":[{"bogus":1}]})", "unknown field 'bogus'"},
+      {R"({"rules":[{"operation":"Putitem"}]})", "operation 'Putitem' is not an operation"},
+      {R"({"rules":[{"operation":[]}]})", "must not be an empty list"},
       {R"({"rules":[{"name":"a"},{"name":"a"}]})", "used twice"},
       {R"({"seed":-1,"rules":[]})", "seed must be"},
       {R"({"seed":1})", "rules is missing"},

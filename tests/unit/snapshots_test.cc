@@ -1,6 +1,8 @@
 // The test double's reset and snapshots on the embedded DB.
 
+#include <atomic>
 #include <chrono>
+#include <thread>
 #include <map>
 
 #include "tests/unit/testutil.h"
@@ -108,6 +110,59 @@ TEST_F(DBTest, SnapshotsPutTheWholeDatabaseBackAndResetEmptiesIt) {
   ASSERT_TRUE(db_->DeleteSnapshot("base").ok());
   EXPECT_EQ(db_->DeleteSnapshot("base").type(), ErrorType::kResourceNotFound);
   EXPECT_TRUE(db_->ListSnapshots()->empty());
+}
+
+// Options::gsi_lag_*: a GSI Query right after a write sees the index as it
+// was; once the lag has passed (on the database's clock) it sees the write;
+// local indexes and the table are never behind.
+TEST(ConsistencyTest, GsiEntriesLagTheirWritesInOrder) {
+  std::atomic<double> now{1.7e9};
+  Options options;
+  options.in_memory = true;
+  options.clock = [&] { return now.load(); };
+  options.gsi_lag_min_seconds = 5;
+  options.gsi_lag_max_seconds = 5;
+  auto opened = DB::Open(options, "");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<DB> db = std::move(opened).value();
+  MakeGsiTable(db.get(), "lagged");
+  auto count = [&](const std::string& g) {
+    QueryRequest q;
+    q.table_name = "lagged";
+    q.index_name = "by_g";
+    q.key_condition_expression = "g = :g";
+    q.expression_attribute_values[":g"] = S(g);
+    q.has_expression_attribute_values = true;
+    auto r = db->Query(q);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->count : -1;
+  };
+  PutItemRequest put;
+  put.table_name = "lagged";
+  put.item = {{"pk", S("a")}, {"g", S("one")}};
+  ASSERT_TRUE(db->PutItem(put).ok());
+  GetItemRequest get;
+  get.table_name = "lagged";
+  get.key = {{"pk", S("a")}};
+  get.consistent_read = true;
+  EXPECT_TRUE(db->GetItem(get)->item.has_value());  // the table is current
+  EXPECT_EQ(count("one"), 0);                       // its GSI is not yet
+  now = now.load() + 3;
+  put.item = {{"pk", S("a")}, {"g", S("two")}};  // moves the item to "two"
+  ASSERT_TRUE(db->PutItem(put).ok());
+  now = now.load() + 2.5;  // the first write's lag has passed, not the second's
+  for (int i = 0; i < 100 && count("one") != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(count("one"), 1);  // the stale state: the item still under "one"
+  EXPECT_EQ(count("two"), 0);
+  now = now.load() + 5;
+  for (int i = 0; i < 100 && count("two") != 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(count("one"), 0);
+  EXPECT_EQ(count("two"), 1);
+  auto check = db->CheckConsistency();
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok());
 }
 
 }  // namespace

@@ -82,6 +82,18 @@ struct Options {
   // does, so that SDK waiters are exercised. A CREATING table's items can be
   // neither read nor written (ResourceNotFoundException). 0: settled at once.
   double transient_status_seconds = 0;
+  // Consistency simulation (a test double's; off by default). A write's
+  // entries in global secondary indexes are applied a lag after the write,
+  // drawn from [gsi_lag_min_seconds, gsi_lag_max_seconds] by a generator
+  // seeded with consistency_seed (a fixed lag when both bounds are equal), in
+  // the order of the writes: a Query on a GSI right after a write may see the
+  // index as it was, as on DynamoDB, whose GSIs are eventually consistent.
+  // Tables and local secondary indexes stay strongly consistent. Pending
+  // entries are applied at close; a crash loses them (the index then
+  // differs from its table: `dynarock check`).
+  double gsi_lag_min_seconds = 0;
+  double gsi_lag_max_seconds = 0;
+  uint64_t consistency_seed = 0;
   // The clock of stream records, shard rollover, retention and iterator
   // expiry, of point-in-time recovery's history and window, of time to live
   // and of transient statuses, in seconds since the epoch; the system clock when empty. Tests

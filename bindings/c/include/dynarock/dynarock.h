@@ -135,6 +135,25 @@ DYNAROCK_EXPORT dynarock_code dynarock_execute(dynarock_db* db, const char* oper
                                                const char* request_json, char** response_json,
                                                dynarock_error** error);
 
+/* Fault injection for tests (docs/architecture.md, "Fault injection and the
+ * request log"): replaces the database's fault rules with `rules_json`
+ * ({"seed":N,"rules":[...]}, the format of `dynarock serve --faults`); NULL or
+ * "" removes them. A bad rule set is DYNAROCK_ERROR with type
+ * "ValidationException" and changes nothing. When `state_json` is not NULL it
+ * receives (free with dynarock_free) the rules with their counters
+ * ({"seed":N,"rules":[{...,"matched":M,"fired":F}],...}); pass rules_json NULL
+ * and a state_json to read them after clearing, or use the same call with the
+ * current rules. Without a connection to drop, a "drop_before_apply" or
+ * "drop_after_apply" rule makes dynarock_execute fail with
+ * "InternalServerError" (the write applied or not as the rule says). */
+DYNAROCK_EXPORT dynarock_code dynarock_set_faults(dynarock_db* db, const char* rules_json,
+                                                  char** state_json, dynarock_error** error);
+
+/* The fault rules and their counters, as dynarock_set_faults' state_json,
+ * without changing them. */
+DYNAROCK_EXPORT dynarock_code dynarock_get_faults(dynarock_db* db, char** state_json,
+                                                  dynarock_error** error);
+
 /* ---------------------------------------------------------------- the graph layer */
 
 /* Runs one graph operation on the database (graph/graph.h), with JSON in and

@@ -1,0 +1,83 @@
+#include "engine/index_lag.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace dynarock {
+
+IndexLag::IndexLag(double min_seconds, double max_seconds, uint64_t seed,
+                   std::function<Status(rocksdb::WriteBatch*)> write, std::function<double()> now)
+    : min_(std::max(0.0, std::min(min_seconds, max_seconds))),
+      max_(std::max(0.0, max_seconds)),
+      write_(std::move(write)),
+      now_(std::move(now)),
+      rng_(seed) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+IndexLag::~IndexLag() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  Drain();
+}
+
+void IndexLag::Enqueue(rocksdb::WriteBatch batch) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const double lag =
+        max_ > min_ ? std::uniform_real_distribution<double>(min_, max_)(rng_) : max_;
+    const double due = std::max(last_due_, now_() + lag);
+    last_due_ = due;
+    queue_.push_back(Entry{due, std::move(batch)});
+  }
+  cv_.notify_all();
+}
+
+void IndexLag::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    if (queue_.empty()) {
+      cv_.wait(lock);
+      continue;
+    }
+    const double wait = queue_.front().due - now_();
+    if (wait > 0) {
+      // The clock may be moved (tests): look again at least every 50 ms.
+      cv_.wait_for(lock, std::chrono::duration<double>(std::min(wait, 0.05)));
+      continue;
+    }
+    std::lock_guard<std::mutex> apply(apply_mu_);
+    Entry e = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    (void)write_(&e.batch);
+    lock.lock();
+  }
+}
+
+void IndexLag::Drain() {
+  std::lock_guard<std::mutex> apply(apply_mu_);
+  std::deque<Entry> all;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    all.swap(queue_);
+  }
+  for (Entry& e : all) (void)write_(&e.batch);
+}
+
+void IndexLag::Clear() {
+  std::lock_guard<std::mutex> apply(apply_mu_);
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.clear();
+}
+
+size_t IndexLag::pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
+}
+
+}  // namespace dynarock
