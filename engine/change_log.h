@@ -80,6 +80,9 @@ struct WriteSet {
   // Options::gsi_lag_*: the global secondary index entries of the writes,
   // applied a while after `batch` commits (engine/index_lag.cc).
   rocksdb::WriteBatch lagged;
+  // Options::stale_read_seconds: each written item's key and image before
+  // the write (none: it did not exist), remembered once the write commits.
+  std::vector<std::pair<std::string, std::optional<std::string>>> previous;
 };
 
 struct ShardInfo {

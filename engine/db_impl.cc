@@ -216,6 +216,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
         options.gsi_lag_min_seconds, options.gsi_lag_max_seconds, options.consistency_seed,
         [self](rocksdb::WriteBatch* b) { return self->Commit(b); },
         [self] { return self->change_log_->Now(); });
+    impl->stale_reads_ = std::make_unique<StaleReads>(
+        options.stale_read_seconds, options.stale_read_probability, options.consistency_seed);
   }
 
   // The format first: a newer one is refused before anything is read.
@@ -451,6 +453,7 @@ Status DBImpl::Commit(WriteSet* writes) {
   // Still under the items' locks: an item's lagged entries queue in the
   // order of its writes.
   if (writes->lagged.Count() > 0) index_lag_->Enqueue(std::move(writes->lagged));
+  if (!writes->previous.empty()) stale_reads_->Remember(&writes->previous, change_log_->Now());
   return Status();
 }
 

@@ -301,7 +301,7 @@ class DBImpl final : public DB {
                     ChangeOrigin origin);
   // Whether a write to the table reads the old item: for its index entries or
   // its stream record.
-  static bool WriteNeedsOldItem(const TableInfo& info);
+  bool WriteNeedsOldItem(const TableInfo& info) const;
   Status Commit(rocksdb::WriteBatch* batch);
   // Commits item writes with their change records (sequence numbers are
   // taken here, under the items' locks).
@@ -429,6 +429,7 @@ class DBImpl final : public DB {
   std::unique_ptr<ChangeLog> change_log_;
   // Options::gsi_lag_*: always there; queues only when the lag is on.
   std::unique_ptr<IndexLag> index_lag_;
+  std::unique_ptr<StaleReads> stale_reads_;  // Options::stale_read_seconds
   std::string iterator_secret_;  // signs shard iterators; kept in the catalog
   bool sync_ = false;
 

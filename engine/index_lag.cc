@@ -80,4 +80,36 @@ size_t IndexLag::pending() const {
   return queue_.size();
 }
 
+void StaleReads::Remember(std::vector<std::pair<std::string, std::optional<std::string>>>* previous,
+                          double now) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [key, image] : *previous) {
+    // The image before the first of the window's writes stays: a stale read
+    // may go back that far.
+    auto [it, fresh] = recent_.try_emplace(std::move(key));
+    if (fresh || it->second.until <= now) it->second.image = std::move(image);
+    it->second.until = now + seconds_;
+  }
+  if (++since_sweep_ >= 1024) {
+    since_sweep_ = 0;
+    std::erase_if(recent_, [now](const auto& e) { return e.second.until <= now; });
+  }
+}
+
+bool StaleReads::Stale(const std::string& key, double now, std::optional<std::string>* image) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = recent_.find(key);
+  if (it == recent_.end() || it->second.until <= now) return false;
+  if (probability_ < 1 && std::uniform_real_distribution<double>(0, 1)(rng_) >= probability_) {
+    return false;
+  }
+  *image = it->second.image;
+  return true;
+}
+
+void StaleReads::Clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  recent_.clear();
+}
+
 }  // namespace dynarock

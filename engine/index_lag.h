@@ -1,5 +1,8 @@
 // File: engine/index_lag.h
 //
+// The consistency simulation of a test double (dynarock/db.h Options):
+// IndexLag and StaleReads.
+//
 // Options::gsi_lag_*: global secondary index entries applied a while after
 // their write. Batches are queued in write order, each due at its commit
 // time plus a lag drawn from the seeded generator, and never before the one
@@ -15,6 +18,11 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 #include <mutex>
 #include <random>
 #include <thread>
@@ -54,6 +62,33 @@ class IndexLag {
   bool stopping_ = false;    // GUARDED_BY(mu_)
   std::mutex apply_mu_;      // one batch applied at a time, in order
   std::thread thread_;
+};
+
+// Options::stale_read_seconds: the image of each recently written item before
+// its write, for eventually consistent GetItems to return instead of the
+// latest (DBImpl::GetItem).
+class StaleReads {
+ public:
+  StaleReads(double seconds, double probability, uint64_t seed)
+      : seconds_(seconds), probability_(probability), rng_(seed ^ 0x5eed) {}
+  bool enabled() const { return seconds_ > 0; }
+  void Remember(std::vector<std::pair<std::string, std::optional<std::string>>>* previous,
+                double now);
+  // True when this read is to be stale: *image is the item before its latest
+  // write (nullopt: none).
+  bool Stale(const std::string& key, double now, std::optional<std::string>* image);
+  void Clear();
+
+ private:
+  struct Entry {
+    std::optional<std::string> image;
+    double until = 0;
+  };
+  const double seconds_, probability_;
+  std::mutex mu_;
+  std::map<std::string, Entry> recent_;  // GUARDED_BY(mu_)
+  std::mt19937_64 rng_;                  // GUARDED_BY(mu_)
+  size_t since_sweep_ = 0;               // GUARDED_BY(mu_)
 };
 
 }  // namespace dynarock

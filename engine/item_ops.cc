@@ -222,8 +222,8 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
                     old_item ? ItemSize(*old_item) : 0, old_item, new_item, writes, cost, origin);
 }
 
-bool DBImpl::WriteNeedsOldItem(const TableInfo& info) {
-  return !info.indexes.empty() || info.pitr_history_id != 0 ||
+bool DBImpl::WriteNeedsOldItem(const TableInfo& info) const {
+  return !info.indexes.empty() || info.pitr_history_id != 0 || stale_reads_->enabled() ||
          (info.stream_specification && info.stream_specification->stream_enabled);
 }
 
@@ -251,6 +251,14 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
   }
   change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size, {}},
                      {new_item ? &*new_item : nullptr, new_size, value}, origin, writes);
+  if (stale_reads_->enabled()) {
+    std::optional<std::string> before;
+    if (old_item) {
+      before.emplace();
+      EncodeItemTo(*old_item, old_size, &*before);
+    }
+    writes->previous.emplace_back(key, std::move(before));
+  }
   if (info.pitr_history_id != 0 && (old_item || new_item) &&
       !(old_item && new_item && *old_item == *new_item)) {
     change_log_->StageHistory(info, {old_item ? &*old_item : nullptr, old_size, {}},
@@ -424,7 +432,15 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
   if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, *table));
 
-  DR_ASSIGN_OR_RETURN(ReadResult read, ReadForResponse(key, nullptr, projection, req.encoded_items));
+  ReadResult read;
+  std::optional<std::string> before;
+  if (!req.consistent_read && stale_reads_->enabled() &&
+      stale_reads_->Stale(key, change_log_->Now(), &before)) {
+    // Eventually consistent: the item as it was before its latest write.
+    if (before) DR_RETURN_IF_ERROR(ShapeForResponse(*before, projection, req.encoded_items, &read));
+  } else {
+    DR_ASSIGN_OR_RETURN(read, ReadForResponse(key, nullptr, projection, req.encoded_items));
+  }
   GetItemResponse resp;
   CapacityCounter cost;
   cost.table = ReadUnits(read.size, req.consistent_read);

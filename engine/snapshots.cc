@@ -96,6 +96,7 @@ class Quiesced {
 Status DBImpl::ReplaceContents(const SavedSnapshot* saved) {
   if (options_.read_only) return InternalError("The database was opened read-only; writes are refused");
   index_lag_->Clear();  // computed from what is being replaced
+  stale_reads_->Clear();
   rocksdb::ColumnFamilyHandle* cfs[4] = {catalog_cf_, items_cf_, indexes_cf_, streams_cf_};
   const std::string all_end(16, '\xff');  // past every key: they start with ids or "x/"
   rocksdb::WriteBatch batch;

@@ -62,6 +62,11 @@ constexpr char kServeHelp[] =
     "                         long after it (random within MIN:MAX, seeded by\n"
     "                         --consistency-seed N), so that a GSI Query right after a\n"
     "                         write may miss it, as on DynamoDB\n"
+    "  --stale-reads SECONDS[:PROBABILITY]\n"
+    "                         An eventually consistent GetItem of an item written\n"
+    "                         less than SECONDS ago returns it as it was before that\n"
+    "                         write (with PROBABILITY, default 1); ConsistentRead=true\n"
+    "                         always reads the latest\n"
     "  --no-control-api       Refuse the control API (/_dynarock/: reset, snapshots,\n"
     "                         faults, clock)\n"
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
@@ -241,6 +246,20 @@ int RunServe(const Args& args) {
       if (!ok) return UsageError("serve", "--gsi-lag is SECONDS or MIN:MAX (0 to 600)");
       db_opts.gsi_lag_min_seconds = lo;
       db_opts.gsi_lag_max_seconds = hi;
+    } else if (flag == "--stale-reads") {
+      // SECONDS or SECONDS:PROBABILITY
+      const size_t colon = need_value() ? v.find(':') : std::string::npos;
+      double secs = 0, p = 1;
+      bool ok = ParseSeconds(v.substr(0, colon), &secs);
+      if (ok && colon != std::string::npos) {
+        char* end = nullptr;
+        const std::string text = v.substr(colon + 1);
+        p = std::strtod(text.c_str(), &end);
+        ok = end == text.c_str() + text.size() && !text.empty() && p >= 0 && p <= 1;
+      }
+      if (!ok) return UsageError("serve", "--stale-reads is SECONDS or SECONDS:PROBABILITY (0 to 1)");
+      db_opts.stale_read_seconds = secs;
+      db_opts.stale_read_probability = p;
     } else if (flag == "--consistency-seed") {
       long long n;
       if (!need_value() || !ParseInt(v, 0, (1LL << 62), &n)) {

@@ -123,8 +123,8 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (faults != nullptr || facts != nullptr) {
     FaultTarget target;
     target.operation = t_operation;
-    Describe(s.key_names, s.db, *req, facts != nullptr || (faults != nullptr && faults->needs_keys()), &target,
-             facts);
+    const bool keys = facts != nullptr || (faults != nullptr && faults->needs_keys());
+    Describe(s.key_names, s.db, *req, keys, &target, facts);
     if (faults != nullptr) {
       FaultDecision d = faults->Decide(target);
       if (facts != nullptr) facts->faults = d.fired;

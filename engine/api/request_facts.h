@@ -18,6 +18,7 @@
 
 #include "dynarock/db.h"
 #include "dynarock/item_size.h"
+#include "dynarock/partiql.h"
 #include "engine/api/faults.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/request_log.h"
@@ -94,6 +95,11 @@ void Describe(KeyNamesCache& names, DB* db, const Req& req, bool keys, FaultTarg
       add(x.table_name, x.kind == TransactWriteItem::Kind::kPut ? x.item : x.key);
     }
     items = static_cast<int64_t>(req.transact_items.size());
+  } else if constexpr (requires { req.transact_statements.size(); }) {
+    // PartiQL: the items are not known before planning; one unnamed entry per
+    // statement, so that a transaction conflict has a reason for each.
+    if (keys) t->keys.resize(req.transact_statements.size());
+    items = static_cast<int64_t>(req.transact_statements.size());
   } else if constexpr (std::is_same_v<Req, TransactGetItemsRequest>) {
     for (const TransactGetItem& x : req.transact_items) {
       t->tables.push_back(x.table_name);

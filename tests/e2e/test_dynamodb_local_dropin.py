@@ -216,6 +216,20 @@ class DropInTest(unittest.TestCase):
             time.sleep(0.1)
         self.assertEqual(on_index(), 1)
 
+    def test_eventually_consistent_reads_may_be_stale(self):
+        url = self.launch("--in-memory", "--stale-reads", "2")
+        c = client(url, "stale")
+        make_table(c, "stale1")
+        c.put_item(TableName="stale1", Item={"pk": {"S": "a"}, "v": {"N": "1"}})
+        c.put_item(TableName="stale1", Item={"pk": {"S": "a"}, "v": {"N": "2"}})
+        # Within the window: the eventually consistent read is behind.
+        self.assertNotIn("Item", c.get_item(TableName="stale1", Key={"pk": {"S": "a"}}))
+        self.assertEqual(c.get_item(TableName="stale1", Key={"pk": {"S": "a"}},
+                                    ConsistentRead=True)["Item"]["v"], {"N": "2"})
+        control(url, "clock", {"advanceSeconds": 3})
+        self.assertEqual(c.get_item(TableName="stale1", Key={"pk": {"S": "a"}})["Item"]["v"],
+                         {"N": "2"})
+
     def test_control_api_can_be_turned_off(self):
         url = self.launch("--in-memory", "--no-control-api")
         with self.assertRaises(urllib.error.HTTPError) as e:

@@ -165,5 +165,50 @@ TEST(ConsistencyTest, GsiEntriesLagTheirWritesInOrder) {
   EXPECT_TRUE(check->ok());
 }
 
+// Options::stale_read_seconds: an eventually consistent GetItem of an item
+// just written sees it as it was; a consistent one, the latest; after the
+// window, both the latest.
+TEST(ConsistencyTest, EventuallyConsistentGetItemMayReturnThePreviousVersion) {
+  std::atomic<double> now{1.7e9};
+  Options options;
+  options.in_memory = true;
+  options.clock = [&] { return now.load(); };
+  options.stale_read_seconds = 2;
+  auto opened = DB::Open(options, "");
+  ASSERT_TRUE(opened.ok());
+  std::unique_ptr<DB> db = std::move(opened).value();
+  CreateTableRequest req;
+  req.table_name = "stale";
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"pk", AttrType::kS}};
+  req.key_schema = {{"pk", KeyType::kHash}};
+  ASSERT_TRUE(db->CreateTable(req).ok());
+  auto put = [&](const std::string& v) {
+    PutItemRequest p;
+    p.table_name = "stale";
+    p.item = {{"pk", S("a")}, {"v", S(v)}};
+    ASSERT_TRUE(db->PutItem(p).ok());
+  };
+  auto get = [&](bool consistent) -> std::string {
+    GetItemRequest g;
+    g.table_name = "stale";
+    g.key = {{"pk", S("a")}};
+    g.consistent_read = consistent;
+    auto r = db->GetItem(g);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && r->item ? r->item->at("v").scalar() : std::string("-");
+  };
+  put("1");
+  EXPECT_EQ(get(false), "-");  // created just now: not there yet
+  EXPECT_EQ(get(true), "1");
+  now = now.load() + 3;
+  EXPECT_EQ(get(false), "1");
+  put("2");
+  EXPECT_EQ(get(false), "1");
+  EXPECT_EQ(get(true), "2");
+  now = now.load() + 3;
+  EXPECT_EQ(get(false), "2");
+}
+
 }  // namespace
 }  // namespace dynarock::testing

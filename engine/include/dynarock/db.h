@@ -94,6 +94,14 @@ struct Options {
   double gsi_lag_min_seconds = 0;
   double gsi_lag_max_seconds = 0;
   uint64_t consistency_seed = 0;
+  // An eventually consistent GetItem (ConsistentRead false, the default) of
+  // an item written less than stale_read_seconds ago returns, with
+  // stale_read_probability (drawn from the seeded generator), the item as it
+  // was before that write (or no item, if the write created it), as DynamoDB
+  // may. ConsistentRead=true, transactions and writes' conditions always see
+  // the latest. 0: off.
+  double stale_read_seconds = 0;
+  double stale_read_probability = 1.0;
   // The clock of stream records, shard rollover, retention and iterator
   // expiry, of point-in-time recovery's history and window, of time to live
   // and of transient statuses, in seconds since the epoch; the system clock when empty. Tests
