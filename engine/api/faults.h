@@ -21,7 +21,8 @@
 //    "rules": [ {
 //      "name": "throttle-orders",     optional; default "rule-<position from 1>"
 //      -- which requests match (all given must hold):
-//      "operation": "PutItem" | ["PutItem", "UpdateItem"],   default: any
+//      "operation": "PutItem" | ["PutItem", "UpdateItem"],   default: any (names
+//                                     Handler::IsOperation knows; a typo is an error)
 //      "table": "orders",             any table the request names
 //      "index": "by-date",            Query/Scan IndexName
 //      "key_prefix": "user#",         a partition key value (S, N as text, B as

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -94,6 +95,39 @@ TEST(FaultRules, BadRulesAreValidationErrorsAndChangeNothing) {
   ASSERT_EQ(f.Counters().size(), 1u);
   EXPECT_EQ(f.Counters()[0].name, "keep");
   EXPECT_EQ(f.seed(), 1u);
+}
+
+// Mutated rule documents never crash the parser, and a rejected one never
+// changes the rules.
+TEST(FaultRules, MutatedDocumentsNeverCrash) {
+  const std::string valid =
+      R"({"seed":7,"rules":[{"name":"a","operation":["BatchGetItem","BatchWriteItem"],"table":"t",)"
+      R"("key_prefix":"u#","probability":0.5,"every_nth":2,"first_n":3,"max_fires":4,)"
+      R"("action":"unprocessed","fraction":0.5},{"error":"ThrottlingException","latency_ms":5}]})";
+  FaultInjector f;
+  ASSERT_TRUE(f.SetRulesJson(valid).ok());
+  std::mt19937 rng(1234);
+  const char kBytes[] = "{}[]\":,0123456789.-eE truefalsnul\\xA";
+  for (int i = 0; i < 3000; ++i) {
+    std::string doc = valid;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !doc.empty(); ++e) {
+      const size_t at = rng() % doc.size();
+      switch (rng() % 3) {
+        case 0: doc[at] = kBytes[rng() % (sizeof(kBytes) - 1)]; break;
+        case 1: doc.erase(at, 1 + rng() % 8); break;
+        default: doc.insert(at, 1, kBytes[rng() % (sizeof(kBytes) - 1)]); break;
+      }
+    }
+    const std::string before = f.ToJson();
+    Status s = f.SetRulesJson(doc);
+    if (!s.ok()) {
+      EXPECT_EQ(s.type(), ErrorType::kValidation);
+      EXPECT_EQ(f.ToJson(), before);
+    } else {
+      ASSERT_TRUE(f.SetRulesJson(valid).ok());
+    }
+  }
 }
 
 TEST(FaultRules, DrawIsAPureFunctionOfSeedRuleAndCount) {
@@ -179,6 +213,16 @@ TEST_F(FaultsTest, TransactionConflictNamesTheMatchedItems) {
   EXPECT_NE(r.body.find("[None, TransactionConflict]"), std::string::npos) << r.body;
   EXPECT_NE(r.body.find(R"("Code":"TransactionConflict")"), std::string::npos) << r.body;
   EXPECT_FALSE(Exists("Music", "cold"));
+}
+
+TEST_F(FaultsTest, PartiqlTransactionConflictHasAReasonPerStatement) {
+  ASSERT_TRUE(faults_->SetRulesJson(R"({"rules":[{"operation":"ExecuteTransaction","error":"TransactionConflict"}]})").ok());
+  ApiReply r = Call("ExecuteTransaction",
+                    R"({"TransactStatements":[{"Statement":"INSERT INTO Music VALUE {'pk':'p1','sk':'x'}"},)"
+                    R"({"Statement":"INSERT INTO Music VALUE {'pk':'p2','sk':'x'}"}]})");
+  EXPECT_EQ(r.http_status, 400);
+  EXPECT_NE(r.body.find("[TransactionConflict, TransactionConflict]"), std::string::npos) << r.body;
+  EXPECT_FALSE(Exists("Music", "p1"));
 }
 
 TEST_F(FaultsTest, PartialBatchWriteLeavesItemsUnprocessedAndUnwritten) {

@@ -88,6 +88,12 @@ def _library():
                                                  ctypes.POINTER(ctypes.c_uint16), c_char_pp,
                                                  c_char_pp]
             lib.dynarock_serve_stop.argtypes = [ctypes.c_void_p]
+            if hasattr(lib, "dynarock_set_faults"):  # libdynarock 0.14 on
+                lib.dynarock_set_faults.restype = ctypes.c_int
+                lib.dynarock_set_faults.argtypes = [ctypes.c_void_p, ctypes.c_char_p, c_char_pp,
+                                                    c_char_pp]
+                lib.dynarock_get_faults.restype = ctypes.c_int
+                lib.dynarock_get_faults.argtypes = [ctypes.c_void_p, c_char_pp, c_char_pp]
             _lib = lib
         return _lib
 
@@ -260,6 +266,38 @@ class Database:
                   ctypes.byref(err))
         if code != 0:
             _raise_error(self._lib, err, operation)
+        try:
+            return json.loads(ctypes.string_at(out.value).decode())
+        finally:
+            self._lib.dynarock_free(out)
+
+    def set_faults(self, rules):
+        """Replaces the fault-injection rules ({"seed": N, "rules": [...]}, the
+        format of `dynarock serve --faults`; None removes them) of every request
+        to this database, from execute(), client() and serve(). Returns the
+        rules with their counters, as faults() does. A bad rule set raises
+        DynarockError (ValidationException) and changes nothing."""
+        out = ctypes.c_void_p()
+        err = ctypes.c_void_p()
+        body = None if rules is None else json.dumps(rules).encode()
+        code = self._lib.dynarock_set_faults(self._handle_or_raise(), body, ctypes.byref(out),
+                                             ctypes.byref(err))
+        if code != 0:
+            _raise_error(self._lib, err, "SetFaults")
+        try:
+            return json.loads(ctypes.string_at(out.value).decode())
+        finally:
+            self._lib.dynarock_free(out)
+
+    def faults(self):
+        """The fault rules with their counters: {"seed": N, "rules": [{...,
+        "matched": M, "fired": F}], "matched": M, "fired": F}."""
+        out = ctypes.c_void_p()
+        err = ctypes.c_void_p()
+        code = self._lib.dynarock_get_faults(self._handle_or_raise(), ctypes.byref(out),
+                                             ctypes.byref(err))
+        if code != 0:
+            _raise_error(self._lib, err, "GetFaults")
         try:
             return json.loads(ctypes.string_at(out.value).decode())
         finally:
