@@ -94,6 +94,37 @@ std::string Transfers::State::NewJobId(double now) {
   return buf;
 }
 
+namespace {
+
+// Loads the records of one kind of job, marking those recorded as running
+// FAILED: a restart cut them short.
+template <typename Job, typename StateT, typename KeyFn, typename LoadFn, typename SaveFn,
+          typename Map>
+void LoadJobs(StateT& s, std::string_view index_key, KeyFn key_of, LoadFn load, SaveFn save,
+              std::vector<std::string>* order, Map* jobs) {
+  auto index = s.db->LoadCheckpoint(index_key);
+  if (!index.ok() || !index->has_value()) return;
+  for (const std::string& id : SplitLines(**index)) {
+    auto stored = s.db->LoadCheckpoint(key_of(id));
+    if (!stored.ok() || !stored->has_value()) continue;
+    auto r = load(**stored);
+    if (!r.ok()) continue;
+    auto job = std::make_shared<Job>();
+    job->record = std::move(*r);
+    if (job->record.status == "IN_PROGRESS") {
+      job->record.status = "FAILED";
+      job->record.failure_code = "UnknownInternalFailure";
+      job->record.failure_message = kInterrupted;
+      job->record.end_time = NowSeconds();
+      (void)(s.*save)(job->record);
+    }
+    order->push_back(id);
+    (*jobs)[id] = std::move(job);
+  }
+}
+
+}  // namespace
+
 Transfers::Transfers(DB* db, std::string s3_root) : state_(std::make_unique<State>()) {
   state_->db = db;
   state_->s3_root = std::move(s3_root);
@@ -103,43 +134,10 @@ Transfers::Transfers(DB* db, std::string s3_root) : state_(std::make_unique<Stat
   if (db == nullptr) return;
   State& s = *state_;
   // Jobs recorded as running were cut short by a restart.
-  for (bool exports : {true, false}) {
-    auto index = db->LoadCheckpoint(exports ? kExportsIndex : kImportsIndex);
-    if (!index.ok() || !index->has_value()) continue;
-    for (const std::string& id : SplitLines(**index)) {
-      auto stored = db->LoadCheckpoint(exports ? ExportKey(id) : ImportKey(id));
-      if (!stored.ok() || !stored->has_value()) continue;
-      if (exports) {
-        auto r = LoadExport(**stored);
-        if (!r.ok()) continue;
-        auto job = std::make_shared<ExportJob>();
-        job->record = std::move(*r);
-        if (job->record.status == "IN_PROGRESS") {
-          job->record.status = "FAILED";
-          job->record.failure_code = "UnknownInternalFailure";
-          job->record.failure_message = kInterrupted;
-          job->record.end_time = NowSeconds();
-          (void)s.SaveExport(job->record);
-        }
-        s.export_order.push_back(id);
-        s.exports[id] = std::move(job);
-      } else {
-        auto r = LoadImport(**stored);
-        if (!r.ok()) continue;
-        auto job = std::make_shared<ImportJob>();
-        job->record = std::move(*r);
-        if (job->record.status == "IN_PROGRESS") {
-          job->record.status = "FAILED";
-          job->record.failure_code = "UnknownInternalFailure";
-          job->record.failure_message = kInterrupted;
-          job->record.end_time = NowSeconds();
-          (void)s.SaveImport(job->record);
-        }
-        s.import_order.push_back(id);
-        s.imports[id] = std::move(job);
-      }
-    }
-  }
+  LoadJobs<ExportJob>(s, kExportsIndex, ExportKey, LoadExport, &State::SaveExport, &s.export_order,
+                      &s.exports);
+  LoadJobs<ImportJob>(s, kImportsIndex, ImportKey, LoadImport, &State::SaveImport, &s.import_order,
+                      &s.imports);
 }
 
 Transfers::~Transfers() {
