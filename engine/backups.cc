@@ -271,7 +271,9 @@ void DBImpl::StartRestore(TableInfoPtr table) {
       DropLoadingTable(*table);
     }
     std::lock_guard<std::mutex> lock(jobs_mu_);
-    if (!backup_id.empty()) backups_in_use_.erase(backups_in_use_.find(backup_id));
+    if (auto it = backups_in_use_.find(backup_id); it != backups_in_use_.end()) {
+      backups_in_use_.erase(it);
+    }
     jobs_cv_.notify_all();
   });
 }
@@ -294,9 +296,18 @@ void DBImpl::ResumeLoads() {
     if (!Commit(&batch).ok()) continue;
     StartRestore(table);
   }
-  // Table files of loads cut short before their ingestion.
+  // Table files of loads cut short before their ingestion, and of snapshots
+  // (engine/snapshots.cc), which live as long as their process.
   rocksdb::Env* env = mem_env_ ? mem_env_.get() : rocksdb::Env::Default();
   std::vector<std::string> children;
+  if (env->GetChildren(dir_ + "/snapshots", &children).ok()) {
+    for (const std::string& f : children) {
+      if (f.size() > 4 && f.substr(f.size() - 4) == ".sst") {
+        env->DeleteFile(dir_ + "/snapshots/" + f).PermitUncheckedError();
+      }
+    }
+  }
+  children.clear();
   if (env->GetChildren(dir_, &children).ok()) {
     for (const std::string& f : children) {
       if (f.rfind("load-", 0) == 0 && f.size() > 4 && f.substr(f.size() - 4) == ".sst") {
@@ -442,7 +453,7 @@ void DBImpl::WriteBackup(std::string backup_id, TableInfoPtr table,
     env->DeleteFile(file).PermitUncheckedError();
   }
   std::lock_guard<std::mutex> lock(jobs_mu_);
-  backups_in_use_.erase(backup_id);
+  if (auto it = backups_in_use_.find(backup_id); it != backups_in_use_.end()) backups_in_use_.erase(it);
   jobs_cv_.notify_all();
 }
 

@@ -78,7 +78,7 @@ struct WriteSet {
   rocksdb::WriteBatch batch;
   std::vector<PendingChange> changes;
   // Options::gsi_lag_*: the global secondary index entries of the writes,
-  // applied a while after `batch` commits (engine/index_lag.cc).
+  // applied a while after `batch` commits (engine/consistency.cc).
   rocksdb::WriteBatch lagged;
   // Options::stale_read_seconds: each written item's key and image before
   // the write (none: it did not exist), remembered once the write commits.

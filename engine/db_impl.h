@@ -40,7 +40,7 @@
 #include "engine/capacity.h"
 #include "engine/change_log.h"
 #include "engine/expr/expression.h"
-#include "engine/index_lag.h"
+#include "engine/consistency.h"
 #include "engine/table_info.h"
 
 #include <rocksdb/slice.h>
@@ -398,7 +398,9 @@ class DBImpl final : public DB {
   std::mutex jobs_mu_;
   std::condition_variable jobs_cv_;
   std::vector<std::thread> jobs_;  // GUARDED_BY(jobs_mu_): backups and restores being written
-  std::set<std::string> backups_in_use_;  // GUARDED_BY(jobs_mu_): ids being written or read
+  // GUARDED_BY(jobs_mu_): ids being written or read, once per job (two
+  // restores of one backup hold it twice).
+  std::multiset<std::string> backups_in_use_;
   std::string dir_;  // the data directory (in memory: the memory env's)
 
   // ---- reset and snapshots (snapshots.cc)

@@ -276,7 +276,7 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
     cost->table += WriteUnits(std::max(old_size, new_size));
   }
   if (options_.gsi_lag_max_seconds > 0) {
-    // Global indexes' entries go later (engine/index_lag.cc); local ones now.
+    // Global indexes' entries go later (engine/consistency.cc); local ones now.
     TableInfo local = info, global = info;
     std::erase_if(local.indexes, [](const IndexInfo& ix) { return ix.global; });
     std::erase_if(global.indexes, [](const IndexInfo& ix) { return !ix.global; });

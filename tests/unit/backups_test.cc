@@ -61,22 +61,22 @@ void WaitAvailable(DB* db, const std::string& arn) {
   FAIL() << "backup " << arn << " never became AVAILABLE";
 }
 
-// A table "pk" (S) with a GSI on "g" (S) and an LSI needs a range key, so
-// the LSI table is separate (MakeLsiTable).
-void MakeTable(DB* db, const std::string& name) {
-  CreateTableRequest req;
-  req.table_name = name;
-  req.billing_mode = "PAY_PER_REQUEST";
-  req.attribute_definitions = {{"pk", AttrType::kS}, {"g", AttrType::kS}};
-  req.key_schema = {{"pk", KeyType::kHash}};
-  GlobalSecondaryIndex gsi;
-  gsi.index_name = "by_g";
-  gsi.key_schema = {{"g", KeyType::kHash}};
-  gsi.projection.projection_type = ProjectionType::kAll;
-  req.global_secondary_indexes.push_back(gsi);
-  req.has_global_secondary_indexes = true;
-  auto r = db->CreateTable(req);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+// An in-memory DB on the clock `clock_ms` (milliseconds) with table "tbl"
+// (CreateGsiTable) and point-in-time recovery on for `days`.
+std::unique_ptr<DB> PitrDB(std::atomic<int64_t>* clock_ms, int64_t days) {
+  Options options;
+  options.in_memory = true;
+  options.clock = [clock_ms] { return static_cast<double>(clock_ms->load()) / 1000.0; };
+  auto opened = DB::Open(options, "");
+  if (!opened.ok()) return nullptr;
+  std::unique_ptr<DB> db = std::move(opened).value();
+  CreateGsiTable(db.get(), "tbl");
+  UpdateContinuousBackupsRequest enable;
+  enable.table_name = "tbl";
+  enable.point_in_time_recovery_enabled = true;
+  enable.recovery_period_in_days = days;
+  if (!db->UpdateContinuousBackups(enable).ok()) return nullptr;
+  return db;
 }
 
 Item EveryType(int i) {
@@ -110,7 +110,7 @@ int64_t CountIndex(DB* db, const std::string& table, const std::string& g) {
 }
 
 TEST_F(DBTest, BackupIsTheTableAtItsMomentAndRestoresWithItsIndexes) {
-  MakeTable(db_.get(), "src");
+  CreateGsiTable(db_.get(), "src");
   Model model;
   for (int i = 0; i < 50; ++i) {
     Put("src", EveryType(i));
@@ -204,8 +204,37 @@ TEST_F(DBTest, BackupErrorsAndListing) {
   EXPECT_TRUE(ScanAll(db_.get(), "xx1").empty());
 }
 
+// Two restores of one backup at once: it is in use until both end, then it
+// can be deleted.
+TEST_F(DBTest, ABackupRestoredTwiceAtOnceIsInUseUntilBothEnd) {
+  CreateGsiTable(db_.get(), "src");
+  for (int i = 0; i < 2000; ++i) Put("src", EveryType(i));
+  auto b = db_->CreateBackup({"src", "twice"});
+  ASSERT_OK(b);
+  const std::string arn = b->backup_details.backup_arn;
+  WaitAvailable(db_.get(), arn);
+  for (const char* target : {"copy1", "copy2"}) {
+    RestoreTableFromBackupRequest restore;
+    restore.target_table_name = target;
+    restore.backup_arn = arn;
+    ASSERT_OK(db_->RestoreTableFromBackup(restore));
+  }
+  // While a restore runs the backup cannot go (either may be done already).
+  auto early = db_->DeleteBackup({arn});
+  if (!early.ok()) EXPECT_EQ(early.status().type(), ErrorType::kBackupInUse);
+  WaitActive(db_.get(), "copy1");
+  WaitActive(db_.get(), "copy2");
+  EXPECT_EQ(ScanAll(db_.get(), "copy1").size(), 2000u);
+  EXPECT_EQ(ScanAll(db_.get(), "copy2").size(), 2000u);
+  if (early.ok()) return;
+  // Both ended: the backup is free again.
+  for (int i = 0; i < 100 && !db_->DeleteBackup({arn}).ok(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(db_->DescribeBackup({arn}).status().type(), ErrorType::kBackupNotFound);
+}
+
 TEST_F(DBTest, RestoreOverridesBillingAndDropsIndexes) {
-  MakeTable(db_.get(), "src");
+  CreateGsiTable(db_.get(), "src");
   for (int i = 0; i < 10; ++i) Put("src", EveryType(i));
   auto b = db_->CreateBackup({"src", "bk1"});
   ASSERT_OK(b);
@@ -264,17 +293,8 @@ TEST_F(DBTest, PitrNeedsEnablingAndRefusesTimesOutsideItsWindow) {
 // restored table must equal the model at its instant.
 TEST(PitrTest, RestoresToRandomInstantsUnderAWriteLoadMatchTheModel) {
   std::atomic<int64_t> clock_ms{1'700'000'000'000};
-  Options options;
-  options.in_memory = true;
-  options.clock = [&] { return static_cast<double>(clock_ms.load()) / 1000.0; };
-  auto opened = DB::Open(options, "");
-  ASSERT_OK(opened);
-  std::unique_ptr<DB> db = std::move(*opened);
-  MakeTable(db.get(), "tbl");
-  UpdateContinuousBackupsRequest enable;
-  enable.table_name = "tbl";
-  enable.point_in_time_recovery_enabled = true;
-  ASSERT_OK(db->UpdateContinuousBackups(enable));
+  std::unique_ptr<DB> db = PitrDB(&clock_ms, 35);
+  ASSERT_TRUE(db != nullptr);
 
   // The writer: each write at its own millisecond; the model after each.
   std::mutex mu;
@@ -357,18 +377,8 @@ TEST(PitrTest, RestoresToRandomInstantsUnderAWriteLoadMatchTheModel) {
 // it, and restores inside the window stay exact.
 TEST(PitrTest, HistoryOlderThanTheWindowIsTrimmed) {
   std::atomic<int64_t> clock_ms{1'700'000'000'000};
-  Options options;
-  options.in_memory = true;
-  options.clock = [&] { return static_cast<double>(clock_ms.load()) / 1000.0; };
-  auto opened = DB::Open(options, "");
-  ASSERT_TRUE(opened.ok());
-  std::unique_ptr<DB> db = std::move(opened).value();
-  MakeTable(db.get(), "tbl");
-  UpdateContinuousBackupsRequest enable;
-  enable.table_name = "tbl";
-  enable.point_in_time_recovery_enabled = true;
-  enable.recovery_period_in_days = 1;
-  ASSERT_OK(db->UpdateContinuousBackups(enable));
+  std::unique_ptr<DB> db = PitrDB(&clock_ms, 1);
+  ASSERT_TRUE(db != nullptr);
   auto put = [&](const std::string& v) {
     PutItemRequest p;
     p.table_name = "tbl";
@@ -414,7 +424,7 @@ TEST(BackupLoadTest, BackupsUnderAWriteLoadAreNeverTorn) {
   auto opened = DB::Open(options, "");
   ASSERT_TRUE(opened.ok());
   std::unique_ptr<DB> db = std::move(opened).value();
-  MakeTable(db.get(), "tbl");
+  CreateGsiTable(db.get(), "tbl");
   std::mutex mu;
   std::vector<Model> states{Model()};  // after each write
   std::atomic<bool> stop{false};
@@ -470,17 +480,8 @@ TEST(BackupLoadTest, BackupsUnderAWriteLoadAreNeverTorn) {
 
 TEST(PitrTest, ChangesBetweenTwoTimesAreNetPerItem) {
   std::atomic<int64_t> clock_ms{1'700'000'000'000};
-  Options options;
-  options.in_memory = true;
-  options.clock = [&] { return static_cast<double>(clock_ms.load()) / 1000.0; };
-  auto opened = DB::Open(options, "");
-  ASSERT_TRUE(opened.ok());
-  std::unique_ptr<DB> db = std::move(opened).value();
-  MakeTable(db.get(), "tbl");
-  UpdateContinuousBackupsRequest enable;
-  enable.table_name = "tbl";
-  enable.point_in_time_recovery_enabled = true;
-  ASSERT_OK(db->UpdateContinuousBackups(enable));
+  std::unique_ptr<DB> db = PitrDB(&clock_ms, 35);
+  ASSERT_TRUE(db != nullptr);
   auto put = [&](const std::string& pk, const std::string& v) {
     ++clock_ms;
     PutItemRequest p;
@@ -599,7 +600,7 @@ TEST(BackupDiskTest, BackupsSurviveRestartsAndCutRestoresResume) {
     auto opened = DB::Open(options, dir.string());
     ASSERT_TRUE(opened.ok()) << opened.status().ToString();
     std::unique_ptr<DB> db = std::move(opened).value();
-    MakeTable(db.get(), "tbl");
+    CreateGsiTable(db.get(), "tbl");
     for (int i = 0; i < 3000; ++i) {
       PutItemRequest p;
       p.table_name = "tbl";

@@ -27,24 +27,8 @@ std::vector<std::string> Tables(DB* db) {
   return r.ok() ? r->table_names : std::vector<std::string>{};
 }
 
-void MakeGsiTable(DB* db, const std::string& name) {
-  CreateTableRequest req;
-  req.table_name = name;
-  req.billing_mode = "PAY_PER_REQUEST";
-  req.attribute_definitions = {{"pk", AttrType::kS}, {"g", AttrType::kS}};
-  req.key_schema = {{"pk", KeyType::kHash}};
-  GlobalSecondaryIndex gsi;
-  gsi.index_name = "by_g";
-  gsi.key_schema = {{"g", KeyType::kHash}};
-  gsi.projection.projection_type = ProjectionType::kAll;
-  req.global_secondary_indexes.push_back(gsi);
-  req.has_global_secondary_indexes = true;
-  req.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
-  ASSERT_TRUE(db->CreateTable(req).ok());
-}
-
 TEST_F(DBTest, SnapshotsPutTheWholeDatabaseBackAndResetEmptiesIt) {
-  MakeGsiTable(db_.get(), "snap1");
+  CreateGsiTable(db_.get(), "snap1", "NEW_AND_OLD_IMAGES");
   for (int i = 0; i < 100; ++i) {
     Put("snap1", {{"pk", S("k" + std::to_string(i))}, {"g", S("g" + std::to_string(i % 4))},
                   {"v", N(std::to_string(i))}});
@@ -125,7 +109,7 @@ TEST(ConsistencyTest, GsiEntriesLagTheirWritesInOrder) {
   auto opened = DB::Open(options, "");
   ASSERT_TRUE(opened.ok());
   std::unique_ptr<DB> db = std::move(opened).value();
-  MakeGsiTable(db.get(), "lagged");
+  CreateGsiTable(db.get(), "lagged");
   auto count = [&](const std::string& g) {
     QueryRequest q;
     q.table_name = "lagged";

@@ -6,6 +6,23 @@ Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>
   return Item(attrs.begin(), attrs.end());
 }
 
+void CreateGsiTable(DB* db, const std::string& name, const std::string& stream_view) {
+  CreateTableRequest req;
+  req.table_name = name;
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"pk", AttrType::kS}, {"g", AttrType::kS}};
+  req.key_schema = {{"pk", KeyType::kHash}};
+  GlobalSecondaryIndex gsi;
+  gsi.index_name = "by_g";
+  gsi.key_schema = {{"g", KeyType::kHash}};
+  gsi.projection.projection_type = ProjectionType::kAll;
+  req.global_secondary_indexes.push_back(gsi);
+  req.has_global_secondary_indexes = true;
+  if (!stream_view.empty()) req.stream_specification = StreamSpecification{true, stream_view};
+  auto r = db->CreateTable(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+}
+
 void DBTest::SetUp() {
   Options options;
   options.in_memory = true;

@@ -1,4 +1,4 @@
-#include "engine/index_lag.h"
+#include "engine/consistency.h"
 
 #include <algorithm>
 #include <chrono>

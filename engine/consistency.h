@@ -1,4 +1,4 @@
-// File: engine/index_lag.h
+// File: engine/consistency.h
 //
 // The consistency simulation of a test double (dynarock/db.h Options):
 // IndexLag and StaleReads.
@@ -10,8 +10,8 @@
 // at once by Drain (at close) or dropped by Clear (a reset or snapshot
 // restore, which replaces what they were computed from).
 
-#ifndef DYNAROCK_ENGINE_INDEX_LAG_H_
-#define DYNAROCK_ENGINE_INDEX_LAG_H_
+#ifndef DYNAROCK_ENGINE_CONSISTENCY_H_
+#define DYNAROCK_ENGINE_CONSISTENCY_H_
 
 #include <rocksdb/write_batch.h>
 
@@ -93,4 +93,4 @@ class StaleReads {
 
 }  // namespace dynarock
 
-#endif  // DYNAROCK_ENGINE_INDEX_LAG_H_
+#endif  // DYNAROCK_ENGINE_CONSISTENCY_H_
