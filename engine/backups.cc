@@ -131,6 +131,7 @@ CreateTableRequest RecreateRequest(const TableInfo& info) {
   req.key_schema = info.key_schema;
   req.billing_mode = info.billing_mode;
   if (info.billing_mode != "PAY_PER_REQUEST") req.provisioned_throughput = info.throughput;
+  req.on_demand_throughput = info.on_demand_throughput;  // only PAY_PER_REQUEST tables have one
   for (const IndexInfo& ix : info.indexes) {
     if (ix.global) {
       GlobalSecondaryIndex g;
@@ -140,6 +141,7 @@ CreateTableRequest RecreateRequest(const TableInfo& info) {
       if (info.billing_mode != "PAY_PER_REQUEST") {
         g.provisioned_throughput = ix.throughput.value_or(info.throughput);
       }
+      g.on_demand_throughput = ix.on_demand_throughput;
       req.global_secondary_indexes.push_back(std::move(g));
       req.has_global_secondary_indexes = true;
     } else {
@@ -173,8 +175,37 @@ StatusOr<CreateTableRequest> RestoreRequest(const TableInfo& source, const std::
     return ValidationError("ProvisionedThroughputOverride is required when restoring a "
                            "PAY_PER_REQUEST table as PROVISIONED");
   } else {
-    for (auto& g : req.global_secondary_indexes)
+    // A PROVISIONED table has no on-demand maximums: the source's are left
+    // behind (an OnDemandThroughputOverride is then refused by CreateTable's
+    // checks, as given for a PROVISIONED table).
+    req.on_demand_throughput.reset();
+    for (auto& g : req.global_secondary_indexes) {
       if (!g.provisioned_throughput) g.provisioned_throughput = req.provisioned_throughput;
+      g.on_demand_throughput.reset();
+    }
+  }
+  if (o.on_demand_throughput) {
+    // Laid over the source's maximums member by member; -1 removes one (an
+    // override is an update of the source's; CreateTable itself refuses -1).
+    OnDemandThroughput merged = req.on_demand_throughput.value_or(OnDemandThroughput{});
+    for (auto [given, out] : {std::pair{&o.on_demand_throughput->max_read_request_units,
+                                        &merged.max_read_request_units},
+                              std::pair{&o.on_demand_throughput->max_write_request_units,
+                                        &merged.max_write_request_units}}) {
+      if (!*given) continue;
+      if (**given == -1) {
+        out->reset();
+      } else {
+        *out = *given;
+      }
+    }
+    if (merged.max_read_request_units || merged.max_write_request_units) {
+      req.on_demand_throughput = merged;
+    } else if (req.billing_mode == "PAY_PER_REQUEST") {
+      req.on_demand_throughput.reset();
+    } else {
+      req.on_demand_throughput = *o.on_demand_throughput;  // refused: PROVISIONED
+    }
   }
   if (o.has_global_secondary_indexes) {
     req.global_secondary_indexes = o.global_secondary_indexes;
@@ -536,6 +567,7 @@ StatusOr<DescribeBackupResponse> DBImpl::DescribeBackup(const DescribeBackupRequ
   src.attribute_definitions = b.table.attribute_definitions;
   src.table_creation_date_time = b.table.creation_time;
   src.provisioned_throughput = b.table.throughput;
+  src.on_demand_throughput = b.table.on_demand_throughput;
   src.billing_mode = b.table.billing_mode;
   const CreateTableRequest shape = RecreateRequest(b.table);
   d.source_table_feature_details.global_secondary_indexes = shape.global_secondary_indexes;

@@ -4,7 +4,8 @@
 // them in one WriteBatch under their lock stripes: DynamoDB does not promise
 // atomicity here, and giving it costs nothing. Nothing is ever left unprocessed
 // for throughput reasons, so UnprocessedItems is always empty; BatchGetItem
-// returns UnprocessedKeys only past the 16 MB response limit.
+// returns UnprocessedKeys only past the 16 MB response limit. A table's keys
+// read with ConsistentRead false may be stale, as GetItem's (engine/consistency.h).
 
 #include <rocksdb/db.h>
 #include <rocksdb/write_batch.h>
@@ -123,12 +124,19 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
     for (size_t i = 0; i < n; ++i) {
       const Item& key_item = read.keys[i].first;
       if (!full) {
-        const bool found = !statuses[i].IsNotFound();
+        bool found = !statuses[i].IsNotFound();
         if (found && !statuses[i].ok()) {
           status = FromRocksDB(statuses[i]);
           break;
         }
-        const std::string_view stored(values[i].data(), values[i].size());
+        std::string_view stored(values[i].data(), values[i].size());
+        std::optional<std::string> before;
+        if (!read.consistent_read && stale_reads_->enabled() &&
+            stale_reads_->Stale(read.keys[i].second, change_log_->Now(), &before)) {
+          // Eventually consistent: the item as it was before its latest write.
+          found = before.has_value();
+          stored = found ? std::string_view(*before) : std::string_view();
+        }
         // Stored bytes asked for whole go to the response as they are.
         const bool as_stored = found && req.encoded_items && !read.projection;
         ReadResult item;

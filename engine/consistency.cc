@@ -96,15 +96,29 @@ void StaleReads::Remember(std::vector<std::pair<std::string, std::optional<std::
   }
 }
 
+bool StaleReads::Draw() {
+  return probability_ >= 1 || std::uniform_real_distribution<double>(0, 1)(rng_) < probability_;
+}
+
 bool StaleReads::Stale(const std::string& key, double now, std::optional<std::string>* image) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = recent_.find(key);
   if (it == recent_.end() || it->second.until <= now) return false;
-  if (probability_ < 1 && std::uniform_real_distribution<double>(0, 1)(rng_) >= probability_) {
-    return false;
-  }
+  if (!Draw()) return false;
   *image = it->second.image;
   return true;
+}
+
+std::vector<StaleReads::StaleImage> StaleReads::PickRange(std::string_view lower,
+                                                          std::string_view upper, double now) {
+  std::vector<StaleImage> picked;
+  if (!(lower < upper)) return picked;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = recent_.lower_bound(lower); it != recent_.end() && it->first < upper; ++it) {
+    if (it->second.until <= now || !Draw()) continue;
+    picked.push_back(StaleImage{it->first, it->second.image});
+  }
+  return picked;
 }
 
 void StaleReads::Clear() {

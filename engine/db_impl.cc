@@ -480,6 +480,7 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   } else {
     d.billing_mode = info.billing_mode;
   }
+  d.on_demand_throughput = info.on_demand_throughput;
   ReadStats(info.id, &d.item_count, &d.table_size_bytes);
   d.table_arn = "arn:aws:dynamodb:" + options_.region + ":" + options_.account_id +
                 ":table/" + info.name;
@@ -500,6 +501,7 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
         pt.write_capacity_units = ix.throughput->write_capacity_units;
       }
       id.provisioned_throughput = pt;
+      id.on_demand_throughput = ix.on_demand_throughput;
       d.global_secondary_indexes.push_back(std::move(id));
     } else {
       d.local_secondary_indexes.push_back(std::move(id));
@@ -535,7 +537,7 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
 // ---------------------------------------------------------------- table operations
 
 StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req) {
-  const double now = NowEpochSeconds();
+  const double now = change_log_->Now();  // the database's clock, which tests may move
   DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
   info.uuid = NewUuid();
   info.creation_time = now;
@@ -729,7 +731,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
                          "created: " + it->second->name);
   }
   TableInfo info = *it->second;
-  DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, NowEpochSeconds()));
+  DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, change_log_->Now()));
   rocksdb::WriteBatch batch;
   std::optional<uint32_t> created;
   for (auto& ix : info.indexes) {

@@ -4,6 +4,10 @@
 
 #include <rocksdb/db.h>
 
+#include <algorithm>
+#include <string_view>
+
+#include "engine/consistency.h"
 #include "engine/db_impl.h"
 #include "engine/item_codec.h"
 #include "dynarock/item_size.h"
@@ -156,6 +160,68 @@ bool NeedsTableFetch(const TableInfo& table, const IndexInfo* index, const Selec
   return false;
 }
 
+// The entries a read visits, in its order: the iterator's, merged with the
+// stale images an eventually consistent read of the table shows instead
+// (StaleReads::PickRange, in ascending key order). A stale image takes the
+// place of its key's stored item, or stands where the item no longer is; a
+// key picked without an image (created within the window) is not visited.
+// Without stale images it is the iterator alone.
+class ReadCursor {
+ public:
+  ReadCursor(rocksdb::Iterator* it, bool forward, std::vector<StaleReads::StaleImage> stale)
+      : it_(it), forward_(forward), stale_(std::move(stale)) {
+    if (!forward_) std::reverse(stale_.begin(), stale_.end());
+    Settle();
+  }
+  bool Valid() const { return on_stale_ || it_->Valid(); }
+  // The current item's encoding (valid until Next()).
+  std::string_view value() const {
+    if (on_stale_) return *stale_[next_].image;
+    return std::string_view(it_->value().data(), it_->value().size());
+  }
+  void Next() {
+    if (on_stale_) {
+      if (shadows_) Advance();
+      ++next_;
+    } else {
+      Advance();
+    }
+    Settle();
+  }
+
+ private:
+  void Advance() { forward_ ? it_->Next() : it_->Prev(); }
+  // Positions on whichever of the iterator's item and the next stale image
+  // comes first in the read's order, passing over the hidden ones.
+  void Settle() {
+    on_stale_ = shadows_ = false;
+    while (next_ < stale_.size()) {
+      const StaleReads::StaleImage& s = stale_[next_];
+      // < 0: the iterator's key comes first; 0: the same key.
+      int order = 1;
+      if (it_->Valid()) {
+        order = it_->key().compare(rocksdb::Slice(s.key));
+        if (!forward_) order = -order;
+      }
+      if (order < 0) return;
+      if (s.image) {
+        on_stale_ = true;
+        shadows_ = order == 0;
+        return;
+      }
+      if (order == 0) Advance();
+      ++next_;
+    }
+  }
+
+  rocksdb::Iterator* const it_;
+  const bool forward_;
+  std::vector<StaleReads::StaleImage> stale_;  // in the read's order
+  size_t next_ = 0;         // the first stale image not yet passed
+  bool on_stale_ = false;   // the current item is stale_[next_]
+  bool shadows_ = false;    // ... and the iterator is on the same key
+};
+
 }  // namespace
 
 // The encoded position of an ExclusiveStartKey: the table's key attributes (and,
@@ -235,6 +301,25 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     }
   }
 
+  // An eventually consistent read of the table sees recently written items
+  // as they were (engine/consistency.h), in the part of the range it can
+  // reach; indexes lag through IndexLag instead.
+  std::vector<StaleReads::StaleImage> stale;
+  if (!plan.index && !plan.consistent_read && stale_reads_->enabled()) {
+    std::string_view lower_reach = plan.lower, upper_reach = plan.upper;
+    std::string after_start;
+    if (plan.start_after) {
+      if (plan.forward) {
+        after_start = *plan.start_after + '\0';  // the least key above it
+        lower_reach = std::max(lower_reach, std::string_view(after_start));
+      } else {
+        upper_reach = std::min(upper_reach, std::string_view(*plan.start_after));
+      }
+    }
+    stale = stale_reads_->PickRange(lower_reach, upper_reach, change_log_->Now());
+  }
+  ReadCursor items(it.get(), plan.forward, std::move(stale));
+
   QueryResponse resp;
   size_t bytes_read = 0;
   size_t table_bytes_fetched = 0;
@@ -258,8 +343,8 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   // reuses its nodes, so a filter's attributes are decoded without allocating
   // a node per item); a moved-from item is empty.
   Item item;
-  for (; it->Valid(); plan.forward ? it->Next() : it->Prev()) {
-    const std::string_view encoded(it->value().data(), it->value().size());
+  for (; items.Valid(); items.Next()) {
+    const std::string_view encoded = items.value();
     auto corrupt = [&] { return InternalError("Corrupt record in " + table.name); };
     // One pass sizes the item and decodes what it must: the whole item when
     // it is returned as an Item unprojected and unfiltered, else the filter's

@@ -113,6 +113,16 @@ Status& Status::WithItem(Item item) {
   return *this;
 }
 
+const std::vector<ThrottlingReason>& Status::throttling_reasons() const {
+  static const std::vector<ThrottlingReason> kNone;
+  return rep_ ? rep_->throttling : kNone;
+}
+
+Status& Status::WithThrottlingReasons(std::vector<ThrottlingReason> reasons) {
+  if (rep_) rep_->throttling = std::move(reasons);
+  return *this;
+}
+
 Status& Status::WithCancellationReasons(std::vector<CancellationReason> reasons) {
   if (rep_) rep_->reasons = std::move(reasons);
   return *this;

@@ -64,6 +64,24 @@ ProvisionedThroughput ThroughputFromValue(const AttributeValue& v) {
   return t;
 }
 
+// An OnDemandThroughput as {r: max reads, w: max writes}, each only when set;
+// a catalog written before maximums existed has no such member.
+AttributeValue OnDemandToValue(const OnDemandThroughput& t) {
+  Item m;
+  if (t.max_read_request_units) m["r"] = Num(*t.max_read_request_units);
+  if (t.max_write_request_units) m["w"] = Num(*t.max_write_request_units);
+  return AttributeValue::M(std::move(m));
+}
+std::optional<OnDemandThroughput> OnDemandFromValue(const Item& m, const char* name) {
+  auto it = m.find(name);
+  if (it == m.end() || !it->second.is(AttrType::kM)) return std::nullopt;
+  OnDemandThroughput t;
+  if (Has(it->second.map(), "r")) t.max_read_request_units = GetInt(it->second.map(), "r");
+  if (Has(it->second.map(), "w")) t.max_write_request_units = GetInt(it->second.map(), "w");
+  if (!t.max_read_request_units && !t.max_write_request_units) return std::nullopt;
+  return t;
+}
+
 // Derives the KeyDef from a key schema and the attribute definitions.
 KeyDef MakeKeyDef(const std::vector<KeySchemaElement>& ks,
                   const std::vector<AttributeDefinition>& defs) {
@@ -123,6 +141,7 @@ Item TableInfoToItem(const TableInfo& info) {
   m["created"] = NumD(info.creation_time);
   m["billing"] = AttributeValue::S(info.billing_mode);
   m["throughput"] = ThroughputToValue(info.throughput);
+  if (info.on_demand_throughput) m["odt"] = OnDemandToValue(*info.on_demand_throughput);
   if (info.pay_per_request_since) m["ppr_since"] = NumD(*info.pay_per_request_since);
   std::vector<AttributeValue> indexes;
   for (const auto& ix : info.indexes) {
@@ -134,6 +153,7 @@ Item TableInfoToItem(const TableInfo& info) {
     im["projection"] = ProjectionToValue(ix.projection);
     im["status"] = AttributeValue::S(ix.status);
     if (ix.throughput) im["throughput"] = ThroughputToValue(*ix.throughput);
+    if (ix.on_demand_throughput) im["odt"] = OnDemandToValue(*ix.on_demand_throughput);
     indexes.push_back(AttributeValue::M(std::move(im)));
   }
   m["indexes"] = AttributeValue::L(std::move(indexes));
@@ -190,6 +210,7 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   info->creation_time = GetDouble(m, "created");
   info->billing_mode = GetStr(m, "billing");
   if (auto t = m.find("throughput"); t != m.end()) info->throughput = ThroughputFromValue(t->second);
+  info->on_demand_throughput = OnDemandFromValue(m, "odt");
   if (Has(m, "ppr_since")) info->pay_per_request_since = GetDouble(m, "ppr_since");
   if (auto ixs = m.find("indexes"); ixs != m.end() && ixs->second.is(AttrType::kL)) {
     for (const auto& v : ixs->second.list()) {
@@ -206,6 +227,7 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
       ix.projection = ProjectionFromValue(p == im.end() ? nullptr : &p->second);
       ix.status = GetStr(im, "status");
       if (auto t = im.find("throughput"); t != im.end()) ix.throughput = ThroughputFromValue(t->second);
+      ix.on_demand_throughput = OnDemandFromValue(im, "odt");
       info->indexes.push_back(std::move(ix));
     }
   }

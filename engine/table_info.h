@@ -58,6 +58,8 @@ struct IndexInfo {
   Projection projection;
   std::string status = "ACTIVE";  // "CREATING" while backfilling
   std::optional<ProvisionedThroughput> throughput;
+  // A GSI's maximums on a PAY_PER_REQUEST table; never -1, never with neither member.
+  std::optional<OnDemandThroughput> on_demand_throughput;
 };
 
 struct TableInfo {
@@ -70,6 +72,8 @@ struct TableInfo {
   double creation_time = 0;
   std::string billing_mode = "PROVISIONED";
   ProvisionedThroughput throughput;
+  // The maximums of a PAY_PER_REQUEST table; never -1, never with neither member.
+  std::optional<OnDemandThroughput> on_demand_throughput;
   std::optional<double> pay_per_request_since;
   std::vector<IndexInfo> indexes;  // GSIs and LSIs
   std::optional<StreamSpecification> stream_specification;

@@ -189,7 +189,7 @@ StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
                                                   TableInfo restore_fields,
                                                   const std::string& kind) {
   if (options_.read_only) return InternalError("The database was opened read-only; writes are refused");
-  const double now = NowEpochSeconds();
+  const double now = change_log_->Now();
   DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
   info.uuid = NewUuid();
   info.creation_time = now;

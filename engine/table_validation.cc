@@ -166,6 +166,78 @@ Status CheckThroughputBounds(const ProvisionedThroughput& t, const std::string& 
   return Status();
 }
 
+// ---- on-demand maximums (OnDemandThroughput)
+//
+// The API reference: a request gives MaxReadRequestUnits, MaxWriteRequestUnits
+// or both, each at least 1, or -1 to remove the maximum set; a GSI uses
+// "either OnDemandThroughput or ProvisionedThroughput based on your table's
+// capacity mode". What the reference leaves open is taken from captures of the
+// service quoted in public issue reports (nubo-db/dynoxide#159 and #161,
+// go-to-k/cdkd#3403): maximums given while the table is, or becomes,
+// PROVISIONED are refused, naming the first member given, before any value
+// is checked; an update merges member by member; switching a table to
+// PROVISIONED drops its and its indexes' maximums. The out-of-range wording
+// is DynamoDB Local's. Two choices differ from those captures: an
+// OnDemandThroughput with neither member is refused (the reference's "must
+// specify"; the service ignores it on CreateTable and fails with
+// InternalFailure on UpdateTable), and -1 is accepted on CreateTable, where
+// it sets no maximum (as DynamoDB Local does; the captures report the
+// service refusing it there).
+
+// Checks `t` for the table (`index` empty) or one of its GSIs whose billing
+// mode is, or is becoming, `billing`; `update`: UpdateTable's wording.
+Status CheckOnDemandThroughput(const OnDemandThroughput& t, const std::string& billing,
+                               bool update, const std::string& index = "") {
+  const auto& read = t.max_read_request_units;
+  const auto& write = t.max_write_request_units;
+  if (!read && !write) {
+    return Invalid("OnDemandThroughput" + (index.empty() ? "" : " for index " + index) +
+                   " must specify MaxReadRequestUnits, MaxWriteRequestUnits, or both");
+  }
+  if (billing == "PROVISIONED") {
+    // The captured wordings: CreateTable's has no "the" and ends with a full
+    // stop. An index's names the index (Dynarock's words).
+    return Invalid(std::string(read ? "MaxReadRequestUnits" : "MaxWriteRequestUnits") +
+                   " for OnDemandThroughput cannot be specified " +
+                   (index.empty() ? "" : "for index: " + index + " ") + "when " +
+                   (update ? "the table BillingMode is PROVISIONED"
+                           : "table BillingMode is PROVISIONED."));
+  }
+  for (const auto& [member, value] : {std::pair{"MaxReadRequestUnits", read},
+                                      std::pair{"MaxWriteRequestUnits", write}}) {
+    // -1 removes a maximum: an update's word only (captured: CreateTable
+    // refuses it as out of range).
+    if (value && *value < 1 && (!update || *value != -1)) {
+      return Invalid(std::string("Requested ") + member + " for OnDemandThroughput for " +
+                     (index.empty() ? "table" : "index : " + index) +
+                     " is outside of valid range");
+    }
+  }
+  return Status();
+}
+
+// Merges a checked `given` into `current`: a value replaces that maximum, -1
+// removes it; with neither left there is no OnDemandThroughput.
+void ApplyOnDemandThroughput(const OnDemandThroughput& given,
+                             std::optional<OnDemandThroughput>* current) {
+  OnDemandThroughput merged = current->value_or(OnDemandThroughput{});
+  auto apply = [](const std::optional<int64_t>& v, std::optional<int64_t>* out) {
+    if (!v) return;
+    if (*v == -1) {
+      out->reset();
+    } else {
+      *out = *v;
+    }
+  };
+  apply(given.max_read_request_units, &merged.max_read_request_units);
+  apply(given.max_write_request_units, &merged.max_write_request_units);
+  if (merged.max_read_request_units || merged.max_write_request_units) {
+    *current = merged;
+  } else {
+    current->reset();
+  }
+}
+
 // The member constraints of an index's KeySchema and Projection (`field` is the
 // index's member path, e.g. "globalSecondaryIndexes.member"): a key schema of at
 // least one element, key and projected attribute names of 1 to 255 bytes.
@@ -289,6 +361,11 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         return Invalid("ProvisionedThroughput should not be specified for index: " +
                        gsi.index_name + " when BillingMode is PAY_PER_REQUEST");
       }
+      if (gsi.on_demand_throughput) {
+        DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*gsi.on_demand_throughput, info->billing_mode,
+                                                   /*update=*/true, gsi.index_name));
+        ApplyOnDemandThroughput(*gsi.on_demand_throughput, &ix.on_demand_throughput);
+      }
       info->attribute_definitions = std::move(defs);
       info->indexes.push_back(std::move(ix));
       DR_RETURN_IF_ERROR(CheckProjectedTotal(info->indexes));
@@ -302,18 +379,26 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
       }
       info->indexes.erase(it);
     } else {
+      const UpdateGlobalSecondaryIndexAction& a = *u.update;
       auto it = std::find_if(info->indexes.begin(), info->indexes.end(), [&](const IndexInfo& ix) {
-        return ix.global && ix.name == u.update->first;
+        return ix.global && ix.name == a.index_name;
       });
       if (it == info->indexes.end()) {
-        return ResourceNotFound("Requested resource not found: Index: " + u.update->first +
+        return ResourceNotFound("Requested resource not found: Index: " + a.index_name +
                                 " not found");
       }
-      if (info->billing_mode == "PAY_PER_REQUEST") {
-        return Invalid("ProvisionedThroughput should not be specified for index: " +
-                       u.update->first + " when BillingMode is PAY_PER_REQUEST");
+      if (a.provisioned_throughput) {
+        if (info->billing_mode == "PAY_PER_REQUEST") {
+          return Invalid("ProvisionedThroughput should not be specified for index: " +
+                         a.index_name + " when BillingMode is PAY_PER_REQUEST");
+        }
+        it->throughput = a.provisioned_throughput;
       }
-      it->throughput = u.update->second;
+      if (a.on_demand_throughput) {
+        DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*a.on_demand_throughput, info->billing_mode,
+                                                   /*update=*/true, a.index_name));
+        ApplyOnDemandThroughput(*a.on_demand_throughput, &it->on_demand_throughput);
+      }
     }
   }
   // Like DynamoDB, keep exactly the definitions the key schemas use: a deleted
@@ -555,6 +640,10 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
     return Invalid("Neither ReadCapacityUnits nor WriteCapacityUnits can be specified when "
                    "BillingMode is PAY_PER_REQUEST");
   }
+  if (req.on_demand_throughput) {
+    DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*req.on_demand_throughput, billing, /*update=*/false));
+    ApplyOnDemandThroughput(*req.on_demand_throughput, &info.on_demand_throughput);
+  }
 
   // Indexes.
   std::set<std::string> used_attributes;
@@ -581,7 +670,8 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
   }
   auto add_index = [&](const std::string& name, const std::vector<KeySchemaElement>& ks,
                        const Projection& projection, bool global,
-                       const std::optional<ProvisionedThroughput>& throughput) -> Status {
+                       const std::optional<ProvisionedThroughput>& throughput,
+                       const std::optional<OnDemandThroughput>& on_demand) -> Status {
     ConstraintErrors ie;
     const std::string field = global ? "globalSecondaryIndexes.member" : "localSecondaryIndexes.member";
     ie.CheckName(name, field + ".indexName");
@@ -619,17 +709,22 @@ StatusOr<TableInfo> ValidateCreateTable(const CreateTableRequest& req, double no
         return Invalid("ProvisionedThroughput should not be specified for index: " + name +
                        " when BillingMode is PAY_PER_REQUEST");
       }
+      if (on_demand) {
+        DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*on_demand, billing, /*update=*/false, name));
+        ApplyOnDemandThroughput(*on_demand, &ix.on_demand_throughput);
+      }
     }
     for (const auto& e : ks) used_attributes.insert(e.attribute_name);
     info.indexes.push_back(std::move(ix));
     return Status();
   };
   for (const auto& lsi : req.local_secondary_indexes) {
-    DR_RETURN_IF_ERROR(add_index(lsi.index_name, lsi.key_schema, lsi.projection, false, std::nullopt));
+    DR_RETURN_IF_ERROR(add_index(lsi.index_name, lsi.key_schema, lsi.projection, false,
+                                 std::nullopt, std::nullopt));
   }
   for (const auto& gsi : req.global_secondary_indexes) {
     DR_RETURN_IF_ERROR(add_index(gsi.index_name, gsi.key_schema, gsi.projection, true,
-                                 gsi.provisioned_throughput));
+                                 gsi.provisioned_throughput, gsi.on_demand_throughput));
   }
   DR_RETURN_IF_ERROR(CheckProjectedTotal(info.indexes));
 
@@ -704,16 +799,25 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
                                 "GlobalSecondaryIndexUpdate.Delete may be set");
     }
     const std::string& name = u.create ? u.create->index_name
-                              : u.update ? u.update->first
+                              : u.update ? u.update->index_name
                                          : *u.delete_index_name;
-    if (u.update) DR_RETURN_IF_ERROR(CheckThroughputBounds(u.update->second, name));
+    if (u.update && !u.update->provisioned_throughput && !u.update->on_demand_throughput) {
+      // The member DynamoDB required before OnDemandThroughput existed, and
+      // still names (captured) when neither is given.
+      return ValidationError("1 validation error detected: Value null at "
+                             "'globalSecondaryIndexUpdates.member.update.provisionedThroughput' "
+                             "failed to satisfy constraint: Member must not be null");
+    }
+    if (u.update && u.update->provisioned_throughput) {
+      DR_RETURN_IF_ERROR(CheckThroughputBounds(*u.update->provisioned_throughput, name));
+    }
     if (!updated.insert(name).second) {
       return Invalid("Only one global secondary index update per index is allowed "
                      "simultaneously. Index: " + name);
     }
   }
   if (!req.provisioned_throughput && !req.billing_mode && req.global_secondary_index_updates.empty() &&
-      !req.stream_specification && !req.deletion_protection_enabled) {
+      !req.stream_specification && !req.deletion_protection_enabled && !req.on_demand_throughput) {
     return NothingToUpdate();
   }
   return Status();
@@ -748,7 +852,8 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
         if (!ix.global) continue;
         bool given = false;
         for (const auto& u : req.global_secondary_index_updates) {
-          given |= u.update.has_value() && u.update->first == ix.name;
+          given |= u.update.has_value() && u.update->index_name == ix.name &&
+                   u.update->provisioned_throughput.has_value();
         }
         if (!given) missing.push_back(ix.name);
       }
@@ -763,6 +868,11 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
       info->pay_per_request_since = now;
       info->throughput = ProvisionedThroughput{};
       for (auto& ix : info->indexes) ix.throughput.reset();
+    } else {
+      // A PROVISIONED table keeps no on-demand maximums, and they do not
+      // come back when it returns to PAY_PER_REQUEST (captured).
+      info->on_demand_throughput.reset();
+      for (auto& ix : info->indexes) ix.on_demand_throughput.reset();
     }
     changed = true;
   }
@@ -784,6 +894,11 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
           "higher limits.");
     }
     info->throughput = *req.provisioned_throughput;
+    changed = true;
+  }
+  if (req.on_demand_throughput) {
+    DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*req.on_demand_throughput, billing, /*update=*/true));
+    ApplyOnDemandThroughput(*req.on_demand_throughput, &info->on_demand_throughput);
     changed = true;
   }
   if (req.deletion_protection_enabled) {

@@ -27,6 +27,7 @@
 #include "graph/http_client.h"
 #include "tools/command.h"
 #include "tools/replicate/replicator.h"
+#include "tools/server/capacity_routes.h"
 #include "tools/server/control_api.h"
 #include "tools/serve_faults.h"
 #include "tools/server/http_server.h"
@@ -63,12 +64,26 @@ constexpr char kServeHelp[] =
     "                         --consistency-seed N), so that a GSI Query right after a\n"
     "                         write may miss it, as on DynamoDB\n"
     "  --stale-reads SECONDS[:PROBABILITY]\n"
-    "                         An eventually consistent GetItem of an item written\n"
-    "                         less than SECONDS ago returns it as it was before that\n"
-    "                         write (with PROBABILITY, default 1); ConsistentRead=true\n"
-    "                         always reads the latest\n"
+    "                         An eventually consistent read of a table (GetItem,\n"
+    "                         BatchGetItem, Query, Scan) of an item written less\n"
+    "                         than SECONDS ago sees it as it was before that write\n"
+    "                         (with PROBABILITY, default 1; seeded by\n"
+    "                         --consistency-seed N); ConsistentRead=true always\n"
+    "                         reads the latest\n"
+    "  --enforce-capacity     Throttle requests beyond their tables' throughput, as\n"
+    "                         DynamoDB does: provisioned tables and GSIs at their\n"
+    "                         read and write capacity units per second with up to\n"
+    "                         300 s of unused capacity as burst (a GSI short of write\n"
+    "                         capacity throttles its table's writes), on-demand tables\n"
+    "                         at their MaxRead/MaxWriteRequestUnits; throttled requests\n"
+    "                         get ProvisionedThroughputExceededException (or\n"
+    "                         ThrottlingException), batches UnprocessedItems/Keys.\n"
+    "                         Off by default; /_dynarock/capacity turns it on or off\n"
+    "  --partition-limits     With --enforce-capacity, also limit each partition key\n"
+    "                         to 3,000 read and 1,000 write units per second, so that\n"
+    "                         hot keys are throttled\n"
     "  --no-control-api       Refuse the control API (/_dynarock/: reset, snapshots,\n"
-    "                         faults, clock)\n"
+    "                         faults, capacity, clock)\n"
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
     "                         DIR/B (default: the folder s3 in the data directory;\n"
     "                         none in memory)\n"
@@ -201,6 +216,8 @@ int RunServe(const Args& args) {
   bool shared_db = false;
   bool region_given = false;
   bool control_api = true;
+  api::CapacityLimitOptions capacity_options;  // --enforce-capacity, --partition-limits
+  capacity_options.enforce = false;
   ServeFaults serve_faults;  // --faults, --fault-seed, --request-log (tools/serve_faults.h)
   long long metrics_port = -1;  // -1: no metrics listener
   std::string metrics_host;     // empty: server_opts.host
@@ -223,6 +240,12 @@ int RunServe(const Args& args) {
       shared_db = true;
     } else if (flag == "--no-control-api") {
       control_api = false;
+    } else if (flag == "--enforce-capacity") {
+      if (!no_value()) return UsageError("serve", "--enforce-capacity takes no value");
+      capacity_options.enforce = true;
+    } else if (flag == "--partition-limits") {
+      if (!no_value()) return UsageError("serve", "--partition-limits takes no value");
+      capacity_options.partition_limits = true;
     } else if (flag == "--delay-transient-statuses" || flag == "-delayTransientStatuses") {
       db_opts.transient_status_seconds = 0.5;
       if (r.HasInlineValue()) {
@@ -398,6 +421,9 @@ int RunServe(const Args& args) {
     return UsageError("serve", "--metrics-host needs --metrics-port");
   }
   if (metrics_host.empty()) metrics_host = server_opts.host;
+  if (capacity_options.partition_limits && !capacity_options.enforce) {
+    return UsageError("serve", "--partition-limits needs --enforce-capacity");
+  }
 
   // SIGINT/SIGTERM are taken synchronously by this thread (sigwait below): block
   // them before any other thread exists (RocksDB's, the server's), which inherit
@@ -438,6 +464,10 @@ int RunServe(const Args& args) {
   const std::string reachable = (h == "0.0.0.0" || h == "::" || h == "[::]") ? "localhost" : h;
   const std::string endpoint_address = UrlHost(reachable) + ":" + std::to_string(port);
   if (!serve_faults.Start()) return kExitFailure;
+  // One set of buckets for every namespace (keyed by TableId), on the clock
+  // the control API moves.
+  capacity_options.clock = db_opts.clock;
+  auto capacity = std::make_shared<api::CapacityLimits>(capacity_options);
   server::Namespaces::Config nc;
   nc.db_options = db_opts;
   nc.data_dir = data_dir;
@@ -448,6 +478,7 @@ int RunServe(const Args& args) {
     handler->SetS3Root(s3_root);
     handler->SetEndpointAddress(endpoint_address);
     serve_faults.Configure(handler);
+    handler->SetCapacityLimits(capacity);
     if (metrics_port >= 0) {
       handler->SetObserver([&metrics](std::string_view op, const Status& st, double seconds,
                                       const std::vector<ConsumedCapacity>& consumed) {
@@ -470,6 +501,7 @@ int RunServe(const Args& args) {
     RegisterClockRoutes(&control, clock_offset);
     server::RegisterStateRoutes(&control, namespaces.get());
     serve_faults.RegisterRoutes(&control);
+    server::RegisterCapacityRoutes(&control, capacity);
     server->SetControl(&control);
   }
   std::unique_ptr<server::MetricsServer> metrics_server;

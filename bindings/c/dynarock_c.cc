@@ -22,6 +22,7 @@
 #include <unordered_map>
 
 #include "dynarock/db.h"
+#include "engine/api/capacity_limits.h"
 #include "engine/api/faults.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_decode.h"
@@ -50,6 +51,7 @@ struct DbState {
   std::unique_ptr<dynarock::DB> db;
   std::unique_ptr<dynarock::api::Handler> handler;
   std::shared_ptr<dynarock::api::FaultInjector> faults;  // attached to `handler`
+  std::shared_ptr<dynarock::api::CapacityLimits> limits;  // attached to `handler`, off
   std::unique_ptr<dynarock::graph::EmbeddedClient> client;
   std::mutex graphs_mu;
   std::map<std::string, std::unique_ptr<dynarock::graph::Graph>> graphs;  // by table
@@ -475,6 +477,11 @@ dynarock_code dynarock_open(const char* path, const char* options_json, dynarock
     state->handler = std::make_unique<dynarock::api::Handler>(state->db.get());
     state->faults = std::make_shared<dynarock::api::FaultInjector>();
     state->handler->SetFaults(state->faults);
+    dynarock::api::CapacityLimitOptions limits;
+    limits.enforce = false;
+    limits.clock = options.clock;
+    state->limits = std::make_shared<dynarock::api::CapacityLimits>(limits);
+    state->handler->SetCapacityLimits(state->limits);
     // Exports and imports use <path>/s3 for S3, as `dynarock serve` does.
     if (!options.in_memory) state->handler->SetS3Root(std::string(path) + "/s3");
     state->client = std::make_unique<dynarock::graph::EmbeddedClient>(state->db.get());
@@ -541,6 +548,22 @@ dynarock_code dynarock_set_faults(dynarock_db* db, const char* rules_json, char*
       if (!st.ok()) return FromStatus(error, st);
     }
     if (state_json != nullptr) *state_json = CopyOut(s->faults->ToJson());
+    return DYNAROCK_OK;
+  });
+}
+
+dynarock_code dynarock_set_capacity(dynarock_db* db, const char* settings_json, char** state_json,
+                                    dynarock_error** error) {
+  if (state_json != nullptr) *state_json = nullptr;
+  if (db == nullptr) return Invalid(error, "db must not be NULL");
+  return Guarded(error, [&]() -> dynarock_code {
+    std::shared_ptr<DbState> s = Databases().Find(db);
+    if (!s) return Closed(error);
+    if (settings_json != nullptr && *settings_json != '\0') {
+      Status st = s->limits->EnforceJson(settings_json);
+      if (!st.ok()) return FromStatus(error, st);
+    }
+    if (state_json != nullptr) *state_json = CopyOut(s->limits->StateJson());
     return DYNAROCK_OK;
   });
 }

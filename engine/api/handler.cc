@@ -11,6 +11,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/api/capacity_limits.h"
 #include "engine/api/faults.h"
 #include "engine/api/json_backups.h"
 #include "engine/api/json_decode.h"
@@ -32,6 +33,7 @@ struct HandlerState {
   Handler::Observer observer;
   std::shared_ptr<FaultInjector> faults;
   std::shared_ptr<RequestLog> request_log;
+  std::shared_ptr<CapacityLimits> limits;  // null: capacity is not enforced
   KeyNamesCache key_names;  // for fault rules' key_prefix and the request log
   std::string s3_root;
   // The export and import jobs, made at the first such request.
@@ -68,21 +70,51 @@ thread_local CallRecord* t_call = nullptr;
 // The operation Handle() is running on this thread (for fault matching).
 thread_local std::string_view t_operation;
 
-// Moves the response's ConsumedCapacity into t_call; drops it from the reply
-// when the client did not ask for it.
+// Takes the response's ConsumedCapacity (as the engine reported it, by index
+// when asked so) and leaves in the reply what the client asked for: nothing
+// for NONE, the totals for TOTAL.
 template <typename Resp>
-void TakeCapacity(Resp& r, bool keep) {
+std::vector<ConsumedCapacity> TakeCapacity(Resp& r, ReturnConsumedCapacity client_mode) {
+  std::vector<ConsumedCapacity> taken;
+  auto fit = [&](ConsumedCapacity& c) {
+    if (client_mode == ReturnConsumedCapacity::kTotal) {
+      c.table.reset();
+      c.local_secondary_indexes.clear();
+      c.global_secondary_indexes.clear();
+    }
+  };
   if constexpr (requires { r.has_consumed_capacity; }) {
-    t_call->consumed.insert(t_call->consumed.end(), r.consumed_capacity.begin(),
-                            r.consumed_capacity.end());
-    if (!keep) {
+    taken = r.consumed_capacity;
+    if (client_mode == ReturnConsumedCapacity::kNone) {
       r.consumed_capacity.clear();
       r.has_consumed_capacity = false;
     }
+    for (ConsumedCapacity& c : r.consumed_capacity) fit(c);
   } else if constexpr (requires { r.consumed_capacity.has_value(); }) {
-    if (r.consumed_capacity) t_call->consumed.push_back(*r.consumed_capacity);
-    if (!keep) r.consumed_capacity.reset();
+    if (r.consumed_capacity) taken.push_back(*r.consumed_capacity);
+    if (client_mode == ReturnConsumedCapacity::kNone) r.consumed_capacity.reset();
+    if (r.consumed_capacity) fit(*r.consumed_capacity);
+  } else if constexpr (requires { r.consumed_capacity.size(); }) {
+    taken = r.consumed_capacity;
+    if (client_mode == ReturnConsumedCapacity::kNone) r.consumed_capacity.clear();
+    for (ConsumedCapacity& c : r.consumed_capacity) fit(c);
   }
+  return taken;
+}
+
+// What a failed request is billed anyway (a failed condition, a cancelled
+// transaction), as consumed capacity.
+std::vector<ConsumedCapacity> BilledAsConsumed(const Status& status) {
+  std::vector<ConsumedCapacity> out;
+  for (const BilledCapacity& b : status.billed()) {
+    ConsumedCapacity c;
+    c.table_name = b.table_name;
+    c.capacity_units = b.read_units + b.write_units;
+    c.read_capacity_units = b.read_units;
+    c.write_capacity_units = b.write_units;
+    out.push_back(std::move(c));
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- fault and log hooks
@@ -103,16 +135,62 @@ void Sleep(int64_t ms) {
 // request log's facts in between.
 // `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
 // operations, dynarock/partiql.h).
+// The draws of a request that its buckets cannot serve, one flag per draw
+// (Draws' order), and the first such throttle; none with limits off.
+struct Throttles {
+  std::vector<bool> throttled;
+  size_t count = 0;
+  Status first;
+};
+Throttles Admit(HandlerState& s, const std::vector<internal::Draw>& draws) {
+  Throttles t;
+  t.throttled.resize(draws.size());
+  for (size_t i = 0; i < draws.size(); ++i) {
+    if (draws[i].table.empty()) continue;  // a statement that does not parse
+    Status st = s.limits->Admit(s.db, draws[i]);
+    if (st.ok()) continue;
+    t.throttled[i] = true;
+    if (t.count++ == 0) t.first = std::move(st);
+  }
+  return t;
+}
+
+// A transaction with throttled items: cancelled, each throttled item's reason
+// its throttle's.
+Status CancelThrottled(const Throttles& t) {
+  std::vector<CancellationReason> reasons;
+  for (bool throttled : t.throttled) {
+    CancellationReason r;
+    r.code = "None";
+    if (throttled) {
+      r.code = t.first.type() == ErrorType::kThrottling ? "ThrottlingError"
+                                                         : "ProvisionedThroughputExceeded";
+      r.message = t.first.message();
+    }
+    reasons.push_back(std::move(r));
+  }
+  Status st(ErrorType::kTransactionCanceled, "");
+  st.WithCancellationReasons(std::move(reasons));
+  return st;
+}
+
+// Call the engine with a decoded request, encode, with the fault rules, the
+// capacity limits and the request log's facts in between.
+// `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
+// operations, dynarock/partiql.h).
 template <typename Req, typename Op, typename Encode>
 ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());
-  bool client_asked = true;
+  CapacityLimits* limits = s.limits && s.limits->enforced() ? s.limits.get() : nullptr;
+  // The capacity as the client asked for it; the engine computes it for the
+  // observer (TOTAL at least) and by index for the request log and the limits.
+  ReturnConsumedCapacity client_mode = ReturnConsumedCapacity::kIndexes;
   if constexpr (requires { req->return_consumed_capacity; }) {
-    if (t_call != nullptr && req->return_consumed_capacity == ReturnConsumedCapacity::kNone) {
-      // For the observer; by index for the request log.
-      req->return_consumed_capacity =
-          t_call->want_facts ? ReturnConsumedCapacity::kIndexes : ReturnConsumedCapacity::kTotal;
-      client_asked = false;
+    client_mode = req->return_consumed_capacity;
+    if (limits != nullptr || (t_call != nullptr && t_call->want_facts)) {
+      req->return_consumed_capacity = ReturnConsumedCapacity::kIndexes;
+    } else if (t_call != nullptr && client_mode == ReturnConsumedCapacity::kNone) {
+      req->return_consumed_capacity = ReturnConsumedCapacity::kTotal;
     }
   }
   RequestFacts* facts = (t_call != nullptr && t_call->want_facts) ? &t_call->facts : nullptr;
@@ -146,6 +224,46 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
       }
     }
   }
+  // Capacity: what the request draws on must have some left (capacity_limits.h).
+  std::vector<internal::Draw> draws;
+  std::vector<size_t> throttled_statements;  // BatchExecuteStatement
+  Status statement_throttle;
+  if (limits != nullptr) {
+    draws = internal::Draws(s.key_names, s.db, *req, limits->partition_limits());
+    Throttles t = Admit(s, draws);
+    if (t.count > 0) {
+      if constexpr (kBatch) {
+        // Throttled requests come back unprocessed; all of them: the error.
+        if (t.count == draws.size()) return Handler::ErrorReply(t.first);
+        HoldBackThrottled(t.throttled, *req, &held);
+        std::erase_if(draws, [&, i = size_t{0}](const internal::Draw&) mutable {
+          return t.throttled[i++];
+        });
+      } else if constexpr (std::is_same_v<Req, TransactWriteItemsRequest> ||
+                           std::is_same_v<Req, TransactGetItemsRequest> ||
+                           std::is_same_v<Req, ExecuteTransactionRequest>) {
+        return Handler::ErrorReply(CancelThrottled(t));
+      } else if constexpr (std::is_same_v<Req, BatchExecuteStatementRequest>) {
+        // Each throttled statement answers with its error; the rest run.
+        if (t.count == draws.size()) return Handler::ErrorReply(t.first);
+        std::vector<BatchStatementRequest> kept;
+        for (size_t i = 0; i < req->statements.size(); ++i) {
+          if (t.throttled[i]) {
+            throttled_statements.push_back(i);
+          } else {
+            kept.push_back(std::move(req->statements[i]));
+          }
+        }
+        req->statements = std::move(kept);
+        std::erase_if(draws, [&, i = size_t{0}](const internal::Draw&) mutable {
+          return t.throttled[i++];
+        });
+        statement_throttle = t.first;  // what each throttled statement reports
+      } else {
+        return Handler::ErrorReply(t.first);
+      }
+    }
+  }
   // Reads hand their items over as stored bytes, which the encoder writes
   // as JSON directly (dynarock/item_view.h).
   if constexpr (requires { req->encoded_items; }) req->encoded_items = true;
@@ -154,12 +272,34 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   bool run = true;
   if constexpr (kBatch) run = !req->request_items.empty();  // not all held back
   Result resp = run ? std::invoke(op, *s.db, *req) : Result(Resp{});
+  // Whether the request writes, for the units it reports as CapacityUnits.
+  bool writes = internal::kWrites<Req>;
+  if constexpr (std::is_same_v<Req, ExecuteStatementRequest>) {
+    writes = !draws.empty() && draws.front().write;
+  }
   ApiReply reply;
   if (!resp.ok()) {
+    if (limits != nullptr) limits->Charge(s.db, BilledAsConsumed(resp.status()), writes, draws);
     reply = Handler::ErrorReply(resp.status());
   } else {
     if constexpr (kBatch) GiveBack(held, &*resp);
-    if (t_call != nullptr) TakeCapacity(*resp, client_asked);
+    if constexpr (std::is_same_v<Req, BatchExecuteStatementRequest>) {
+      for (size_t i : throttled_statements) {
+        BatchStatementResponse r;
+        r.error_code = statement_throttle.type() == ErrorType::kThrottling
+                           ? "ThrottlingError"
+                           : "ProvisionedThroughputExceeded";
+        r.error_message = statement_throttle.message();
+        resp->responses.insert(resp->responses.begin() + static_cast<std::ptrdiff_t>(i),
+                               std::move(r));
+      }
+    }
+    std::vector<ConsumedCapacity> consumed = TakeCapacity(*resp, client_mode);
+    if (limits != nullptr) limits->Charge(s.db, consumed, writes, draws);
+    if (t_call != nullptr) {
+      t_call->consumed.insert(t_call->consumed.end(), std::make_move_iterator(consumed.begin()),
+                              std::make_move_iterator(consumed.end()));
+    }
     if (facts != nullptr) DescribeResponse(*req, *resp, facts);
     reply = Ok(encode(*req, *resp));
   }
@@ -532,6 +672,12 @@ void Handler::SetObserver(Observer observer) { state_->observer = std::move(obse
 void Handler::SetFaults(std::shared_ptr<FaultInjector> faults) { state_->faults = std::move(faults); }
 
 const std::shared_ptr<FaultInjector>& Handler::faults() const { return state_->faults; }
+
+void Handler::SetCapacityLimits(std::shared_ptr<CapacityLimits> limits) {
+  state_->limits = std::move(limits);
+}
+
+const std::shared_ptr<CapacityLimits>& Handler::capacity_limits() const { return state_->limits; }
 
 void Handler::SetRequestLog(std::shared_ptr<RequestLog> log) {
   state_->request_log = std::move(log);

@@ -47,6 +47,7 @@ struct ApiReply {
   Drop drop = Drop::kNone;
 };
 
+class CapacityLimits;
 class FaultInjector;
 class RequestLog;
 
@@ -105,6 +106,13 @@ class Handler {
   // Handlers and changed while serving. Call before serving.
   void SetFaults(std::shared_ptr<FaultInjector> faults);
   const std::shared_ptr<FaultInjector>& faults() const;
+
+  // Throttles requests that outrun their tables' throughput
+  // (capacity_limits.h); null stops. With limits set, every operation that
+  // takes ReturnConsumedCapacity runs with INDEXES, the reply carrying what the
+  // client asked for. Call before serving.
+  void SetCapacityLimits(std::shared_ptr<CapacityLimits> limits);
+  const std::shared_ptr<CapacityLimits>& capacity_limits() const;
 
   // Writes one line per request to `log` (request_log.h), alongside the
   // observer (the same record: with a log set, capacity is computed as with an

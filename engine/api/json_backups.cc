@@ -36,6 +36,7 @@ void OverridesMembers(Decoder& d, const dom::object& o, RestoreOverrides* r) {
       d.Missing("WriteCapacityUnits");
     r->provisioned_throughput = t;
   }
+  OnDemandThroughputMember(d, o, "OnDemandThroughputOverride", &r->on_demand_throughput);
   r->has_global_secondary_indexes =
       d.EachObject(o, "GlobalSecondaryIndexOverride", false, [&](const dom::object& e) {
         GlobalSecondaryIndex g;
@@ -85,6 +86,7 @@ void WriteDescription(JsonWriter* w, const BackupDescription& d) {
   WriteKeySchema(w, s.key_schema);
   w->MemberDouble("TableCreationDateTime", s.table_creation_date_time);
   WriteThroughput(w, s.provisioned_throughput);
+  if (s.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *s.on_demand_throughput);
   w->MemberInt("ItemCount", s.item_count);
   w->Member("BillingMode", s.billing_mode);
   w->EndObject();

@@ -147,6 +147,19 @@ void json_internal::OptionalThroughput(Decoder& d, const dom::object& o,
   if (ProvisionedThroughputMember(d, o, false, &t)) *out = t;
 }
 
+bool json_internal::OnDemandThroughputMember(Decoder& d, const dom::object& o,
+                                             std::string_view key,
+                                             std::optional<OnDemandThroughput>* out) {
+  dom::object p;
+  if (!d.Obj(o, key, &p)) return false;
+  Decoder::Scope scope(&d, MemberName(key));
+  OnDemandThroughput t;
+  d.Int(p, "MaxReadRequestUnits", "Long", INT64_MIN, INT64_MAX, &t.max_read_request_units);
+  d.Int(p, "MaxWriteRequestUnits", "Long", INT64_MIN, INT64_MAX, &t.max_write_request_units);
+  *out = t;
+  return true;
+}
+
 static void StreamSpecificationMember(Decoder& d, const dom::object& o,
                                std::optional<StreamSpecification>* out) {
   dom::object s;
@@ -163,6 +176,7 @@ void json_internal::GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, G
   KeySchemaMember(d, e, true, &g->key_schema);
   ProjectionMember(d, e, &g->projection);
   OptionalThroughput(d, e, &g->provisioned_throughput);
+  OnDemandThroughputMember(d, e, "OnDemandThroughput", &g->on_demand_throughput);
 }
 
 namespace {
@@ -239,6 +253,7 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
       });
   d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
   OptionalThroughput(d, o, &r->provisioned_throughput);
+  OnDemandThroughputMember(d, o, "OnDemandThroughput", &r->on_demand_throughput);
   StreamSpecificationMember(d, o, &r->stream_specification);
   TagsMember(d, o, false, &r->tags);
   d.Enum(o, "TableClass", kTableClass, &r->table_class);
@@ -250,6 +265,7 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
   d.TableName(o, &r->table_name);
   d.Enum(o, "BillingMode", kBillingMode, &r->billing_mode);
   OptionalThroughput(d, o, &r->provisioned_throughput);
+  OnDemandThroughputMember(d, o, "OnDemandThroughput", &r->on_demand_throughput);
   d.EachObject(o, "GlobalSecondaryIndexUpdates", false, [&](const dom::object& e) {
     GlobalSecondaryIndexUpdate u;
     dom::object c;
@@ -261,10 +277,16 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
     }
     if (d.Obj(e, "Update", &c)) {
       Decoder::Scope scope(&d, "update");
-      std::pair<std::string, ProvisionedThroughput> p;
-      d.Name(c, "IndexName", &p.first, /*required=*/true);
-      ProvisionedThroughputMember(d, c, true, &p.second);
-      u.update = std::move(p);
+      UpdateGlobalSecondaryIndexAction a;
+      d.Name(c, "IndexName", &a.index_name, /*required=*/true);
+      OptionalThroughput(d, c, &a.provisioned_throughput);
+      OnDemandThroughputMember(d, c, "OnDemandThroughput", &a.on_demand_throughput);
+      // Both are optional now; with neither, DynamoDB names the member it
+      // required before OnDemandThroughput existed (captured).
+      if (!a.provisioned_throughput && !a.on_demand_throughput && !d.failed()) {
+        d.Missing("ProvisionedThroughput");
+      }
+      u.update = std::move(a);
     }
     if (d.Obj(e, "Delete", &c)) {
       Decoder::Scope scope(&d, "delete");

@@ -57,6 +57,7 @@ void IndexDescriptions(Decoder& d, const dom::object& o, std::string_view key,
       ThroughputDescription(d, t, &p);
       x.provisioned_throughput = p;
     }
+    OnDemandThroughputMember(d, e, "OnDemandThroughput", &x.on_demand_throughput);
     d.Int64(e, "IndexSizeBytes", &x.index_size_bytes);
     d.Int64(e, "ItemCount", &x.item_count);
     d.Str(e, "IndexArn", &x.index_arn);
@@ -80,6 +81,7 @@ void TableDescriptionOf(Decoder& d, const dom::object& o, std::string_view key,
     d.Str(p, "BillingMode", &t->billing_mode);
     d.Double(p, "LastUpdateToPayPerRequestDateTime", &t->last_update_to_pay_per_request_date_time);
   }
+  OnDemandThroughputMember(d, x, "OnDemandThroughput", &t->on_demand_throughput);
   d.Int64(x, "TableSizeBytes", &t->table_size_bytes);
   d.Int64(x, "ItemCount", &t->item_count);
   d.Str(x, "TableArn", &t->table_arn);

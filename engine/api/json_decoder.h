@@ -736,6 +736,11 @@ void AttributeDefinitionsMember(Decoder& d, const dom::object& o, bool required,
 void KeysAndAttributesBody(Decoder& d, const dom::object& o, KeysAndAttributes* k);
 void ProjectionMember(Decoder& d, const dom::object& o, Projection* out);
 void OptionalThroughput(Decoder& d, const dom::object& o, std::optional<ProvisionedThroughput>* out);
+// An OnDemandThroughput-shaped member `key` ("OnDemandThroughput",
+// "OnDemandThroughputOverride"): its members are Longs, their values checked
+// by the engine (-1 is meaningful).
+bool OnDemandThroughputMember(Decoder& d, const dom::object& o, std::string_view key,
+                              std::optional<OnDemandThroughput>* out);
 void GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, GlobalSecondaryIndex* g);
 void WriteRequestBody(Decoder& d, const dom::object& e, WriteRequest* w);
 

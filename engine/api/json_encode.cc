@@ -60,6 +60,14 @@ void WriteThroughput(JsonWriter* w, const ProvisionedThroughput& t) {
   w->EndObject();
 }
 
+void WriteOnDemandThroughput(JsonWriter* w, std::string_view key, const OnDemandThroughput& t) {
+  w->Key(key);
+  w->BeginObject();
+  if (t.max_read_request_units) w->MemberInt("MaxReadRequestUnits", *t.max_read_request_units);
+  if (t.max_write_request_units) w->MemberInt("MaxWriteRequestUnits", *t.max_write_request_units);
+  w->EndObject();
+}
+
 void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global) {
   w->BeginObject();
   w->Member("IndexName", x.index_name);
@@ -69,6 +77,7 @@ void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global
     if (!x.index_status.empty()) w->Member("IndexStatus", x.index_status);
     if (x.backfilling) w->MemberBool("Backfilling", *x.backfilling);
     if (x.provisioned_throughput) WriteThroughputDescription(w, *x.provisioned_throughput);
+    if (x.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *x.on_demand_throughput);
   }
   w->MemberInt("IndexSizeBytes", x.index_size_bytes);
   w->MemberInt("ItemCount", x.item_count);
@@ -290,6 +299,7 @@ void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
   WriteKeySchema(w, g.key_schema);
   WriteProjection(w, g.projection);
   if (g.provisioned_throughput) WriteThroughput(w, *g.provisioned_throughput);
+  if (g.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *g.on_demand_throughput);
   w->EndObject();
 }
 
@@ -409,6 +419,7 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     }
     w->EndObject();
   }
+  if (t.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *t.on_demand_throughput);
   if (!t.local_secondary_indexes.empty()) {
     w->Key("LocalSecondaryIndexes");
     w->BeginArray();
@@ -762,6 +773,17 @@ std::string EncodeErrorBody(const Status& status) {
     w.Key("Item");
     WriteItem(&w, *status.item());
   }
+  if (!status.throttling_reasons().empty()) {
+    w.Key("ThrottlingReasons");
+    w.BeginArray();
+    for (const ThrottlingReason& r : status.throttling_reasons()) {
+      w.BeginObject();
+      w.Member("reason", r.reason);
+      w.Member("resource", r.resource);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   return w.Release();
 }
@@ -794,6 +816,7 @@ std::string EncodeCreateTableRequest(const CreateTableRequest& r) {
   }
   if (r.billing_mode) w.Member("BillingMode", *r.billing_mode);
   if (r.provisioned_throughput) WriteThroughput(&w, *r.provisioned_throughput);
+  if (r.on_demand_throughput) WriteOnDemandThroughput(&w, "OnDemandThroughput", *r.on_demand_throughput);
   if (r.stream_specification) WriteStreamSpecification(&w, *r.stream_specification);
   if (!r.tags.empty()) {
     w.Key("Tags");
@@ -835,6 +858,7 @@ std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
   w.Member("TableName", r.table_name);
   if (r.billing_mode) w.Member("BillingMode", *r.billing_mode);
   if (r.provisioned_throughput) WriteThroughput(&w, *r.provisioned_throughput);
+  if (r.on_demand_throughput) WriteOnDemandThroughput(&w, "OnDemandThroughput", *r.on_demand_throughput);
   if (!r.global_secondary_index_updates.empty()) {
     w.Key("GlobalSecondaryIndexUpdates");
     w.BeginArray();
@@ -847,8 +871,11 @@ std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
       if (u.update) {
         w.Key("Update");
         w.BeginObject();
-        w.Member("IndexName", u.update->first);
-        WriteThroughput(&w, u.update->second);
+        w.Member("IndexName", u.update->index_name);
+        if (u.update->provisioned_throughput) WriteThroughput(&w, *u.update->provisioned_throughput);
+        if (u.update->on_demand_throughput) {
+          WriteOnDemandThroughput(&w, "OnDemandThroughput", *u.update->on_demand_throughput);
+        }
         w.EndObject();
       }
       if (u.delete_index_name) {

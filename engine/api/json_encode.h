@@ -44,6 +44,8 @@ void WriteAttributeDefinitions(JsonWriter* w, const std::vector<AttributeDefinit
 void WriteProjection(JsonWriter* w, const Projection& p);
 void WriteThroughputDescription(JsonWriter* w, const ProvisionedThroughputDescription& t);
 void WriteThroughput(JsonWriter* w, const ProvisionedThroughput& t);
+// `key` ("OnDemandThroughput", "OnDemandThroughputOverride") and the members set.
+void WriteOnDemandThroughput(JsonWriter* w, std::string_view key, const OnDemandThroughput& t);
 void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global);
 void WriteStreamSpecification(JsonWriter* w, const StreamSpecification& s);
 // {"IndexName":...,"KeySchema":...,"Projection":...[,"ProvisionedThroughput":...]}

@@ -6,6 +6,9 @@
 #include <utility>
 
 #include "engine/api/base64.h"
+#include "engine/expr/expression.h"
+#include "engine/partiql/parser.h"
+#include "engine/request_checks.h"
 
 namespace dynarock::api::internal {
 
@@ -109,6 +112,99 @@ void GiveBack(HeldBack<BatchGetItemRequest>& held, BatchGetItemResponse* r) {
       for (auto& k : ka.keys) it->second.keys.push_back(std::move(k));
     }
   }
+}
+
+std::string QueryPartition(KeyNamesCache& names, DB* db, const QueryRequest& req) {
+  std::string hash;
+  if (!req.index_name) {
+    hash = names.Get(db, req.table_name).hash;
+  } else {
+    auto desc = db->DescribeKeys(req.table_name);
+    if (!desc.ok()) return "";
+    for (const auto* list : {&desc->global_secondary_indexes, &desc->local_secondary_indexes}) {
+      for (const IndexDescription& ix : *list) {
+        if (ix.index_name != *req.index_name) continue;
+        for (const KeySchemaElement& k : ix.key_schema) {
+          if (k.key_type == KeyType::kHash) {
+            hash = k.attribute_name;
+            break;
+          }
+        }
+      }
+    }
+  }
+  if (hash.empty()) return "";
+  if (req.key_condition_expression) {
+    auto values = NormalizeExpressionValues(req.expression_attribute_values);
+    if (!values.ok()) return "";
+    expr::ExpressionContext ctx(&req.expression_attribute_names, &*values,
+                                req.has_expression_attribute_names,
+                                req.has_expression_attribute_values);
+    auto terms = expr::ParseKeyCondition(*req.key_condition_expression, &ctx);
+    if (!terms.ok()) return "";
+    for (const expr::KeyTerm& t : *terms) {
+      if (t.attribute_name == hash && t.op == expr::KeyOp::kEq) return KeyText(t.value1);
+    }
+    return "";
+  }
+  auto it = req.key_conditions.find(hash);
+  if (it == req.key_conditions.end() || it->second.comparison_operator != "EQ" ||
+      it->second.attribute_value_list.size() != 1) {
+    return "";
+  }
+  return KeyText(it->second.attribute_value_list[0]);
+}
+
+std::optional<Draw> StatementDraw(std::string_view statement) {
+  std::optional<partiql::Statement> st = partiql::ParseTemplate(statement);
+  if (!st) return std::nullopt;
+  Draw d;
+  d.table = st->table;
+  d.index = st->index.value_or("");
+  d.write = st->kind != partiql::Statement::Kind::kSelect &&
+            st->kind != partiql::Statement::Kind::kExists;
+  return d;
+}
+
+void HoldBackThrottled(const std::vector<bool>& throttled, BatchWriteItemRequest& req,
+                       HeldBack<BatchWriteItemRequest>* held) {
+  size_t i = 0;
+  for (auto& [table, writes] : req.request_items) {
+    std::vector<WriteRequest> kept;
+    for (WriteRequest& w : writes) {
+      if (i < throttled.size() && throttled[i]) {
+        held->items[table].push_back(std::move(w));
+      } else {
+        kept.push_back(std::move(w));
+      }
+      ++i;
+    }
+    writes = std::move(kept);
+  }
+  std::erase_if(req.request_items, [](const auto& kv) { return kv.second.empty(); });
+}
+
+void HoldBackThrottled(const std::vector<bool>& throttled, BatchGetItemRequest& req,
+                       HeldBack<BatchGetItemRequest>* held) {
+  size_t i = 0;
+  for (auto& [table, ka] : req.request_items) {
+    std::vector<Item> kept;
+    for (Item& k : ka.keys) {
+      if (i < throttled.size() && throttled[i]) {
+        auto [it, fresh] = held->keys.try_emplace(table);
+        if (fresh) {
+          it->second = ka;  // the projection and consistency go with the keys
+          it->second.keys.clear();
+        }
+        it->second.keys.push_back(std::move(k));
+      } else {
+        kept.push_back(std::move(k));
+      }
+      ++i;
+    }
+    ka.keys = std::move(kept);
+  }
+  std::erase_if(req.request_items, [](const auto& kv) { return kv.second.keys.empty(); });
 }
 
 }  // namespace dynarock::api::internal

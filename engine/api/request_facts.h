@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "dynarock/db.h"
 #include "dynarock/item_size.h"
 #include "dynarock/partiql.h"
+#include "engine/api/capacity_limits.h"
 #include "engine/api/faults.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/request_log.h"
@@ -169,6 +171,85 @@ void HoldBack(KeyNamesCache& names, DB* db, const FaultRule& rule, BatchGetItemR
 // Adds what was held back to the response's UnprocessedItems/UnprocessedKeys.
 void GiveBack(HeldBack<BatchWriteItemRequest>& held, BatchWriteItemResponse* r);
 void GiveBack(HeldBack<BatchGetItemRequest>& held, BatchGetItemResponse* r);
+
+// ---------------------------------------------------------------- capacity limits
+
+using Draw = CapacityLimits::Draw;
+
+// Whether a request of this type writes (for its draws and its charge).
+template <typename Req>
+inline constexpr bool kWrites =
+    std::is_same_v<Req, PutItemRequest> || std::is_same_v<Req, UpdateItemRequest> ||
+    std::is_same_v<Req, DeleteItemRequest> || std::is_same_v<Req, BatchWriteItemRequest> ||
+    std::is_same_v<Req, TransactWriteItemsRequest>;
+
+// The partition key (KeyText) a Query's key condition names on `table` or
+// its `index`; empty when it cannot be told (the engine reports why).
+std::string QueryPartition(KeyNamesCache& names, DB* db, const QueryRequest& req);
+
+// The table, index and whether a PartiQL statement writes; nullopt when it
+// does not parse (the engine reports why).
+std::optional<Draw> StatementDraw(std::string_view statement);
+
+// What a request draws on (capacity_limits.h): one draw per item of a batch
+// or transaction, in the request's order (BatchWriteItem and BatchGetItem:
+// table by table), one per statement of the PartiQL ones, else one;
+// partition keys only with `partitions`.
+template <typename Req>
+std::vector<Draw> Draws(KeyNamesCache& names, DB* db, const Req& req, bool partitions) {
+  std::vector<Draw> out;
+  auto add = [&](const std::string& table, const Item* item, bool write) {
+    Draw d;
+    d.table = table;
+    d.write = write;
+    if (partitions && item != nullptr) d.partition = names.PartitionKey(db, table, *item);
+    out.push_back(std::move(d));
+  };
+  if constexpr (std::is_same_v<Req, PutItemRequest>) {
+    add(req.table_name, &req.item, true);
+  } else if constexpr (std::is_same_v<Req, GetItemRequest> || std::is_same_v<Req, UpdateItemRequest> ||
+                       std::is_same_v<Req, DeleteItemRequest>) {
+    add(req.table_name, &req.key, kWrites<Req>);
+  } else if constexpr (std::is_same_v<Req, QueryRequest> || std::is_same_v<Req, ScanRequest>) {
+    Draw d;
+    d.table = req.table_name;
+    d.index = req.index_name.value_or("");
+    if constexpr (std::is_same_v<Req, QueryRequest>) {
+      if (partitions) d.partition = QueryPartition(names, db, req);
+    }
+    out.push_back(std::move(d));
+  } else if constexpr (std::is_same_v<Req, BatchWriteItemRequest>) {
+    for (const auto& [table, writes] : req.request_items) {
+      for (const WriteRequest& w : writes) add(table, w.put_item ? &*w.put_item : &*w.delete_key, true);
+    }
+  } else if constexpr (std::is_same_v<Req, BatchGetItemRequest>) {
+    for (const auto& [table, ka] : req.request_items) {
+      for (const Item& k : ka.keys) add(table, &k, false);
+    }
+  } else if constexpr (std::is_same_v<Req, TransactWriteItemsRequest>) {
+    for (const TransactWriteItem& x : req.transact_items) {
+      add(x.table_name, x.kind == TransactWriteItem::Kind::kPut ? &x.item : &x.key, true);
+    }
+  } else if constexpr (std::is_same_v<Req, TransactGetItemsRequest>) {
+    for (const TransactGetItem& x : req.transact_items) add(x.table_name, &x.key, false);
+  } else if constexpr (std::is_same_v<Req, ExecuteStatementRequest>) {
+    if (auto d = StatementDraw(req.statement)) out.push_back(std::move(*d));
+  } else if constexpr (std::is_same_v<Req, BatchExecuteStatementRequest>) {
+    for (const auto& st : req.statements) out.push_back(StatementDraw(st.statement).value_or(Draw{}));
+  } else if constexpr (std::is_same_v<Req, ExecuteTransactionRequest>) {
+    for (const auto& st : req.transact_statements) {
+      out.push_back(StatementDraw(st.statement).value_or(Draw{}));
+    }
+  }
+  return out;
+}
+
+// Moves the requests of a batch whose draw (Draws' order) was throttled
+// (`throttled[i]`) into `held`, to come back unprocessed.
+void HoldBackThrottled(const std::vector<bool>& throttled, BatchWriteItemRequest& req,
+                       HeldBack<BatchWriteItemRequest>* held);
+void HoldBackThrottled(const std::vector<bool>& throttled, BatchGetItemRequest& req,
+                       HeldBack<BatchGetItemRequest>* held);
 
 }  // namespace dynarock::api::internal
 

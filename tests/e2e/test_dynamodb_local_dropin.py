@@ -3,8 +3,8 @@
 -optimizeDbBeforeStartup, -disableTelemetry, -help), tables kept apart per
 access key and region unless -sharedDb (DynamoDB Local's behaviour), the
 transient statuses SDK waiters wait through, the first stdout line a harness
-reads the port from, and the control API's clock (/_dynarock/clock) driving
-time to live.
+reads the port from, the control API's clock (/_dynarock/clock) driving
+time to live, and the consistency simulation (--gsi-lag, --stale-reads).
 Run standalone: python3 tests/e2e/test_dynamodb_local_dropin.py
 """
 
@@ -229,6 +229,64 @@ class DropInTest(unittest.TestCase):
         control(url, "clock", {"advanceSeconds": 3})
         self.assertEqual(c.get_item(TableName="stale1", Key={"pk": {"S": "a"}})["Item"]["v"],
                          {"N": "2"})
+
+    def test_eventually_consistent_query_scan_and_batch_get_may_be_stale(self):
+        # A window far longer than the test, moved past with the control clock.
+        url = self.launch("--in-memory", "--stale-reads", "30")
+        c = client(url, "stale")
+        c.create_table(TableName="stale2", BillingMode="PAY_PER_REQUEST",
+                       KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"},
+                                  {"AttributeName": "sk", "KeyType": "RANGE"}],
+                       AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                             {"AttributeName": "sk", "AttributeType": "N"}])
+
+        def put(sk, v):
+            c.put_item(TableName="stale2",
+                       Item={"pk": {"S": "a"}, "sk": {"N": str(sk)}, "v": {"S": v}})
+
+        def rows(items):
+            return sorted((int(i["sk"]["N"]), i["v"]["S"]) for i in items)
+
+        def query(**kw):
+            pages, items, start = 0, [], None
+            while True:
+                args = dict(TableName="stale2", KeyConditionExpression="pk = :p",
+                            ExpressionAttributeValues={":p": {"S": "a"}}, **kw)
+                if start:
+                    args["ExclusiveStartKey"] = start
+                r = c.query(**args)
+                pages += 1
+                items += r["Items"]
+                start = r.get("LastEvaluatedKey")
+                if not start:
+                    return rows(items), pages
+
+        def batch_get(consistent):
+            keys = [{"pk": {"S": "a"}, "sk": {"N": str(sk)}} for sk in (1, 2, 3)]
+            r = c.batch_get_item(RequestItems={"stale2": {"Keys": keys,
+                                                          "ConsistentRead": consistent}})
+            return rows(r["Responses"]["stale2"])
+
+        put(1, "old")
+        put(2, "old")
+        control(url, "clock", {"advanceSeconds": 60})
+        put(1, "new")  # updated
+        put(3, "new")  # created
+        c.delete_item(TableName="stale2", Key={"pk": {"S": "a"}, "sk": {"N": "2"}})
+        before, latest = [(1, "old"), (2, "old")], [(1, "new"), (3, "new")]
+        # Within the window: eventually consistent reads are behind, page by page too.
+        self.assertEqual(query(), (before, 1))
+        self.assertEqual(query(Limit=1)[0], before)
+        self.assertEqual(rows(c.scan(TableName="stale2")["Items"]), before)
+        self.assertEqual(c.scan(TableName="stale2", Select="COUNT")["Count"], 2)
+        self.assertEqual(batch_get(False), before)
+        self.assertEqual(query(ConsistentRead=True)[0], latest)
+        self.assertEqual(rows(c.scan(TableName="stale2", ConsistentRead=True)["Items"]), latest)
+        self.assertEqual(batch_get(True), latest)
+        control(url, "clock", {"advanceSeconds": 60})
+        self.assertEqual(query()[0], latest)
+        self.assertEqual(rows(c.scan(TableName="stale2")["Items"]), latest)
+        self.assertEqual(batch_get(False), latest)
 
     def test_control_api_can_be_turned_off(self):
         url = self.launch("--in-memory", "--no-control-api")

@@ -1,4 +1,5 @@
-"""The Python binding's fault injection (Database.set_faults / faults): the
+"""The Python binding's fault injection (Database.set_faults / faults) and
+capacity enforcement (Database.set_capacity): the
 same rules as `serve --faults`, applied to execute(), client() and serve();
 boto3 against serve() sees a dropped connection, the in-process client sees
 the InternalServerError that stands for it; a bad rule set raises and changes
@@ -59,6 +60,24 @@ class FaultsBindingTest(unittest.TestCase):
             self.db.set_faults({"rules": [{"action": "explode"}]})
         self.assertEqual(cm.exception.response["Error"]["Code"], "ValidationException")
         self.assertEqual([r["name"] for r in self.db.faults()["rules"]], ["keep"])
+
+    def test_capacity_enforcement_throttles_a_provisioned_table(self):
+        self.assertFalse(self.db.set_capacity()["enforce"])  # off when opened
+        self.db.execute("CreateTable", dict(
+            TABLE, TableName="slow", BillingMode="PROVISIONED",
+            ProvisionedThroughput={"ReadCapacityUnits": 1, "WriteCapacityUnits": 1}))
+        state = self.db.set_capacity(enforce=True)
+        self.assertEqual((state["enforce"], state["partitionLimits"]), (True, False))
+        put = {"TableName": "slow", "Item": {"pk": {"S": "a"}}}
+        self.db.execute("PutItem", put)
+        with self.assertRaises(Exception) as cm:
+            self.db.execute("PutItem", put)
+        err = cm.exception.response
+        self.assertEqual(err["Error"]["Code"], "ProvisionedThroughputExceededException")
+        self.assertEqual(err["ThrottlingReasons"][0]["reason"], "TableWriteProvisionedThroughputExceeded")
+        self.assertEqual([b["kind"] for b in self.db.set_capacity()["buckets"]], ["write"])
+        self.db.set_capacity(enforce=False)
+        self.db.execute("PutItem", put)
 
     def test_serve_drops_the_connection(self):
         try:

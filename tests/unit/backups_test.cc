@@ -262,6 +262,101 @@ TEST_F(DBTest, RestoreOverridesBillingAndDropsIndexes) {
   EXPECT_EQ(d->table.item_count, 10);
 }
 
+// A backup keeps the source's on-demand maximums (SourceTableDetails and its
+// GSIs), a restore gives them to the new table, OnDemandThroughputOverride
+// changes them member by member (-1 removes one), and a PROVISIONED restore
+// leaves them behind.
+TEST_F(DBTest, RestoresCarryOnDemandThroughputAndItsOverride) {
+  CreateGsiTable(db_.get(), "src");
+  UpdateTableRequest up;
+  up.table_name = "src";
+  up.on_demand_throughput = OnDemandThroughput{10, 20};
+  GlobalSecondaryIndexUpdate gsi;
+  gsi.update = UpdateGlobalSecondaryIndexAction{"by_g", std::nullopt, OnDemandThroughput{5, {}}};
+  up.global_secondary_index_updates = {gsi};
+  ASSERT_OK(db_->UpdateTable(up));
+  for (int i = 0; i < 4; ++i) Put("src", EveryType(i));
+  auto b = db_->CreateBackup({"src", "bk2"});
+  ASSERT_OK(b);
+  const std::string arn = b->backup_details.backup_arn;
+  WaitAvailable(db_.get(), arn);
+  auto described = db_->DescribeBackup({arn});
+  ASSERT_OK(described);
+  const BackupDescription& bd = described->backup_description;
+  ASSERT_TRUE(bd.source_table_details.on_demand_throughput);
+  EXPECT_EQ(bd.source_table_details.on_demand_throughput->max_read_request_units, 10);
+  EXPECT_EQ(bd.source_table_details.on_demand_throughput->max_write_request_units, 20);
+  ASSERT_EQ(bd.source_table_feature_details.global_secondary_indexes.size(), 1u);
+  ASSERT_TRUE(bd.source_table_feature_details.global_secondary_indexes[0].on_demand_throughput);
+  EXPECT_EQ(bd.source_table_feature_details.global_secondary_indexes[0]
+                .on_demand_throughput->max_read_request_units, 5);
+
+  auto describe = [&](const std::string& name) {
+    WaitActive(db_.get(), name);
+    auto d = db_->DescribeTable({name});
+    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    return d.ok() ? d->table : TableDescription{};
+  };
+  RestoreTableFromBackupRequest same;
+  same.target_table_name = "same";
+  same.backup_arn = arn;
+  ASSERT_OK(db_->RestoreTableFromBackup(same));
+  TableDescription t = describe("same");
+  ASSERT_TRUE(t.on_demand_throughput);
+  EXPECT_EQ(t.on_demand_throughput->max_read_request_units, 10);
+  EXPECT_EQ(t.on_demand_throughput->max_write_request_units, 20);
+  ASSERT_TRUE(t.global_secondary_indexes.at(0).on_demand_throughput);
+  EXPECT_EQ(t.global_secondary_indexes[0].on_demand_throughput->max_read_request_units, 5);
+  EXPECT_EQ(t.item_count, 4);
+
+  RestoreTableFromBackupRequest changed = same;
+  changed.target_table_name = "changed";
+  changed.overrides.on_demand_throughput = OnDemandThroughput{-1, 30};
+  ASSERT_OK(db_->RestoreTableFromBackup(changed));
+  t = describe("changed");
+  ASSERT_TRUE(t.on_demand_throughput);
+  EXPECT_FALSE(t.on_demand_throughput->max_read_request_units);
+  EXPECT_EQ(t.on_demand_throughput->max_write_request_units, 30);
+
+  changed.target_table_name = "bad";
+  changed.overrides.on_demand_throughput = OnDemandThroughput{0, {}};
+  EXPECT_ERROR(db_->RestoreTableFromBackup(changed), ErrorType::kValidation,
+               "Requested MaxReadRequestUnits for OnDemandThroughput for table is outside of "
+               "valid range");
+  RestoreTableFromBackupRequest prov = same;
+  prov.target_table_name = "prov";
+  prov.overrides.billing_mode = "PROVISIONED";
+  prov.overrides.provisioned_throughput = ProvisionedThroughput{2, 3};
+  prov.overrides.on_demand_throughput = OnDemandThroughput{4, {}};
+  EXPECT_ERROR(db_->RestoreTableFromBackup(prov), ErrorType::kValidation,
+               "MaxReadRequestUnits for OnDemandThroughput cannot be specified when table "
+               "BillingMode is PROVISIONED.");
+  EXPECT_ERROR(db_->DescribeTable({"bad"}), ErrorType::kResourceNotFound, "not found");
+  EXPECT_ERROR(db_->DescribeTable({"prov"}), ErrorType::kResourceNotFound, "not found");
+  prov.overrides.on_demand_throughput.reset();
+  ASSERT_OK(db_->RestoreTableFromBackup(prov));
+  t = describe("prov");
+  EXPECT_EQ(t.billing_mode, "PROVISIONED");
+  EXPECT_FALSE(t.on_demand_throughput);
+  EXPECT_FALSE(t.global_secondary_indexes.at(0).on_demand_throughput);
+
+  // Point-in-time restores take the same override.
+  UpdateContinuousBackupsRequest pitr;
+  pitr.table_name = "src";
+  pitr.point_in_time_recovery_enabled = true;
+  ASSERT_OK(db_->UpdateContinuousBackups(pitr));
+  RestoreTableToPointInTimeRequest at;
+  at.source_table_name = "src";
+  at.target_table_name = "at_time";
+  at.use_latest_restorable_time = true;
+  at.overrides.on_demand_throughput = OnDemandThroughput{{}, -1};
+  ASSERT_OK(db_->RestoreTableToPointInTime(at));
+  t = describe("at_time");
+  ASSERT_TRUE(t.on_demand_throughput);
+  EXPECT_EQ(t.on_demand_throughput->max_read_request_units, 10);
+  EXPECT_FALSE(t.on_demand_throughput->max_write_request_units);
+}
+
 TEST_F(DBTest, PitrNeedsEnablingAndRefusesTimesOutsideItsWindow) {
   CreateTable("tbl", "pk", AttrType::kS);
   RestoreTableToPointInTimeRequest req;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "engine/table_info.h"
 #include "tests/unit/testutil.h"
 
 namespace dynarock::testing {
@@ -149,7 +150,7 @@ TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
   req.provisioned_throughput.reset();
   GlobalSecondaryIndexUpdate both;
   both.delete_index_name = "gsi";
-  both.update = std::make_pair(std::string("gsi"), ProvisionedThroughput{1, 1});
+  both.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1}, {}};
   req.global_secondary_index_updates = {both};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
                "Only one of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
@@ -157,7 +158,7 @@ TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
   req.global_secondary_index_updates = {GlobalSecondaryIndexUpdate{}};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation, "must not be null");
   GlobalSecondaryIndexUpdate high;
-  high.update = std::make_pair(std::string("gsi"), ProvisionedThroughput{1, 1000000000001});
+  high.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1000000000001}, {}};
   req.global_secondary_index_updates = {high};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
                "Given value 1000000000001 for WriteCapacityUnits is out of bounds for index gsi");
@@ -172,6 +173,278 @@ TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kResourceNotFound, "missing_table");
 }
 
+// ---------------------------------------------------------------- OnDemandThroughput
+
+OnDemandThroughput Max(std::optional<int64_t> read, std::optional<int64_t> write) {
+  return OnDemandThroughput{read, write};
+}
+
+// The table's described maximums as "read/write" ("-" for none), and "none"
+// without an OnDemandThroughput, for short expectations.
+std::string Shown(const std::optional<OnDemandThroughput>& t) {
+  if (!t) return "none";
+  auto part = [](const std::optional<int64_t>& v) { return v ? std::to_string(*v) : "-"; };
+  return part(t->max_read_request_units) + "/" + part(t->max_write_request_units);
+}
+
+TableDescription DescribeOk(DB* db, const std::string& name) {
+  auto d = db->DescribeTable({name});
+  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  return d.ok() ? d->table : TableDescription{};
+}
+
+CreateTableRequest WithGsi(const std::string& name) {
+  CreateTableRequest req = Simple(name);
+  req.attribute_definitions.push_back({"g", AttrType::kS});
+  GlobalSecondaryIndex gsi;
+  gsi.index_name = "by_g";
+  gsi.key_schema = {{"g", KeyType::kHash}};
+  gsi.projection.projection_type = ProjectionType::kAll;
+  req.global_secondary_indexes.push_back(gsi);
+  req.has_global_secondary_indexes = true;
+  return req;
+}
+
+UpdateTableRequest UpdateGsi(const std::string& table, UpdateGlobalSecondaryIndexAction action) {
+  UpdateTableRequest req;
+  req.table_name = table;
+  GlobalSecondaryIndexUpdate u;
+  u.update = std::move(action);
+  req.global_secondary_index_updates = {u};
+  return req;
+}
+
+// An on-demand table's and its GSIs' maximums: set at creation, merged member
+// by member by UpdateTable, -1 removing one (API reference, OnDemandThroughput;
+// the merge as captured from the service), described only while set.
+TEST_F(DBTest, OnDemandThroughputIsSetMergedAndRemoved) {
+  CreateTableRequest req = WithGsi("capped");
+  req.on_demand_throughput = Max(20, 15);
+  req.global_secondary_indexes[0].on_demand_throughput = Max(200, std::nullopt);
+  auto created = db_->CreateTable(req);
+  ASSERT_OK(created);
+  EXPECT_EQ(Shown(created->table_description.on_demand_throughput), "20/15");
+  TableDescription d = DescribeOk(db_.get(), "capped");
+  EXPECT_EQ(Shown(d.on_demand_throughput), "20/15");
+  ASSERT_EQ(d.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "200/-");
+
+  UpdateTableRequest up;
+  up.table_name = "capped";
+  up.on_demand_throughput = Max(40, std::nullopt);  // the write maximum stays
+  auto updated = db_->UpdateTable(up);
+  ASSERT_OK(updated);
+  EXPECT_EQ(Shown(updated->table_description.on_demand_throughput), "40/15");
+  up.on_demand_throughput = Max(std::nullopt, -1);
+  ASSERT_OK(db_->UpdateTable(up));
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").on_demand_throughput), "40/-");
+  up.on_demand_throughput = Max(-1, -1);
+  ASSERT_OK(db_->UpdateTable(up));
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").on_demand_throughput), "none");
+  up.on_demand_throughput = Max(-1, std::nullopt);  // removing what is not set: no error
+  ASSERT_OK(db_->UpdateTable(up));
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").on_demand_throughput), "none");
+
+  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(std::nullopt, 3)})));
+  d = DescribeOk(db_.get(), "capped");
+  EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "200/3");
+  EXPECT_EQ(Shown(d.on_demand_throughput), "none");  // the table's are its own
+  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(-1, std::nullopt)})));
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").global_secondary_indexes[0].on_demand_throughput),
+            "-/3");
+
+  // -1 at creation is out of range (it removes a maximum, an update's word);
+  // a GSI created by UpdateTable takes its own.
+  CreateTableRequest unset = Simple("unset");
+  unset.on_demand_throughput = Max(-1, 5);
+  EXPECT_ERROR(db_->CreateTable(unset), ErrorType::kValidation,
+               "Requested MaxReadRequestUnits for OnDemandThroughput for table is outside of valid range");
+  unset.on_demand_throughput = Max(std::nullopt, 5);
+  ASSERT_OK(db_->CreateTable(unset));
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "unset").on_demand_throughput), "-/5");
+  UpdateTableRequest add;
+  add.table_name = "unset";
+  add.attribute_definitions = {{"h", AttrType::kS}};
+  GlobalSecondaryIndex gsi;
+  gsi.index_name = "by_h";
+  gsi.key_schema = {{"h", KeyType::kHash}};
+  gsi.projection.projection_type = ProjectionType::kKeysOnly;
+  gsi.on_demand_throughput = Max(9, std::nullopt);
+  GlobalSecondaryIndexUpdate create;
+  create.create = gsi;
+  add.global_secondary_index_updates = {create};
+  ASSERT_OK(db_->UpdateTable(add));
+  d = DescribeOk(db_.get(), "unset");
+  ASSERT_EQ(d.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "9/-");
+}
+
+// Bad maximums are ValidationExceptions and change nothing. Refused on a
+// PROVISIONED table (the capacity mode decides, API reference) with the
+// service's captured wording, before the values are looked at.
+TEST_F(DBTest, OnDemandThroughputValidation) {
+  CreateTableRequest req = Simple("odt");
+  req.on_demand_throughput = Max(std::nullopt, std::nullopt);
+  EXPECT_ERROR(db_->CreateTable(req), ErrorType::kValidation,
+               "One or more parameter values were invalid: OnDemandThroughput must specify "
+               "MaxReadRequestUnits, MaxWriteRequestUnits, or both");
+  req.on_demand_throughput = Max(0, 5);
+  EXPECT_ERROR(db_->CreateTable(req), ErrorType::kValidation,
+               "One or more parameter values were invalid: Requested MaxReadRequestUnits for "
+               "OnDemandThroughput for table is outside of valid range");
+  req.on_demand_throughput = Max(5, -2);
+  EXPECT_ERROR(db_->CreateTable(req), ErrorType::kValidation,
+               "Requested MaxWriteRequestUnits for OnDemandThroughput for table is outside of "
+               "valid range");
+
+  CreateTableRequest prov = Simple("prov");
+  prov.billing_mode.reset();  // PROVISIONED by default
+  prov.provisioned_throughput = ProvisionedThroughput{1, 1};
+  prov.on_demand_throughput = Max(-2, 5);  // refused for the mode, not the value
+  EXPECT_ERROR(db_->CreateTable(prov), ErrorType::kValidation,
+               "One or more parameter values were invalid: MaxReadRequestUnits for "
+               "OnDemandThroughput cannot be specified when table BillingMode is PROVISIONED.");
+  prov.on_demand_throughput = Max(std::nullopt, -1);
+  EXPECT_ERROR(db_->CreateTable(prov), ErrorType::kValidation,
+               "MaxWriteRequestUnits for OnDemandThroughput cannot be specified when table "
+               "BillingMode is PROVISIONED.");
+
+  CreateTableRequest gsi = WithGsi("gsi_odt");
+  gsi.global_secondary_indexes[0].on_demand_throughput = Max(3, 0);
+  EXPECT_ERROR(db_->CreateTable(gsi), ErrorType::kValidation,
+               "Requested MaxWriteRequestUnits for OnDemandThroughput for index : by_g is outside "
+               "of valid range");
+  gsi.billing_mode = "PROVISIONED";
+  gsi.provisioned_throughput = ProvisionedThroughput{1, 1};
+  gsi.global_secondary_indexes[0].provisioned_throughput = ProvisionedThroughput{1, 1};
+  gsi.global_secondary_indexes[0].on_demand_throughput = Max(3, std::nullopt);
+  EXPECT_ERROR(db_->CreateTable(gsi), ErrorType::kValidation,
+               "MaxReadRequestUnits for OnDemandThroughput cannot be specified for index: by_g "
+               "when table BillingMode is PROVISIONED.");
+  for (const char* name : {"odt", "prov", "gsi_odt"}) {
+    EXPECT_ERROR(db_->DescribeTable({name}), ErrorType::kResourceNotFound, "not found");
+  }
+
+  // UpdateTable: nothing of a refused request is applied.
+  CreateTableRequest table = WithGsi("live");
+  table.on_demand_throughput = Max(10, 10);
+  ASSERT_OK(db_->CreateTable(table));
+  UpdateTableRequest up;
+  up.table_name = "live";
+  up.deletion_protection_enabled = true;
+  up.on_demand_throughput = Max(std::nullopt, std::nullopt);
+  EXPECT_ERROR(db_->UpdateTable(up), ErrorType::kValidation,
+               "OnDemandThroughput must specify MaxReadRequestUnits, MaxWriteRequestUnits, or both");
+  up.on_demand_throughput = Max(7, 0);
+  EXPECT_ERROR(db_->UpdateTable(up), ErrorType::kValidation,
+               "Requested MaxWriteRequestUnits for OnDemandThroughput for table is outside of "
+               "valid range");
+  TableDescription d = DescribeOk(db_.get(), "live");
+  EXPECT_EQ(Shown(d.on_demand_throughput), "10/10");
+  EXPECT_FALSE(d.deletion_protection_enabled);
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, Max(-5, std::nullopt)})),
+               ErrorType::kValidation,
+               "Requested MaxReadRequestUnits for OnDemandThroughput for index : by_g is outside "
+               "of valid range");
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, std::nullopt})),
+               ErrorType::kValidation,
+               "Value null at 'globalSecondaryIndexUpdates.member.update.provisionedThroughput' "
+               "failed to satisfy constraint: Member must not be null");
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", ProvisionedThroughput{1, 1}, {}})),
+               ErrorType::kValidation,
+               "ProvisionedThroughput should not be specified for index: by_g when BillingMode is "
+               "PAY_PER_REQUEST");
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "live").global_secondary_indexes[0].on_demand_throughput),
+            "none");
+
+  // A PROVISIONED table: UpdateTable's own wording.
+  CreateTableRequest provisioned = Simple("provisioned");
+  provisioned.billing_mode = "PROVISIONED";
+  provisioned.provisioned_throughput = ProvisionedThroughput{1, 1};
+  ASSERT_OK(db_->CreateTable(provisioned));
+  UpdateTableRequest on_prov;
+  on_prov.table_name = "provisioned";
+  on_prov.on_demand_throughput = Max(std::nullopt, 4);
+  EXPECT_ERROR(db_->UpdateTable(on_prov), ErrorType::kValidation,
+               "One or more parameter values were invalid: MaxWriteRequestUnits for "
+               "OnDemandThroughput cannot be specified when the table BillingMode is PROVISIONED");
+  EXPECT_EQ(Shown(DescribeOk(db_.get(), "provisioned").on_demand_throughput), "none");
+}
+
+// Switching to PROVISIONED drops the table's and its GSIs' maximums, and they
+// do not come back with PAY_PER_REQUEST (captured from the service); a switch
+// to PAY_PER_REQUEST may set new ones in the same request.
+TEST_F(DBTest, SwitchingBillingModeAndOnDemandThroughput) {
+  CreateTableRequest req = WithGsi("switch");
+  req.on_demand_throughput = Max(20, 15);
+  req.global_secondary_indexes[0].on_demand_throughput = Max(200, std::nullopt);
+  ASSERT_OK(db_->CreateTable(req));
+
+  UpdateTableRequest to_prov = UpdateGsi("switch", {"by_g", ProvisionedThroughput{5, 5}, {}});
+  to_prov.billing_mode = "PROVISIONED";
+  to_prov.provisioned_throughput = ProvisionedThroughput{5, 5};
+  to_prov.on_demand_throughput = Max(30, std::nullopt);
+  EXPECT_ERROR(db_->UpdateTable(to_prov), ErrorType::kValidation,
+               "MaxReadRequestUnits for OnDemandThroughput cannot be specified when the table "
+               "BillingMode is PROVISIONED");
+  EXPECT_EQ(DescribeOk(db_.get(), "switch").billing_mode, "PAY_PER_REQUEST");
+  to_prov.on_demand_throughput.reset();
+  ASSERT_OK(db_->UpdateTable(to_prov));
+  TableDescription d = DescribeOk(db_.get(), "switch");
+  EXPECT_EQ(d.billing_mode, "PROVISIONED");
+  EXPECT_EQ(Shown(d.on_demand_throughput), "none");
+  EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "none");
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("switch", {"by_g", std::nullopt, Max(1, 1)})),
+               ErrorType::kValidation,
+               "MaxReadRequestUnits for OnDemandThroughput cannot be specified for index: by_g "
+               "when the table BillingMode is PROVISIONED");
+
+  UpdateTableRequest to_ppr;
+  to_ppr.table_name = "switch";
+  to_ppr.billing_mode = "PAY_PER_REQUEST";
+  to_ppr.on_demand_throughput = Max(std::nullopt, 8);
+  ASSERT_OK(db_->UpdateTable(to_ppr));
+  d = DescribeOk(db_.get(), "switch");
+  EXPECT_EQ(d.billing_mode, "PAY_PER_REQUEST");
+  EXPECT_EQ(Shown(d.on_demand_throughput), "-/8");
+  EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "none");
+}
+
+// TableInfo keeps the maximums in the catalog; a catalog entry written before
+// they existed (no "odt") loads as a table without any.
+TEST(TableInfoCatalog, OnDemandThroughputRoundTripsAndIsOptional) {
+  TableInfo info;
+  info.id = 7;
+  info.name = "t";
+  info.billing_mode = "PAY_PER_REQUEST";
+  info.key_schema = {{"pk", KeyType::kHash}};
+  info.attribute_definitions = {{"pk", AttrType::kS}};
+  info.on_demand_throughput = Max(std::nullopt, 12);
+  IndexInfo ix;
+  ix.id = 8;
+  ix.name = "gsi";
+  ix.key_schema = {{"pk", KeyType::kHash}};
+  ix.on_demand_throughput = Max(3, 4);
+  info.indexes.push_back(ix);
+  TableInfo back;
+  ASSERT_TRUE(TableInfoFromItem(TableInfoToItem(info), &back));
+  EXPECT_EQ(Shown(back.on_demand_throughput), "-/12");
+  ASSERT_EQ(back.indexes.size(), 1u);
+  EXPECT_EQ(Shown(back.indexes[0].on_demand_throughput), "3/4");
+
+  Item old = TableInfoToItem(info);
+  old.erase("odt");
+  auto& indexes = old.at("indexes");
+  Item index = indexes.list()[0].map();
+  index.erase("odt");
+  indexes = AttributeValue::L({AttributeValue::M(index)});
+  TableInfo from_old;
+  ASSERT_TRUE(TableInfoFromItem(old, &from_old));
+  EXPECT_FALSE(from_old.on_demand_throughput.has_value());
+  ASSERT_EQ(from_old.indexes.size(), 1u);
+  EXPECT_FALSE(from_old.indexes[0].on_demand_throughput.has_value());
+}
+
 TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
   auto dir = std::filesystem::temp_directory_path() /
              ("dynarock_reopen_" + std::to_string(::getpid()));
@@ -179,7 +452,9 @@ TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
   {
     auto db = DB::Open(Options(), dir.string());
     ASSERT_OK(db);
-    ASSERT_OK((*db)->CreateTable(Simple("kept")));
+    CreateTableRequest kept = Simple("kept");
+    kept.on_demand_throughput = Max(50, std::nullopt);
+    ASSERT_OK((*db)->CreateTable(kept));
     PutItemRequest put;
     put.table_name = "kept";
     put.item = MakeItem({{"pk", S("k1")}, {"v", N("42")}});
@@ -191,6 +466,7 @@ TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
     auto d = (*db)->DescribeTable({"kept"});
     ASSERT_OK(d);
     EXPECT_EQ(d->table.item_count, 1);
+    EXPECT_EQ(Shown(d->table.on_demand_throughput), "50/-");
     GetItemRequest get;
     get.table_name = "kept";
     get.key = MakeItem({{"pk", S("k1")}});

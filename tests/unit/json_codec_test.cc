@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/api/base64.h"
+#include "engine/api/json_backups.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
@@ -454,7 +455,7 @@ TEST(JsonDecode, UpdateTable) {
   ASSERT_TRUE(r.global_secondary_index_updates[0].create);
   EXPECT_EQ(r.global_secondary_index_updates[0].create->index_name, "ByAuthor");
   ASSERT_TRUE(r.global_secondary_index_updates[1].update);
-  EXPECT_EQ(r.global_secondary_index_updates[1].update->second.read_capacity_units, 10);
+  EXPECT_EQ(r.global_secondary_index_updates[1].update->provisioned_throughput->read_capacity_units, 10);
   EXPECT_EQ(r.global_secondary_index_updates[2].delete_index_name, "Old");
   ASSERT_TRUE(r.stream_specification);
   EXPECT_FALSE(r.stream_specification->stream_enabled);
@@ -1095,7 +1096,7 @@ TEST(JsonClient, RequestRoundTrips) {
   ut.billing_mode = "PAY_PER_REQUEST";
   GlobalSecondaryIndexUpdate c, u, d;
   c.create = GlobalSecondaryIndex{"gsi", {{"a", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, {}};
-  u.update = std::make_pair(std::string("hsi"), ProvisionedThroughput{1, 2});
+  u.update = UpdateGlobalSecondaryIndexAction{"hsi", ProvisionedThroughput{1, 2}, {}};
   d.delete_index_name = "old";
   ut.global_secondary_index_updates = {c, u, d};
   ut.stream_specification = StreamSpecification{false, ""};
@@ -1377,6 +1378,120 @@ TEST(JsonClient, ErrorResponses) {
     EXPECT_EQ(back.type(), t) << ErrorTypeName(t);
     EXPECT_EQ(back.message(), "m");
   }
+}
+
+// OnDemandThroughput on the wire: OnDemandThroughput (CreateTable, UpdateTable,
+// a GSI, a GSI's Create and Update actions, TableDescription, a GSI's
+// description, SourceTableDetails) and OnDemandThroughputOverride (restores),
+// members MaxReadRequestUnits and MaxWriteRequestUnits, each a Long the
+// engine checks (so -1 passes the codec), written only when set.
+TEST(JsonCodec, OnDemandThroughput) {
+  auto ct = Must(DecodeCreateTableRequest(R"({
+    "TableName": "tbl", "BillingMode": "PAY_PER_REQUEST",
+    "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
+    "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+    "OnDemandThroughput": {"MaxReadRequestUnits": 100, "MaxWriteRequestUnits": -1},
+    "GlobalSecondaryIndexes": [{"IndexName": "gsi",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"},
+        "OnDemandThroughput": {"MaxWriteRequestUnits": 7}}]
+  })"));
+  ASSERT_TRUE(ct.on_demand_throughput);
+  EXPECT_EQ(ct.on_demand_throughput->max_read_request_units, 100);
+  EXPECT_EQ(ct.on_demand_throughput->max_write_request_units, -1);
+  ASSERT_TRUE(ct.global_secondary_indexes.at(0).on_demand_throughput);
+  EXPECT_FALSE(ct.global_secondary_indexes[0].on_demand_throughput->max_read_request_units);
+  EXPECT_EQ(ct.global_secondary_indexes[0].on_demand_throughput->max_write_request_units, 7);
+  EXPECT_ROUND_TRIP(CreateTableRequest, ct);
+  // Given empty, it is still given (the engine refuses it).
+  auto empty = Must(DecodeCreateTableRequest(
+      R"({"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+      R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],"OnDemandThroughput":{}})"));
+  ASSERT_TRUE(empty.on_demand_throughput);
+  EXPECT_FALSE(empty.on_demand_throughput->max_read_request_units);
+  EXPECT_EQ(ErrorOf(DecodeCreateTableRequest(
+                R"({"TableName":"tbl","AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"S"}],)"
+                R"("KeySchema":[{"AttributeName":"pk","KeyType":"HASH"}],)"
+                R"("OnDemandThroughput":{"MaxReadRequestUnits":"10"}})")).type(),
+            ErrorType::kSerialization);
+
+  auto ut = Must(DecodeUpdateTableRequest(R"({
+    "TableName": "tbl", "OnDemandThroughput": {"MaxReadRequestUnits": 5},
+    "GlobalSecondaryIndexUpdates": [
+      {"Update": {"IndexName": "gsi", "OnDemandThroughput": {"MaxReadRequestUnits": -1}}},
+      {"Create": {"IndexName": "new", "KeySchema": [{"AttributeName": "a", "KeyType": "HASH"}],
+                  "Projection": {"ProjectionType": "ALL"},
+                  "OnDemandThroughput": {"MaxReadRequestUnits": 3, "MaxWriteRequestUnits": 4}}}]
+  })"));
+  ASSERT_TRUE(ut.on_demand_throughput);
+  EXPECT_EQ(ut.on_demand_throughput->max_read_request_units, 5);
+  EXPECT_FALSE(ut.on_demand_throughput->max_write_request_units);
+  ASSERT_EQ(ut.global_secondary_index_updates.size(), 2u);
+  const auto& update = ut.global_secondary_index_updates[0].update;
+  ASSERT_TRUE(update);
+  EXPECT_EQ(update->index_name, "gsi");
+  EXPECT_FALSE(update->provisioned_throughput);  // no longer required
+  ASSERT_TRUE(update->on_demand_throughput);
+  EXPECT_EQ(update->on_demand_throughput->max_read_request_units, -1);
+  ASSERT_TRUE(ut.global_secondary_index_updates[1].create);
+  EXPECT_EQ(ut.global_secondary_index_updates[1].create->on_demand_throughput->max_write_request_units, 4);
+  EXPECT_ROUND_TRIP(UpdateTableRequest, ut);
+
+  // Descriptions: the members set, and no OnDemandThroughput without one.
+  DescribeTableResponse r{SampleTable()};
+  r.table.on_demand_throughput = OnDemandThroughput{std::nullopt, 9};
+  r.table.global_secondary_indexes[0].on_demand_throughput = OnDemandThroughput{4, 6};
+  const std::string body = EncodeDescribeTableResponse(r);
+  EXPECT_NE(body.find(R"("OnDemandThroughput":{"MaxWriteRequestUnits":9})"), std::string::npos) << body;
+  EXPECT_NE(body.find(R"("OnDemandThroughput":{"MaxReadRequestUnits":4,"MaxWriteRequestUnits":6})"),
+            std::string::npos) << body;
+  EXPECT_ROUND_TRIP(DescribeTableResponse, r);
+  auto back = Must(DecodeDescribeTableResponse(body));
+  ASSERT_TRUE(back.table.on_demand_throughput);
+  EXPECT_EQ(back.table.on_demand_throughput->max_write_request_units, 9);
+  ASSERT_TRUE(back.table.global_secondary_indexes.at(0).on_demand_throughput);
+  EXPECT_EQ(back.table.global_secondary_indexes[0].on_demand_throughput->max_read_request_units, 4);
+  EXPECT_EQ(EncodeDescribeTableResponse({SampleTable()}).find("OnDemandThroughput"),
+            std::string::npos);
+
+  // Restores and backups.
+  auto restore = Must(DecodeRestoreTableFromBackupRequest(R"({
+    "TargetTableName": "copy",
+    "BackupArn": "arn:aws:dynamodb:us-east-1:000000000000:table/t/backup/01234567890123-abcdefgh",
+    "OnDemandThroughputOverride": {"MaxReadRequestUnits": 11, "MaxWriteRequestUnits": -1},
+    "GlobalSecondaryIndexOverride": [{"IndexName": "gsi",
+        "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}],
+        "Projection": {"ProjectionType": "ALL"},
+        "OnDemandThroughput": {"MaxReadRequestUnits": 2}}]
+  })"));
+  ASSERT_TRUE(restore.overrides.on_demand_throughput);
+  EXPECT_EQ(restore.overrides.on_demand_throughput->max_read_request_units, 11);
+  EXPECT_EQ(restore.overrides.on_demand_throughput->max_write_request_units, -1);
+  EXPECT_EQ(restore.overrides.global_secondary_indexes.at(0).on_demand_throughput->max_read_request_units, 2);
+  auto pitr = Must(DecodeRestoreTableToPointInTimeRequest(R"({
+    "SourceTableName": "tbl", "TargetTableName": "copy", "UseLatestRestorableTime": true,
+    "OnDemandThroughputOverride": {"MaxWriteRequestUnits": 8}
+  })"));
+  ASSERT_TRUE(pitr.overrides.on_demand_throughput);
+  EXPECT_EQ(pitr.overrides.on_demand_throughput->max_write_request_units, 8);
+
+  DescribeBackupResponse backup;
+  SourceTableDetails& src = backup.backup_description.source_table_details;
+  src.table_name = "tbl";
+  src.billing_mode = "PAY_PER_REQUEST";
+  src.on_demand_throughput = OnDemandThroughput{12, std::nullopt};
+  GlobalSecondaryIndex gsi;
+  gsi.index_name = "gsi";
+  gsi.projection.projection_type = ProjectionType::kAll;
+  gsi.on_demand_throughput = OnDemandThroughput{std::nullopt, 13};
+  backup.backup_description.source_table_feature_details.global_secondary_indexes = {gsi};
+  const std::string described = EncodeDescribeBackupResponse(backup);
+  EXPECT_NE(described.find(R"("ProvisionedThroughput":{"ReadCapacityUnits":0,"WriteCapacityUnits":0},)"
+                           R"("OnDemandThroughput":{"MaxReadRequestUnits":12},"ItemCount")"),
+            std::string::npos) << described;
+  EXPECT_NE(described.find(R"("Projection":{"ProjectionType":"ALL"},)"
+                           R"("OnDemandThroughput":{"MaxWriteRequestUnits":13}})"),
+            std::string::npos) << described;
 }
 
 }  // namespace

@@ -88,6 +88,10 @@ def _library():
                                                  ctypes.POINTER(ctypes.c_uint16), c_char_pp,
                                                  c_char_pp]
             lib.dynarock_serve_stop.argtypes = [ctypes.c_void_p]
+            if hasattr(lib, "dynarock_set_capacity"):
+                lib.dynarock_set_capacity.restype = ctypes.c_int
+                lib.dynarock_set_capacity.argtypes = [ctypes.c_void_p, ctypes.c_char_p, c_char_pp,
+                                                      c_char_pp]
             if hasattr(lib, "dynarock_set_faults"):  # libdynarock 0.14 on
                 lib.dynarock_set_faults.restype = ctypes.c_int
                 lib.dynarock_set_faults.argtypes = [ctypes.c_void_p, ctypes.c_char_p, c_char_pp,
@@ -284,6 +288,32 @@ class Database:
                                              ctypes.byref(err))
         if code != 0:
             _raise_error(self._lib, err, "SetFaults")
+        try:
+            return json.loads(ctypes.string_at(out.value).decode())
+        finally:
+            self._lib.dynarock_free(out)
+
+    def set_capacity(self, enforce=None, partition_limits=None):
+        """Turns capacity enforcement on or off for every request to this
+        database (off when it opens): with enforce=True, requests beyond their
+        tables' provisioned throughput (or an on-demand table's maximum) raise
+        ProvisionedThroughputExceededException or ThrottlingException and
+        batches return the throttled requests unprocessed; partition_limits=True
+        also limits each partition key to 3,000 read and 1,000 write units a
+        second. None keeps a setting. Returns the state: {"enforce": B,
+        "partitionLimits": B, "burstSeconds": N, "buckets": [...]}."""
+        settings = {}
+        if enforce is not None:
+            settings["enforce"] = bool(enforce)
+        if partition_limits is not None:
+            settings["partitionLimits"] = bool(partition_limits)
+        out = ctypes.c_void_p()
+        err = ctypes.c_void_p()
+        code = self._lib.dynarock_set_capacity(self._handle_or_raise(),
+                                               json.dumps(settings).encode(), ctypes.byref(out),
+                                               ctypes.byref(err))
+        if code != 0:
+            _raise_error(self._lib, err, "SetCapacity")
         try:
             return json.loads(ctypes.string_at(out.value).decode())
         finally:

@@ -41,6 +41,7 @@ struct SourceTableDetails {
   std::vector<AttributeDefinition> attribute_definitions;  // not on the wire
   double table_creation_date_time = 0;
   ProvisionedThroughput provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;  // the maximums it had
   int64_t item_count = 0;
   std::string billing_mode = "PROVISIONED";
 };
@@ -101,6 +102,9 @@ struct ListBackupsResponse {
 struct RestoreOverrides {
   std::optional<std::string> billing_mode;  // "PROVISIONED" | "PAY_PER_REQUEST"
   std::optional<ProvisionedThroughput> provisioned_throughput;
+  // OnDemandThroughputOverride: merged into the source's maximums member by
+  // member (-1 removes one); PAY_PER_REQUEST targets only.
+  std::optional<OnDemandThroughput> on_demand_throughput;
   bool has_global_secondary_indexes = false;  // GlobalSecondaryIndexOverride given
   std::vector<GlobalSecondaryIndex> global_secondary_indexes;
   bool has_local_secondary_indexes = false;

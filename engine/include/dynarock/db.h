@@ -88,18 +88,24 @@ struct Options {
   // seeded with consistency_seed (a fixed lag when both bounds are equal), in
   // the order of the writes: a Query on a GSI right after a write may see the
   // index as it was, as on DynamoDB, whose GSIs are eventually consistent.
-  // Tables and local secondary indexes stay strongly consistent. Pending
-  // entries are applied at close; a crash loses them (the index then
+  // Tables and local secondary indexes do not lag (but see stale reads).
+  // Pending entries are applied at close; a crash loses them (the index then
   // differs from its table: `dynarock check`).
   double gsi_lag_min_seconds = 0;
   double gsi_lag_max_seconds = 0;
   uint64_t consistency_seed = 0;
-  // An eventually consistent GetItem (ConsistentRead false, the default) of
-  // an item written less than stale_read_seconds ago returns, with
-  // stale_read_probability (drawn from the seeded generator), the item as it
-  // was before that write (or no item, if the write created it), as DynamoDB
-  // may. ConsistentRead=true, transactions and writes' conditions always see
-  // the latest. 0: off.
+  // An eventually consistent read of a table (ConsistentRead false, the
+  // default: GetItem, BatchGetItem's keys, and Query and Scan of the table
+  // itself) of an item written less than stale_read_seconds ago returns,
+  // with stale_read_probability (drawn for each such item a read meets from
+  // the generator seeded with consistency_seed), the item as it was before
+  // that write (before the first of writes less than stale_read_seconds
+  // apart): the previous image of an updated item, no item for one the write
+  // created (a Query or Scan passes over it), and still the old item for one
+  // it deleted, as DynamoDB may. Query and Scan page, filter, count and bill
+  // on what they read so. ConsistentRead=true, transactions, writes'
+  // conditions and index reads (GSIs lag through gsi_lag_*) always see the
+  // latest. 0: off, at no cost to reads.
   double stale_read_seconds = 0;
   double stale_read_probability = 1.0;
   // The clock of stream records, shard rollover, retention and iterator

@@ -42,6 +42,16 @@ struct ProvisionedThroughput {
   int64_t write_capacity_units = 0;
 };
 
+// The maximum request units per second of an on-demand (PAY_PER_REQUEST)
+// table or global secondary index. A request gives one member or both; each
+// is at least 1, or -1 to remove that maximum (DynamoDB's OnDemandThroughput).
+// A description lists only the maximums that are set, and none at all (no
+// OnDemandThroughput) when neither is.
+struct OnDemandThroughput {
+  std::optional<int64_t> max_read_request_units;
+  std::optional<int64_t> max_write_request_units;
+};
+
 enum class ProjectionType : uint8_t { kAll = 1, kKeysOnly = 2, kInclude = 3 };  // persisted
 struct Projection {
   std::optional<ProjectionType> projection_type;
@@ -53,6 +63,7 @@ struct GlobalSecondaryIndex {
   std::vector<KeySchemaElement> key_schema;
   Projection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;  // PAY_PER_REQUEST tables only
 };
 
 struct LocalSecondaryIndex {
@@ -82,6 +93,7 @@ struct CreateTableRequest {
   bool has_global_secondary_indexes = false;
   std::optional<std::string> billing_mode;  // "PROVISIONED" | "PAY_PER_REQUEST"
   std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;  // PAY_PER_REQUEST only
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
   std::optional<bool> deletion_protection_enabled;
@@ -103,6 +115,7 @@ struct IndexDescription {  // both GlobalSecondaryIndexDescription and Local...
   std::string index_status;  // GSIs only: "CREATING" | "ACTIVE" | "DELETING"
   std::optional<bool> backfilling;
   std::optional<ProvisionedThroughputDescription> provisioned_throughput;  // GSIs only
+  std::optional<OnDemandThroughput> on_demand_throughput;  // GSIs with a maximum
   int64_t index_size_bytes = 0;
   int64_t item_count = 0;
   std::string index_arn;
@@ -117,6 +130,7 @@ struct TableDescription {
   ProvisionedThroughputDescription provisioned_throughput;
   std::optional<std::string> billing_mode;  // BillingModeSummary.BillingMode
   std::optional<double> last_update_to_pay_per_request_date_time;
+  std::optional<OnDemandThroughput> on_demand_throughput;  // when a maximum is set
   int64_t table_size_bytes = 0;
   int64_t item_count = 0;
   std::string table_arn;
@@ -171,11 +185,20 @@ struct ListTablesResponse {
   std::optional<std::string> last_evaluated_table_name;
 };
 
+// A GSI's new throughput: ProvisionedThroughput on a PROVISIONED table,
+// OnDemandThroughput (merged into the index's, member by member) on a
+// PAY_PER_REQUEST one.
+struct UpdateGlobalSecondaryIndexAction {
+  std::string index_name;
+  std::optional<ProvisionedThroughput> provisioned_throughput;
+  std::optional<OnDemandThroughput> on_demand_throughput;
+};
+
 struct GlobalSecondaryIndexUpdate {
   // Exactly one of these is set.
   std::optional<GlobalSecondaryIndex> create;
   std::optional<std::string> delete_index_name;
-  std::optional<std::pair<std::string, ProvisionedThroughput>> update;
+  std::optional<UpdateGlobalSecondaryIndexAction> update;
 };
 
 struct UpdateTableRequest {
@@ -183,6 +206,8 @@ struct UpdateTableRequest {
   std::vector<AttributeDefinition> attribute_definitions;
   std::optional<std::string> billing_mode;
   std::optional<ProvisionedThroughput> provisioned_throughput;
+  // Merged into the table's maximums member by member (-1 removes one).
+  std::optional<OnDemandThroughput> on_demand_throughput;
   std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
   std::optional<StreamSpecification> stream_specification;
   std::optional<bool> deletion_protection_enabled;

@@ -40,7 +40,7 @@ enum class ErrorType : uint8_t {
   kItemCollectionSizeLimitExceeded,
   kProvisionedThroughputExceeded,
   kRequestLimitExceeded,
-  kThrottling,  // control-plane rate (DynamoDB's ThrottlingException); Dynarock never sends it
+  kThrottling,  // ThrottlingException: an on-demand maximum throughput reached (api/capacity_limits.h)
   kLimitExceeded,
   kUnknownOperation,
   kMissingAuthenticationToken,
@@ -95,6 +95,14 @@ struct BilledCapacity {
   double write_units = 0;
 };
 
+// One entry of a throttling error's ThrottlingReasons: why the request was
+// throttled ("TableWriteProvisionedThroughputExceeded": resource type, Read or
+// Write, limit type) and the ARN of the table or index.
+struct ThrottlingReason {
+  std::string reason;
+  std::string resource;
+};
+
 class [[nodiscard]] Status {
  public:
   Status() = default;  // OK
@@ -110,9 +118,11 @@ class [[nodiscard]] Status {
   const std::optional<Item>& item() const;  // ConditionalCheckFailed with ALL_OLD
   const std::vector<CancellationReason>& cancellation_reasons() const;
   const std::vector<BilledCapacity>& billed() const;  // not sent on the wire
+  const std::vector<ThrottlingReason>& throttling_reasons() const;
   Status& WithItem(Item item);
   Status& WithCancellationReasons(std::vector<CancellationReason> reasons);
   Status& WithBilled(std::vector<BilledCapacity> billed);
+  Status& WithThrottlingReasons(std::vector<ThrottlingReason> reasons);
 
   // "ValidationException: <message>", for logs and test failures.
   std::string ToString() const;
@@ -124,6 +134,7 @@ class [[nodiscard]] Status {
     std::optional<Item> item;
     std::vector<CancellationReason> reasons;
     std::vector<BilledCapacity> billed;
+    std::vector<ThrottlingReason> throttling;
   };
   std::shared_ptr<Rep> rep_;
 };

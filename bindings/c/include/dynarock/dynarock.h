@@ -154,6 +154,20 @@ DYNAROCK_EXPORT dynarock_code dynarock_set_faults(dynarock_db* db, const char* r
 DYNAROCK_EXPORT dynarock_code dynarock_get_faults(dynarock_db* db, char** state_json,
                                                   dynarock_error** error);
 
+/* Capacity enforcement for tests (docs/architecture.md, "Capacity
+ * enforcement"; `dynarock serve --enforce-capacity`): with settings_json
+ * {"enforce":true} requests beyond their tables' provisioned throughput (or an
+ * on-demand table's maximum) fail with ProvisionedThroughputExceededException
+ * or ThrottlingException, batches return what was throttled unprocessed;
+ * {"partitionLimits":true} also limits each partition key to 3,000 read and
+ * 1,000 write units a second. Off when the database opens. NULL or "" changes
+ * nothing. A bad setting is DYNAROCK_ERROR with type "ValidationException"
+ * and changes nothing. When `state_json` is not NULL it receives (free with
+ * dynarock_free) {"enforce":B,"partitionLimits":B,"burstSeconds":N,
+ * "buckets":[{"table","index","kind","partitionKey","units","rate","burst"}]}. */
+DYNAROCK_EXPORT dynarock_code dynarock_set_capacity(dynarock_db* db, const char* settings_json,
+                                                    char** state_json, dynarock_error** error);
+
 /* ---------------------------------------------------------------- the graph layer */
 
 /* Runs one graph operation on the database (graph/graph.h), with JSON in and
