@@ -205,6 +205,34 @@ def client(url=None, validate=True):
                         config=_config(validate))
 
 
+def client_with_attempts(url, attempts):
+    """boto3 DynamoDB client making at most `attempts` attempts a call (the
+    first included) with botocore's standard retry mode, for tests of how an
+    SDK rides out throttling and faults."""
+    import boto3
+    from botocore.config import Config
+    return boto3.client(
+        "dynamodb", endpoint_url=url, region_name=REGION,
+        aws_access_key_id="test", aws_secret_access_key="test",
+        config=Config(retries={"total_max_attempts": attempts, "mode": "standard"},
+                      connect_timeout=5, read_timeout=30))
+
+
+def control(url, route, method="GET", body=None):
+    """(HTTP status, JSON) of a control API call on /_dynarock/<route>."""
+    import json
+    import urllib.error
+    import urllib.request
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(url + "/_dynarock/" + route, data=data, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
 def streams_client(url=None, validate=True):
     """boto3 DynamoDB Streams client ("dynamodbstreams") for the same endpoint
     (the Streams API is told apart by its X-Amz-Target prefix

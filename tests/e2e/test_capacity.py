@@ -18,36 +18,19 @@ Starts its own servers, so it needs DYNAROCK_BIN (or a built binary harness.py
 finds); skipped against an external endpoint.
 """
 
-import json
 import os
 import sys
 import unittest
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 
 
-def control(url, route, method="GET", body=None):
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + "/_dynarock/" + route, data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+control = harness.control
 
 
 def client(url, attempts=1):
-    import boto3
-    from botocore.config import Config
-    return boto3.client(
-        "dynamodb", endpoint_url=url, region_name=harness.REGION,
-        aws_access_key_id="test", aws_secret_access_key="test",
-        config=Config(retries={"total_max_attempts": attempts, "mode": "standard"},
-                      connect_timeout=5, read_timeout=30))
+    return harness.client_with_attempts(url, attempts)
 
 
 def provisioned(c, name, rcu, wcu, gsi=None):

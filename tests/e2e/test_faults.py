@@ -23,8 +23,6 @@ import sys
 import tempfile
 import time
 import unittest
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
@@ -32,26 +30,11 @@ import harness  # noqa: E402
 
 def control(url, method, body=None):
     """(status, JSON) of a control API call on /_dynarock/faults."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url + "/_dynarock/faults", data=data, method=method,
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
+    return harness.control(url, "faults", method, body)
 
 
 def client(url, attempts=1):
-    import boto3
-    from botocore.config import Config
-    return boto3.client(
-        "dynamodb", endpoint_url=url, region_name=harness.REGION,
-        aws_access_key_id="test", aws_secret_access_key="test",
-        # total_max_attempts counts the first attempt; botocore's max_attempts
-        # counts only the retries.
-        config=Config(retries={"total_max_attempts": attempts, "mode": "standard"},
-                      connect_timeout=5, read_timeout=30))
+    return harness.client_with_attempts(url, attempts)
 
 
 def item(pk, **more):
