@@ -1,53 +1,76 @@
 // File: tests/crash/crash_writer.cc
 //
-// The writer and verifier of the kill -9 crash test (tests/crash/test_crash_recovery.py).
-// Not a test itself: the Python test drives it and asserts on its exit codes and
-// output. `verify` is that test's oracle; every check it makes reports a
-// "problem: ..." line, and the Python test also feeds it a damaged database and
-// forged acknowledgements to show that it fails when it should.
+// The writer and verifier of the kill -9 crash test (tests/crash/test_crash_recovery.py,
+// scripts/crash-loop.sh). Not a test itself: the Python test drives it and asserts on
+// its exit codes and output. `verify` is that test's oracle; every check it makes
+// reports a "problem: ..." line, and the Python test also feeds it a damaged database
+// and forged acknowledgements to show that it fails when it should. The graph part
+// of the workload is in crash_graph.{h,cc}, what both share in crash_workload.h.
 //
 //   crash_writer run    --data DIR [--sync] [--start N] [--accounts K] [--add-index]
-//   crash_writer verify --data DIR [--acks FILE] [--accounts K]
-//   crash_writer corrupt --data DIR [--stream]
+//                       [--resume N] [--stream-retention SECONDS] [--ttl-sweep SECONDS]
+//   crash_writer verify --data DIR [--acks FILE] [--accounts K] [--stream-retention SECONDS]
+//   crash_writer corrupt --data DIR [--stream | --graph-edge]
 //
-// run: opens DIR (Options::sync_writes = --sync), makes sure table "crash"
-// exists with two GSIs and a NEW_AND_OLD_IMAGES stream and holds K accounts (created by one transaction), prints
-// "start N", then loops forever over writes numbered N, N+1, ...; each write's
-// content is a pure function of its number (splitmix64), so the verifier can
-// recompute it. After each acknowledged write it prints "ack <n>" and flushes.
-// With --add-index it first adds a third GSI "by_tag" (tag S, ver N, KEYS_ONLY)
-// by UpdateTable, unless the table has it: the kill may then come while it is
-// being backfilled (with --sync every backfill step is fsynced, so it is slow).
+// run: opens DIR (Options::sync_writes = --sync; the TTL sweeper every --ttl-sweep
+// seconds, 0.5 by default; stream records kept --stream-retention seconds, a day by
+// default), makes sure table "crash" exists with two GSIs, a NEW_AND_OLD_IMAGES
+// stream and time to live on "exp", and holds K accounts (created by one
+// transaction), and that the graph table "crash_graph" exists (crash_graph.h).
+// With --resume N, when write N (the one the previous run was killed in) is a
+// DeleteNode, it finishes it and prints "resumed N". It prints "start N T0" (T0:
+// now, in whole seconds since the epoch), then loops forever over writes numbered
+// N, N+1, ...; each write's content is a pure function of its number (splitmix64)
+// and of its run's T0, so the verifier can recompute it. After each acknowledged
+// write it prints "ack <n>" and flushes. With --add-index it first adds a third GSI
+// "by_tag" (tag S, ver N, KEYS_ONLY) by UpdateTable, unless the table has it: the
+// kill may then come while it is being backfilled (with --sync every backfill step
+// is fsynced, so it is slow). The writes (crash::KindOf):
 //   - transactions (TransactWriteItems): 2..4 accounts get amounts that sum to
 //     0 (`SET bal = bal + :d`), the txn id "t<n>", new GSI keys, and `ADD cnt 1`;
 //     in the same transaction an immutable log item "txn#<n>" records the
 //     members and their amounts;
 //   - single-item writes on 64 items "item#<j>": PutItem, UpdateItem (each of
 //     the item's attributes SET or REMOVEd, so the result does not depend on the
-//     item's previous state) or DeleteItem, moving them in and out of the GSIs.
+//     item's previous state) or DeleteItem, moving them in and out of the GSIs;
+//     half of them get an "exp" between T0 - 1 and T0 + 3, so the sweeper
+//     deletes them during the run or after the restart;
+//   - graph writes (crash_graph.h): AddEdge, RemoveEdge, AddEdges, PutNode,
+//     DeleteNode.
 //
-// verify: reopens DIR (recovery), and checks
+// verify: reopens DIR (recovery; no TTL sweep, no stream trimming while it
+// reads), and checks
 //   - the sum of balances is K * 1000, every account present (or none at all);
 //   - every transaction wholly present or wholly absent: each account's balance
 //     and cnt equal what the committed log items imply, and its txn attribute
 //     names the latest committed transaction that touched it;
-//   - with --acks FILE (the concatenated stdout of the runs): every acknowledged
-//     transaction's log exists, and every item's state is the one its last
-//     acknowledged write left, or that of a later unacknowledged write (each run
-//     has at most one in flight when killed);
-//   - when "by_tag" exists, it becomes ACTIVE (the backfill resumes on open);
-//   - every GSI, read back through Scan, holds exactly the entries the table
-//     implies, and DB::CheckConsistency() reports nothing;
+//   - with --acks FILE (the concatenated stdout of the runs; crash::History):
+//     every acknowledged transaction's log exists, and every item's state is the
+//     one its last acknowledged write left, or that of a later unacknowledged
+//     write (each run has at most one in flight when killed), or absent when
+//     that state had expired and the item's last stream record is its deletion
+//     by time to live;
 //   - the stream, read through the Streams API over every shard: sequence
 //     numbers increase, and each item's records chain (every record's old
 //     image is the previous record's new image) from absent to the item's
 //     state now, so every durable change has exactly one record and no
-//     record stands for a change that is not there.
+//     record stands for a change that is not there; with --acks, item#j's
+//     records match its writes one to one, in order (CheckItemRecords), and
+//     time to live deleted only expired items. With --stream-retention (the
+//     runs'), records older than that may have been trimmed: a chain may then
+//     start late, and writes of runs that began before it need no record;
+//   - when "by_tag" exists, it becomes ACTIVE (the backfill resumes on open);
+//   - every GSI, read back through Scan, holds exactly the entries the table
+//     implies, and DB::CheckConsistency() reports nothing (for the graph's
+//     inverted index too);
+//   - the graph (crash::VerifyGraph): the model of its writes and its invariants.
 // Prints "verify: OK ..." and exits 0, or prints each problem and exits 1.
 //
 // corrupt: deletes the first raw entry of RocksDB's "indexes" column family
 // (with --stream: the last stream record), under the engine's feet, so that a
-// test can see `dynarock check` and `verify` catch it.
+// test can see `dynarock check` and `verify` catch it. With --graph-edge it
+// deletes one graph edge through the engine but not its edge-set entry, which
+// only `verify` can see.
 // Exit 2: usage error or the database cannot be opened; 3: a write failed.
 
 #include <algorithm>
@@ -68,55 +91,36 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include "graph/embedded_client.h"
+#include "graph/graph.h"
 #include "rocksdb/db.h"
+#include "tests/crash/crash_graph.h"
+#include "tests/crash/crash_workload.h"
 
 namespace {
 
+using crash::History;
+using crash::Kind;
+using crash::KindOf;
+using crash::N;
+using crash::Problems;
+using crash::Rng;
+using crash::S;
 using dynarock::AttributeValue;
 using dynarock::AttrType;
 using dynarock::DB;
 using dynarock::Item;
 
 constexpr char kTable[] = "crash";
+constexpr char kTtlAttribute[] = "exp";
 constexpr int64_t kStartBalance = 1000;
 constexpr int kItems = 64;
-
-AttributeValue S(std::string s) { return AttributeValue::S(std::move(s)); }
-AttributeValue N(int64_t v) { return AttributeValue::N(std::to_string(v)); }
-
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// A small deterministic stream of random numbers for write number n.
-struct Rng {
-  explicit Rng(uint64_t n) : s(SplitMix(n * 0x2545F4914F6CDD1DULL + 17)) {}
-  uint64_t Next() { return s = SplitMix(s); }
-  int64_t Uniform(int64_t lo, int64_t hi) {  // inclusive
-    return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-  uint64_t s;
-};
 
 std::string AccountKey(int i) { return "acct#" + std::to_string(i); }
 std::string ItemKey(int j) { return "item#" + std::to_string(j); }
 std::string TxnId(int64_t n) { return "t" + std::to_string(n); }
 
 // ---------------------------------------------------------------- the writes
-
-enum class Kind { kTxn, kPut, kUpdate, kDelete };
-
-Kind KindOf(int64_t n) {
-  Rng r(static_cast<uint64_t>(n));
-  int64_t k = r.Uniform(0, 99);
-  if (k < 40) return Kind::kTxn;
-  if (k < 65) return Kind::kPut;
-  if (k < 85) return Kind::kUpdate;
-  return Kind::kDelete;
-}
 
 struct Transfer {
   std::vector<std::pair<int, int64_t>> members;  // account, amount
@@ -149,7 +153,11 @@ struct ItemWrite {
   std::vector<std::string> removed;
 };
 
-ItemWrite ItemWriteOf(int64_t n) {
+// `t0`: the start of write n's run (History::T0Of), in whole seconds the base of
+// its TTL: half the items written expire between a second before it and three
+// seconds after it, so the TTL sweeper deletes some during the run, some after
+// the restart, and some items are written already expired.
+ItemWrite ItemWriteOf(int64_t n, double t0) {
   Rng r(static_cast<uint64_t>(n) ^ 0x5151ULL);
   ItemWrite w;
   w.kind = KindOf(n);
@@ -167,6 +175,8 @@ ItemWrite ItemWriteOf(int64_t n) {
   else w.removed.push_back("gr");
   if (r.Uniform(0, 1)) it["pad"] = S(std::string(static_cast<size_t>(r.Uniform(1, 300)), 'p'));
   else w.removed.push_back("pad");
+  if (r.Uniform(0, 1)) it[kTtlAttribute] = N(static_cast<int64_t>(t0) + r.Uniform(-1, 3));
+  else w.removed.push_back(kTtlAttribute);
   w.result = std::move(it);
   return w;
 }
@@ -231,6 +241,19 @@ void EnsureTable(DB* db, int accounts) {
   if (!r.ok() && r.status().type() != dynarock::ErrorType::kResourceInUse) Die("CreateTable", r.status());
   if (!WaitActive(db)) Die("table not ACTIVE", dynarock::Status());
 
+  // Time to live on "exp" (a kill may have come between the two calls).
+  dynarock::DescribeTimeToLiveRequest dt;
+  dt.table_name = kTable;
+  auto ttl = db->DescribeTimeToLive(dt);
+  if (!ttl.ok()) Die("DescribeTimeToLive", ttl.status());
+  if (ttl->time_to_live_status != "ENABLED") {
+    dynarock::UpdateTimeToLiveRequest ut;
+    ut.table_name = kTable;
+    ut.time_to_live_specification = {true, kTtlAttribute};
+    auto u = db->UpdateTimeToLive(ut);
+    if (!u.ok()) Die("UpdateTimeToLive", u.status());
+  }
+
   // The accounts, all in one transaction (a crash leaves all or none).
   dynarock::GetItemRequest g;
   g.table_name = kTable;
@@ -284,8 +307,10 @@ void AddTagIndex(DB* db) {
   if (!r.ok()) Die("UpdateTable (create by_tag)", r.status());
 }
 
-dynarock::Status DoWrite(DB* db, int64_t n, int accounts) {
+dynarock::Status DoWrite(DB* db, dynarock::graph::Graph* graph, int64_t n, int accounts,
+                         double t0) {
   Kind kind = KindOf(n);
+  if (crash::IsGraphWrite(kind)) return crash::DoGraphWrite(graph, n);
   if (kind == Kind::kTxn) {
     Transfer tr = TransferOf(n, accounts);
     Rng r(static_cast<uint64_t>(n) ^ 0x77ULL);
@@ -319,7 +344,7 @@ dynarock::Status DoWrite(DB* db, int64_t n, int accounts) {
     req.transact_items.push_back(std::move(log));
     return db->TransactWriteItems(req).status();
   }
-  ItemWrite w = ItemWriteOf(n);
+  ItemWrite w = ItemWriteOf(n, t0);
   Item key;
   key["pk"] = S(ItemKey(w.item));
   if (kind == Kind::kDelete) {
@@ -359,14 +384,6 @@ dynarock::Status DoWrite(DB* db, int64_t n, int accounts) {
 
 // ---------------------------------------------------------------- verify
 
-struct Problems {
-  std::vector<std::string> list;
-  void Add(std::string s) {
-    if (list.size() < 200) std::printf("problem: %s\n", s.c_str());
-    list.push_back(std::move(s));
-  }
-};
-
 std::vector<Item> ScanAll(DB* db, const std::optional<std::string>& index) {
   std::vector<Item> out;
   dynarock::ScanRequest s;
@@ -383,17 +400,161 @@ std::vector<Item> ScanAll(DB* db, const std::optional<std::string>& index) {
   return out;
 }
 
-// Every record of the table's stream, over all its shards in order.
-std::vector<dynarock::StreamRecord> ReadStream(DB* db, const std::string& arn, Problems* p) {
-  std::vector<dynarock::StreamRecord> out;
-  dynarock::DescribeStreamRequest ds;
-  ds.stream_arn = arn;
-  auto desc = db->DescribeStream(ds);
-  if (!desc.ok()) {
-    p->Add("DescribeStream: " + desc.status().ToString());
+bool SeqLess(const std::string& a, const std::string& b) {
+  return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+// The TTL attribute of an item (nullopt: none).
+std::optional<double> ExpOf(const Item& item) {
+  auto it = item.find(kTtlAttribute);
+  if (it == item.end() || !it->second.is(AttrType::kN)) return std::nullopt;
+  return std::stod(it->second.scalar());
+}
+
+// The stream records of item#j against the writes (when the history is known):
+//   - a record by time to live is a REMOVE of an item whose TTL had passed when
+//     it was written;
+//   - a record with a new image is the result of a put or update of item#j that
+//     was acknowledged or in flight, and these come in the order of the writes;
+//   - every other REMOVE stands for a delete of item#j (acknowledged or in
+//     flight) between the writes whose records surround it;
+//   - every acknowledged put or update has its record, and around every
+//     acknowledged delete the item was absent at some point (its REMOVE, or an
+//     earlier one), unless its run began longer ago than the stream's retention
+//     (`retained_since`): its records may have been trimmed.
+struct Write {
+  int64_t n;
+  bool acked;
+};
+
+// `writes`: item#j's writes (acknowledged or in flight), in order.
+void CheckItemRecords(int j, const std::vector<dynarock::StreamRecord>& records,
+                      const std::vector<Write>& writes, const History& h, double retained_since,
+                      bool absent_now, Problems* p) {
+  const std::string who = "stream: " + ItemKey(j);
+  auto is_write = [&](int64_t n) {
+    auto it = std::lower_bound(writes.begin(), writes.end(), n,
+                               [](const Write& w, int64_t v) { return w.n < v; });
+    return it != writes.end() && it->n == n;
+  };
+  // Identified records (with a new image) split the records into gaps; gap g
+  // lies before identified record g (the last gap after them all). absent[g]:
+  // the item was absent at some point of gap g.
+  std::vector<int64_t> ids;
+  std::vector<bool> absent(1, false);
+  std::vector<std::vector<const dynarock::StreamRecord*>> removes(1);
+  for (const auto& r : records) {
+    if (r.by_time_to_live) {
+      std::optional<double> exp = r.old_image ? ExpOf(*r.old_image) : std::nullopt;
+      if (r.event_name != "REMOVE" || r.new_image) {
+        p->Add(who + " record " + r.sequence_number + " by time to live is a " + r.event_name);
+      } else if (!exp || *exp > r.approximate_creation_date_time) {
+        p->Add(who + " record " + r.sequence_number + ": time to live deleted an item that had " +
+               "not expired at " + std::to_string(r.approximate_creation_date_time) + ": " +
+               (r.old_image ? dynarock::DebugString(*r.old_image) : "(no image)"));
+      }
+    }
+    if (!r.new_image) {
+      absent.back() = true;
+      if (!r.by_time_to_live) removes.back().push_back(&r);
+      continue;
+    }
+    if (!r.old_image) absent.back() = true;  // an INSERT: absent just before it
+    auto ver = r.new_image->find("ver");
+    int64_t v = ver == r.new_image->end() ? -1 : std::stoll(ver->second.scalar());
+    ItemWrite w = ItemWriteOf(v, h.T0Of(v));
+    if (v < 0 || !is_write(v) || KindOf(v) == Kind::kDelete || w.result != r.new_image) {
+      p->Add(who + " record " + r.sequence_number + " is no write's result: " +
+             dynarock::DebugString(*r.new_image));
+    } else if (!ids.empty() && v <= ids.back()) {
+      p->Add(who + " record " + r.sequence_number + " of write " + std::to_string(v) +
+             " comes after that of write " + std::to_string(ids.back()));
+    }
+    ids.push_back(v);
+    absent.push_back(false);
+    removes.emplace_back();
+  }
+  if (absent_now) absent.back() = true;
+  // The gap write n falls in.
+  auto gap_of = [&](int64_t n) {
+    return static_cast<size_t>(std::upper_bound(ids.begin(), ids.end(), n) - ids.begin());
+  };
+  for (size_t g = 0; g < removes.size(); ++g) {
+    for (const dynarock::StreamRecord* r : removes[g]) {
+      bool justified = false;
+      for (const Write& w : writes) {
+        justified |= KindOf(w.n) == Kind::kDelete && gap_of(w.n) == g;
+      }
+      if (!justified) {
+        p->Add(who + " REMOVE " + r->sequence_number + " stands for no delete of it");
+      }
+    }
+  }
+  for (const Write& w : writes) {
+    if (!w.acked || h.T0Of(w.n) < retained_since) continue;
+    if (KindOf(w.n) == Kind::kDelete) {
+      if (!absent[gap_of(w.n)]) {
+        p->Add(who + ": acknowledged delete " + std::to_string(w.n) + " left no trace: the item " +
+               "was never absent between the writes around it");
+      }
+    } else if (!std::binary_search(ids.begin(), ids.end(), w.n)) {
+      p->Add(who + ": acknowledged write " + std::to_string(w.n) + " has no stream record");
+    }
+  }
+}
+
+}  // namespace
+
+namespace crash {
+
+StreamSummary CheckStream(DB* db, const std::string& table,
+                          const std::function<std::string(const Item&)>& key_of,
+                          const std::map<std::string, Item>& now_by_key, bool trimmed,
+                          const std::function<bool(const std::string&)>& keep, Problems* p) {
+  StreamSummary out;
+  dynarock::DescribeTableRequest d;
+  d.table_name = table;
+  auto desc = db->DescribeTable(d);
+  if (!desc.ok() || !desc->table.latest_stream_arn) {
+    p->Add("stream: table " + table + " has none");
     return out;
   }
-  for (const auto& shard : desc->stream_description.shards) {
+  const std::string arn = *desc->table.latest_stream_arn;
+  dynarock::DescribeStreamRequest ds;
+  ds.stream_arn = arn;
+  auto sd = db->DescribeStream(ds);
+  if (!sd.ok()) {
+    p->Add("DescribeStream: " + sd.status().ToString());
+    return out;
+  }
+  std::map<std::string, std::optional<Item>> state;  // each item after its records
+  std::string last;
+  auto take = [&](dynarock::StreamRecord& r) {
+    out.records++;
+    if (r.by_time_to_live) out.ttl_removes++;
+    if (!last.empty() && !SeqLess(last, r.sequence_number)) {
+      p->Add("stream: sequence number " + r.sequence_number + " after " + last);
+    }
+    last = r.sequence_number;
+    const std::string key = key_of(r.keys);
+    auto [it, first] = state.try_emplace(key);
+    std::optional<Item>& before = it->second;
+    const char* want = !before ? "INSERT" : !r.new_image ? "REMOVE" : "MODIFY";
+    bool follows = r.event_name == want && r.old_image == before;
+    if (!follows && first && trimmed) {
+      // Its earlier records may have been trimmed: the record must only be whole.
+      follows = r.event_name == (!r.old_image ? "INSERT" : !r.new_image ? "REMOVE" : "MODIFY") &&
+                (r.old_image || r.new_image);
+    }
+    if (!follows) {
+      p->Add("stream: " + key + " record " + r.sequence_number + " (" + r.event_name +
+             ") does not follow its previous state " +
+             (before ? dynarock::DebugString(*before) : "absent"));
+    }
+    before = r.new_image;
+    if (keep(key)) out.by_key[key].push_back(std::move(r));
+  };
+  for (const auto& shard : sd->stream_description.shards) {
     dynarock::GetShardIteratorRequest gi;
     gi.stream_arn = arn;
     gi.shard_id = shard.shard_id;
@@ -412,92 +573,53 @@ std::vector<dynarock::StreamRecord> ReadStream(DB* db, const std::string& arn, P
         return out;
       }
       if (page->records.empty()) break;
-      for (auto& r : page->records) out.push_back(std::move(r));
+      for (auto& r : page->records) take(r);
       next = page->next_shard_iterator;
     }
+  }
+  for (const auto& [key, item] : now_by_key) {
+    auto f = state.find(key);
+    if (f == state.end() ? !trimmed : f->second != item) {
+      p->Add("stream: " + key + "'s records do not end in its state " + dynarock::DebugString(item));
+    }
+  }
+  for (const auto& [key, image] : state) {
+    if (image && !now_by_key.count(key)) p->Add("stream: " + key + "'s records end in an item not there");
   }
   return out;
 }
 
-bool SeqLess(const std::string& a, const std::string& b) {
-  return a.size() != b.size() ? a.size() < b.size() : a < b;
-}
+}  // namespace crash
 
-size_t CheckStream(DB* db, const dynarock::DescribeTableResponse& table,
-                   const std::map<std::string, Item>& by_pk, Problems* p) {
-  if (!table.table.latest_stream_arn) {
-    p->Add("stream: the table has none");
-    return 0;
-  }
-  std::vector<dynarock::StreamRecord> records = ReadStream(db, *table.table.latest_stream_arn, p);
-  std::map<std::string, std::optional<Item>> state;  // each item after its records
-  std::string last;
-  for (const auto& r : records) {
-    if (!last.empty() && !SeqLess(last, r.sequence_number)) {
-      p->Add("stream: sequence number " + r.sequence_number + " after " + last);
-    }
-    last = r.sequence_number;
-    auto pk = r.keys.find("pk");
-    if (pk == r.keys.end()) {
-      p->Add("stream: record " + r.sequence_number + " without its key");
-      continue;
-    }
-    std::optional<Item>& before = state[pk->second.scalar()];
-    const char* want = !before ? "INSERT" : !r.new_image ? "REMOVE" : "MODIFY";
-    if (r.event_name != want || r.old_image != before) {
-      p->Add("stream: " + pk->second.scalar() + " record " + r.sequence_number + " (" +
-             r.event_name + ") does not follow its previous state " +
-             (before ? dynarock::DebugString(*before) : "absent"));
-    }
-    before = r.new_image;
-  }
-  for (const auto& [pk, item] : by_pk) {
-    auto f = state.find(pk);
-    if (f == state.end() || f->second != item) {
-      p->Add("stream: " + pk + "'s records do not end in its state " + dynarock::DebugString(item));
-    }
-  }
-  for (const auto& [pk, image] : state) {
-    if (image && !by_pk.count(pk)) p->Add("stream: " + pk + "'s records end in an item not there");
-  }
-  return records.size();
-}
+namespace {
 
-int Verify(DB* db, int accounts, const std::string& acks_file) {
+int Verify(DB* db, int accounts, const std::string& acks_file, double retention_seconds) {
   Problems p;
+  const double now = std::chrono::duration<double>(
+                         std::chrono::system_clock::now().time_since_epoch()).count();
   dynarock::DescribeTableRequest d;
   d.table_name = kTable;
   auto desc = db->DescribeTable(d);
 
-  // Acknowledged writes (from the runs' stdout).
-  std::vector<int64_t> acked;
-  std::vector<std::pair<int64_t, int64_t>> runs;  // start, last ack (start-1 if none)
+  // The history (the runs' stdout).
+  History h;
   if (!acks_file.empty()) {
     std::ifstream in(acks_file);
     if (!in) {
       std::fprintf(stderr, "crash_writer verify: cannot read %s\n", acks_file.c_str());
       return 2;
     }
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream ls(line);
-      std::string word;
-      int64_t v;
-      if (!(ls >> word >> v)) continue;
-      if (word == "start") runs.emplace_back(v, v - 1);
-      if (word == "ack") {
-        acked.push_back(v);
-        if (runs.empty() || v < runs.back().first) {
-          p.Add("ack " + std::to_string(v) + " outside any run");
-        } else {
-          runs.back().second = std::max(runs.back().second, v);
-        }
-      }
-    }
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    h.Parse(lines);
+    for (const auto& e : h.errors) p.Add(e);
   }
+  // Stream records older than the retention may have been trimmed by a run.
+  const double retained_since = retention_seconds > 0 ? now - retention_seconds : 0;
+  const bool trimmed = retention_seconds > 0 && (h.runs.empty() || h.runs.front().t0 < retained_since + 1);
 
   if (!desc.ok()) {
-    if (!acked.empty()) p.Add("table missing after acknowledged writes: " + desc.status().ToString());
+    if (!h.acked.empty()) p.Add("table missing after acknowledged writes: " + desc.status().ToString());
     std::printf("verify: %s (no table)\n", p.list.empty() ? "OK" : "FAILED");
     return p.list.empty() ? 0 : 1;
   }
@@ -573,40 +695,76 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
           std::to_string(accounts * kStartBalance));
   }
 
-  // Acknowledged writes are there (or overwritten by a later one).
-  int64_t acked_txns = 0, acked_item_writes = 0;
-  if (!acks_file.empty()) {
-    std::vector<int64_t> in_flight;
-    for (auto [start, last] : runs) in_flight.push_back(last + 1);
+  // The stream, read once: every item's records chain to its state now; the
+  // records of item#j are kept for the checks against the writes below.
+  crash::StreamSummary stream = crash::CheckStream(
+      db, kTable, [](const Item& keys) { return keys.at("pk").scalar(); }, by_pk, trimmed,
+      [](const std::string& key) { return key.rfind("item#", 0) == 0; }, &p);
+  for (const auto& r : stream.by_key) {
+    for (const auto& rec : r.second) {
+      if (rec.by_time_to_live && r.first.rfind("item#", 0) != 0) {
+        p.Add("stream: time to live deleted " + r.first + ", which has no TTL");
+      }
+    }
+  }
+
+  // Acknowledged writes are there (or overwritten by a later one, or deleted
+  // by time to live once expired).
+  int64_t acked_txns = 0, acked_item_writes = 0, expired_present = 0, swept = 0;
+  if (h.given) {
     std::map<int, int64_t> last_acked;  // item -> write number
-    for (int64_t n : acked) {
+    std::map<int, std::vector<Write>> writes_of;  // item -> its writes, in order
+    for (auto [n, acked] : h.Ordered()) {
+      if (crash::IsItemWrite(KindOf(n))) writes_of[ItemWriteOf(n, h.T0Of(n)).item].push_back({n, acked});
+    }
+    for (int64_t n : h.acked) {
       if (KindOf(n) == Kind::kTxn) {
         acked_txns++;
         if (!logs.count(n)) p.Add("acknowledged transaction " + std::to_string(n) + " missing");
-      } else {
+      } else if (crash::IsItemWrite(KindOf(n))) {
         acked_item_writes++;
-        int j = ItemWriteOf(n).item;
+        int j = ItemWriteOf(n, h.T0Of(n)).item;
         last_acked[j] = std::max(last_acked.count(j) ? last_acked[j] : INT64_MIN, n);
       }
     }
     for (int j = 0; j < kItems; ++j) {
-      std::vector<int64_t> candidates;
+      std::vector<std::optional<Item>> candidates;
       bool initial_ok = !last_acked.count(j);
       int64_t floor = initial_ok ? INT64_MIN : last_acked[j];
-      if (!initial_ok) candidates.push_back(floor);
-      for (int64_t n : in_flight) {
-        if (n > floor && KindOf(n) != Kind::kTxn && ItemWriteOf(n).item == j) candidates.push_back(n);
+      if (initial_ok) candidates.push_back(std::nullopt);
+      else candidates.push_back(ItemWriteOf(floor, h.T0Of(floor)).result);
+      for (int64_t n : h.in_flight) {
+        if (n > floor && crash::IsItemWrite(KindOf(n)) && ItemWriteOf(n, h.T0Of(n)).item == j) {
+          candidates.push_back(ItemWriteOf(n, h.T0Of(n)).result);
+        }
       }
       auto f = by_pk.find(ItemKey(j));
       std::optional<Item> actual;
       if (f != by_pk.end()) actual = f->second;
-      bool ok = initial_ok && !actual;
-      for (int64_t n : candidates) ok |= ItemWriteOf(n).result == actual;
+      bool ok = std::find(candidates.begin(), candidates.end(), actual) != candidates.end();
+      if (!ok && !actual) {
+        // Deleted by time to live: an expired candidate, and the item's last
+        // record is its TTL REMOVE (or every record is trimmed).
+        const auto& recs = stream.by_key[ItemKey(j)];
+        for (const auto& c : candidates) {
+          std::optional<double> exp = c ? ExpOf(*c) : std::nullopt;
+          if (!exp || *exp >= now) continue;
+          if (recs.empty() ? trimmed : recs.back().by_time_to_live && recs.back().old_image == c) {
+            ok = true;
+            swept++;
+          }
+        }
+      }
+      if (actual) {
+        std::optional<double> exp = ExpOf(*actual);
+        if (exp && *exp < now) expired_present++;
+      }
       if (!ok) {
         p.Add(ItemKey(j) + ": state " + (actual ? dynarock::DebugString(*actual) : "absent") +
               " is not what acknowledged write " + (initial_ok ? "(none)" : std::to_string(floor)) +
               " or a later unacknowledged one left");
       }
+      CheckItemRecords(j, stream.by_key[ItemKey(j)], writes_of[j], h, retained_since, !actual, &p);
     }
   }
 
@@ -653,7 +811,7 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
     tag_index = "by_tag " + *tag_state + " at open, " + std::to_string(e3) + " entries";
   }
 
-  size_t stream_records = CheckStream(db, *desc, by_pk, &p);
+  std::string graph = crash::VerifyGraph(db, h, trimmed, &p);
 
   auto report = db->CheckConsistency();
   if (!report.ok()) {
@@ -663,12 +821,15 @@ int Verify(DB* db, int accounts, const std::string& acks_file) {
   }
 
   std::printf("verify: %s: %zu items, %d accounts (sum %lld), %zu committed transactions, "
-              "%zu + %zu index entries, %s, %zu stream records; %lld acknowledged transactions "
-              "and %lld acknowledged item writes over %zu runs\n",
+              "%zu + %zu index entries, %s, %zu stream records (%zu by TTL%s); "
+              "%lld expired items not yet swept, %lld swept since their last write; %s; "
+              "%lld acknowledged transactions and %lld acknowledged item writes over %zu runs\n",
               p.list.empty() ? "OK" : "FAILED", by_pk.size(), present,
-              static_cast<long long>(total), logs.size(), e1, e2, tag_index.c_str(), stream_records,
-              static_cast<long long>(acked_txns), static_cast<long long>(acked_item_writes),
-              runs.size());
+              static_cast<long long>(total), logs.size(), e1, e2, tag_index.c_str(),
+              stream.records, stream.ttl_removes, trimmed ? ", older ones may be trimmed" : "",
+              static_cast<long long>(expired_present), static_cast<long long>(swept),
+              graph.c_str(), static_cast<long long>(acked_txns),
+              static_cast<long long>(acked_item_writes), h.runs.size());
   if (!p.list.empty()) std::printf("%zu problems\n", p.list.size());
   std::fflush(stdout);
   return p.list.empty() ? 0 : 1;
@@ -739,8 +900,10 @@ int Usage(const char* msg) {
   if (msg) std::fprintf(stderr, "crash_writer: %s\n", msg);
   std::fprintf(stderr,
                "usage: crash_writer run --data DIR [--sync] [--start N] [--accounts K] [--add-index]\n"
+               "                        [--resume N] [--stream-retention SECONDS] [--ttl-sweep SECONDS]\n"
                "       crash_writer verify --data DIR [--acks FILE] [--accounts K]\n"
-               "       crash_writer corrupt --data DIR [--stream]\n");
+               "                        [--stream-retention SECONDS]\n"
+               "       crash_writer corrupt --data DIR [--stream | --graph-edge]\n");
   return 2;
 }
 
@@ -755,8 +918,10 @@ int main(int argc, char** argv) {
   }
   if (mode != "run" && mode != "verify" && mode != "corrupt") return Usage("unknown mode");
   std::string data, acks;
-  bool sync = false, add_index = false, stream = false;
+  bool sync = false, add_index = false, stream = false, tear_edge = false;
   int accounts = 16;
+  int64_t resume = -1;
+  double retention_seconds = 0, ttl_sweep_seconds = 0.5;
   int64_t start = std::chrono::duration_cast<std::chrono::microseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
@@ -773,19 +938,42 @@ int main(int argc, char** argv) {
     else if (a == "--sync") sync = true;
     else if (a == "--add-index") add_index = true;
     else if (a == "--stream") stream = true;
+    else if (a == "--graph-edge") tear_edge = true;
     else if (a == "--start") start = std::stoll(value());
     else if (a == "--accounts") accounts = std::stoi(value());
     else if (a == "--acks") acks = value();
+    else if (a == "--resume") resume = std::stoll(value());
+    else if (a == "--stream-retention") retention_seconds = std::stod(value());
+    else if (a == "--ttl-sweep") ttl_sweep_seconds = std::stod(value());
     else return Usage(("unknown flag " + a).c_str());
   }
   if (data.empty()) return Usage("--data is required");
   if (accounts < 2 || accounts > 1000) return Usage("--accounts must be 2..1000");
 
+  if (mode == "corrupt" && tear_edge) {
+    dynarock::Options options;
+    options.create_if_missing = false;
+    options.ttl_sweep_seconds = 0;
+    auto db = DB::Open(options, data);
+    if (!db.ok()) return Usage(db.status().ToString().c_str());
+    std::string which;
+    dynarock::Status s = crash::TearOneEdge(db->get(), &which);
+    if (!s.ok()) {
+      std::fprintf(stderr, "crash_writer corrupt: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::printf("deleted %s, not its edge-set entry\n", which.c_str());
+    return 0;
+  }
   if (mode == "corrupt") return Corrupt(data, stream);
 
   dynarock::Options options;
   options.sync_writes = sync;
   options.create_if_missing = mode == "run";
+  // Verifying must not move the data: no expiry (nor trimming: the default
+  // retention of a day) while it reads.
+  options.ttl_sweep_seconds = mode == "run" ? ttl_sweep_seconds : 0;
+  if (mode == "run" && retention_seconds > 0) options.stream_retention_seconds = retention_seconds;
   auto opened = DB::Open(options, data);
   if (!opened.ok()) {
     std::fprintf(stderr, "crash_writer: cannot open %s: %s\n", data.c_str(),
@@ -794,14 +982,28 @@ int main(int argc, char** argv) {
   }
   std::unique_ptr<DB> db = std::move(*opened);
 
-  if (mode == "verify") return Verify(db.get(), accounts, acks);
+  if (mode == "verify") return Verify(db.get(), accounts, acks, retention_seconds);
 
   EnsureTable(db.get(), accounts);
   if (add_index) AddTagIndex(db.get());
-  std::printf("start %lld\n", static_cast<long long>(start));
+  dynarock::graph::EmbeddedClient client(db.get());
+  dynarock::graph::Graph graph(&client, crash::GraphSchema());
+  dynarock::Status gs = crash::EnsureGraph(db.get(), &graph);
+  if (!gs.ok()) Die("creating the graph table", gs);
+  // The previous run was killed in write `resume`: a DeleteNode is finished, as
+  // an application must (it leaves the dying node's edge set stale until done).
+  if (resume >= 0 && KindOf(resume) == Kind::kDeleteNode) {
+    dynarock::Status s = crash::DoGraphWrite(&graph, resume);
+    if (!s.ok()) Die("resuming write " + std::to_string(resume), s);
+    std::printf("resumed %lld\n", static_cast<long long>(resume));
+  }
+  const int64_t t0 = std::chrono::duration_cast<std::chrono::seconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+  std::printf("start %lld %lld\n", static_cast<long long>(start), static_cast<long long>(t0));
   std::fflush(stdout);
   for (int64_t n = start;; ++n) {
-    dynarock::Status s = DoWrite(db.get(), n, accounts);
+    dynarock::Status s = DoWrite(db.get(), &graph, n, accounts, static_cast<double>(t0));
     if (!s.ok()) Die("write " + std::to_string(n), s);
     std::printf("ack %lld\n", static_cast<long long>(n));
     std::fflush(stdout);

@@ -1,16 +1,32 @@
-"""Crash safety: kill -9 a process in the middle of transactions and
-index-maintaining writes, reopen, and check nothing is torn.
+"""Crash safety: kill -9 a process in the middle of transactions, index-maintaining
+writes, expiring items and graph edits, reopen, and check nothing is torn.
 
-Runs `crash_writer run` (tests/crash/crash_writer.cc) on one data directory
-5 times, each for a random 0.5-2 s, killing it with SIGKILL; after each kill:
+Runs `crash_writer run` (tests/crash/crash_writer.cc, crash_graph.cc) on one data
+directory CRASH_ROUNDS times (10 by default), each for a random 0.5-2 s, killing it
+with SIGKILL. The workload has everything on at once: bank transfers
+(TransactWriteItems) and single-item writes on a table with two GSIs, a
+NEW_AND_OLD_IMAGES stream and time to live (half the items written expire within
+seconds, so the sweeper deletes some during a run and some after the restart); and
+a graph (graph/graph.h: edges with edge sets, a ranked type whose rank changes, a
+reverse type, an opted-out type, nodes, DeleteNode) on a second table with a
+stream. Stream records are kept CRASH_STREAM_RETENTION seconds (8 by default), so
+the stream is trimmed while the runs write and the checks stay bounded over a long
+loop. A run killed in a DeleteNode finishes it first thing in the next run
+(`--resume`), as an application must. After each kill:
 
-* `dynarock check --data DIR` must exit 0 (every GSI matches its table), and
-* `crash_writer verify --data DIR --acks FILE` must exit 0: balances sum to
-  their start, each transaction is wholly present or absent, every
-  acknowledged write is there (or overwritten by a later write), the GSIs
-  read back through Scan hold exactly what the table implies, and the table's
-  stream holds exactly one record per durable change, in order (each item's
-  records chain from absent to its state now).
+* `dynarock check --data DIR` must exit 0 (every GSI, the graph's inverted index
+  included, matches its table, and the statistics match the data), and
+* `crash_writer verify --data DIR --acks FILE` must exit 0: balances sum to their
+  start, each transaction is wholly present or absent, every acknowledged write is
+  there (or overwritten by a later write, or deleted by time to live once
+  expired), the GSIs read back through Scan hold exactly what the table implies,
+  each table's stream holds exactly one record per durable change, in order
+  (each item's records chain to its state now), every acknowledged item write has
+  its record and every record its write, time to live deleted only expired items
+  (each with a REMOVE record marked as the service's), every graph node and edge
+  is in a state the acknowledged writes allow, an interrupted graph write is whole
+  or absent, and the edge sets, reverse edges, ranks and incoming types agree with
+  the edges.
 
 Runs alternate --sync (fsync before acknowledging) and the default; both
 promise that an acknowledged write survives a process crash (db.h). The third
@@ -23,7 +39,8 @@ writes that are not there
 must refuse bad usage (exit 2).
 
 Environment: DYNAROCK_BIN and CRASH_WRITER_BIN (set by ctest), CRASH_SEED to
-replay a run's random timings, CRASH_ROUNDS (default 5).
+replay a run's random timings, CRASH_ROUNDS (default 10), CRASH_STREAM_RETENTION
+(seconds, default 8). scripts/crash-loop.sh runs 100 rounds.
 Run standalone:
   DYNAROCK_BIN=build/dynarock CRASH_WRITER_BIN=build/tests/crash_writer \
       python3 tests/crash/test_crash_recovery.py
@@ -31,6 +48,7 @@ Run standalone:
 
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -42,7 +60,8 @@ import unittest
 
 DYNAROCK = os.environ.get("DYNAROCK_BIN")
 WRITER = os.environ.get("CRASH_WRITER_BIN")
-ROUNDS = int(os.environ.get("CRASH_ROUNDS", "5"))
+ROUNDS = int(os.environ.get("CRASH_ROUNDS", "10"))
+RETENTION = os.environ.get("CRASH_STREAM_RETENTION", "8")
 SEED = int(os.environ.get("CRASH_SEED", str(int(time.time() * 1000) % 1000000)))
 START_TIMEOUT_S = 30
 
@@ -69,8 +88,11 @@ class CrashRecoveryTest(unittest.TestCase):
         elif getattr(cls, "tmp", None):
             shutil.rmtree(cls.tmp, ignore_errors=True)
 
-    def writer_round(self, rnd, sync, rng, add_index=False):
-        args = [WRITER, "run", "--data", self.data, "--start", str((rnd + 1) * 10 ** 12)]
+    def writer_round(self, rnd, sync, rng, add_index=False, resume=None):
+        args = [WRITER, "run", "--data", self.data, "--start", str((rnd + 1) * 10 ** 12),
+                "--stream-retention", RETENTION]
+        if resume is not None:
+            args += ["--resume", str(resume)]
         if sync:
             args.append("--sync")
         if add_index:
@@ -118,16 +140,26 @@ class CrashRecoveryTest(unittest.TestCase):
         with open(self.acks, "a") as f:
             for ln in lines:
                 f.write(ln + "\n")
-        return sum(1 for ln in lines if ln.startswith("ack "))
+        # The write the run was killed in: the one after its last acknowledgement.
+        start = next(int(ln.split()[1]) for ln in lines if ln.startswith("start "))
+        acked = [int(ln.split()[1]) for ln in lines if ln.startswith("ack ")]
+        return len(acked), (max(acked) if acked else start - 1) + 1
 
     def test_kill9_rounds_then_check(self):
         rng = random.Random(SEED)
-        sys.stderr.write("crash test: seed %d (CRASH_SEED to replay), dir %s\n" % (SEED, self.tmp))
+        sys.stderr.write("crash test: seed %d (CRASH_SEED to replay), %d rounds, dir %s\n"
+                         % (SEED, ROUNDS, self.tmp))
         total_acks = 0
+        ttl_records = 0
+        resume = None
+        t_start = time.monotonic()
+        rnd = -1
         try:
             for rnd in range(ROUNDS):
                 sync = rnd % 2 == 0
-                acks = self.writer_round(rnd, sync, rng, add_index=(rnd == 2))
+                t_round = time.monotonic()
+                acks, resume = self.writer_round(rnd, sync, rng, add_index=(rnd == 2),
+                                                 resume=resume)
                 total_acks += acks
                 t0 = time.monotonic()
                 chk = run([DYNAROCK, "check", "--data", self.data])
@@ -136,16 +168,32 @@ class CrashRecoveryTest(unittest.TestCase):
                                  % (rnd, chk.stdout[-4000:], chk.stderr[-2000:]))
                 last = chk.stdout.strip().splitlines()[-1]
                 self.assertRegex(last, r"^checked \d+ tables, \d+ items, \d+ index entries: OK$")
-                ver = run([WRITER, "verify", "--data", self.data, "--acks", self.acks])
+                ver = run([WRITER, "verify", "--data", self.data, "--acks", self.acks,
+                           "--stream-retention", RETENTION])
+                t2 = time.monotonic()
                 self.assertEqual(ver.returncode, 0, "round %d: crash_writer verify:\n%s%s"
                                  % (rnd, ver.stdout[-6000:], ver.stderr[-2000:]))
-                sys.stderr.write("round %d (%s): %d acks; %s; check %.2fs; %s\n"
+                summary = ver.stdout.strip().splitlines()[-1]
+                m = re.search(r"\((\d+) by TTL", summary)
+                ttl_records = max(ttl_records, int(m.group(1)) if m else 0)
+                sys.stderr.write("round %d (%s): %d acks; %s; check %.2fs, verify %.2fs, "
+                                 "round %.1fs; %s\n"
                                  % (rnd, "sync" if sync else "no sync", acks, last, t1 - t0,
-                                    ver.stdout.strip().splitlines()[-1]))
+                                    t2 - t1, t2 - t_round, summary))
         except BaseException:
             type(self).keep = True
+            sys.stderr.write("crash test: FAILED in round %d of %d after %.0fs (seed %d, "
+                             "CRASH_SEED=%d CRASH_ROUNDS=%d to replay; data kept in %s)\n"
+                             % (rnd, ROUNDS, time.monotonic() - t_start, SEED, SEED, ROUNDS,
+                                self.tmp))
             raise
+        sys.stderr.write("crash test: %d rounds, 0 failures, %d acknowledged writes, %.0fs "
+                         "(seed %d)\n" % (ROUNDS, total_acks, time.monotonic() - t_start, SEED))
         self.assertGreater(total_acks, 0)
+        if ROUNDS >= 5:
+            # The sweeper ran: some records of the stream (those not yet
+            # trimmed) are deletions by time to live.
+            self.assertGreater(ttl_records, 0, "no item was deleted by time to live")
 
     def small_database(self, name, acks=300):
         """A database of its own, written by one `crash_writer run --start 1`
@@ -205,6 +253,28 @@ class CrashRecoveryTest(unittest.TestCase):
         self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
         self.assertRegex(ver.stdout, r"problem: stream: \S+'s records (do not end in its state|"
                                      r"end in an item not there)")
+
+    def test_verify_reports_a_torn_graph_edit(self):
+        # Delete one graph edge through the engine but leave its edge-set entry:
+        # the indexes and the stream stay consistent, so `dynarock check` passes,
+        # but the verifier must name the stale entry.
+        d, lines = self.small_database("graph")
+        acks = os.path.join(self.tmp, "graph-acks.txt")
+        with open(acks, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        ok = run([WRITER, "verify", "--data", d, "--acks", acks])
+        self.assertEqual(ok.returncode, 0, ok.stdout + ok.stderr)
+        self.assertRegex(ok.stdout, r"graph: \d+ nodes, [1-9]\d* edges")
+        c = run([WRITER, "corrupt", "--data", d, "--graph-edge"])
+        self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+        self.assertIn("not its edge-set entry", c.stdout)
+        self.assertEqual(run([DYNAROCK, "check", "--data", d]).returncode, 0)
+        ver = run([WRITER, "verify", "--data", d, "--acks", acks])
+        self.assertEqual(ver.returncode, 1, ver.stdout + ver.stderr)
+        self.assertRegex(ver.stdout, r"problem: graph: node \S+'s edge set names LINK#\S+, "
+                                     r"which is not there")
+        self.assertRegex(ver.stdout, r"problem: graph: VerifyEdgeSet\(\S+\) finds 0 missing "
+                                     r"and 1 stale entries")
 
     def test_verify_reports_an_acknowledged_write_that_is_not_there(self):
         # The verifier is this test's oracle, so it must be able to fail: claim
