@@ -2,22 +2,29 @@
 
 #include <rocksdb/db.h>
 #include <rocksdb/filter_policy.h>
+#include <rocksdb/listener.h>
 #include <rocksdb/write_buffer_manager.h>
 #include <rocksdb/env.h>
 #include <rocksdb/merge_operator.h>
+#include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
+#include <rocksdb/sst_file_reader.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
+
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <random>
 
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/rocksdb_status.h"
+#include "engine/storage_env.h"
 #include "engine/table_validation.h"
 #include "index/maintainer.h"
 
@@ -83,11 +90,53 @@ double NowEpochSeconds() {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count() / 1000.0;
 }
 
+// RocksDB's reports of background errors and of its recoveries.
+class DBImpl::StorageListener : public rocksdb::EventListener {
+ public:
+  explicit StorageListener(DBImpl* db) : db_(db) {}
+  const char* Name() const override { return "dynarock.StorageListener"; }
+
+  void OnBackgroundError(rocksdb::BackgroundErrorReason reason, rocksdb::Status* error) override {
+    using R = rocksdb::BackgroundErrorReason;
+    const char* where = reason == R::kFlush || reason == R::kFlushNoWAL ? "a flush"
+                        : reason == R::kCompaction                     ? "a compaction"
+                        : reason == R::kWriteCallback                  ? "a write"
+                        : reason == R::kMemTable                       ? "a memtable insert"
+                                                                       : "a MANIFEST write";
+    if (error->severity() >= rocksdb::Status::Severity::kHardError) {
+      db_->ReportStorageError(where, *error);
+      return;
+    }
+    // A soft error (ENOSPC in a compaction): writes go on; said once a minute.
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+    int64_t last = last_soft_log_.load();
+    if (now - last < 60 || !last_soft_log_.compare_exchange_strong(last, now)) return;
+    std::fprintf(stderr,
+                 "dynarock: storage error in %s (%s): %s. Writes go on; RocksDB retries\n",
+                 db_->dir_.c_str(), where, error->ToString().c_str());
+  }
+  void OnErrorRecoveryEnd(const rocksdb::BackgroundErrorRecoveryInfo& info) override {
+    if (info.new_bg_error.ok()) db_->ReportStorageRecovered("RocksDB recovered by itself");
+  }
+
+ private:
+  DBImpl* const db_;  // outlives the RocksDB database, whose threads call this
+  std::atomic<int64_t> last_soft_log_{-3600};  // steady seconds
+};
+
 StatusOr<std::unique_ptr<DB>> DB::Open(const Options& options, std::string_view path) {
   return DBImpl::OpenImpl(options, path);
 }
 
-StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path) {
+StatusOr<std::unique_ptr<DB>> internal::OpenWithEnv(const Options& options, std::string_view path,
+                                                    std::shared_ptr<rocksdb::Env> env) {
+  return DBImpl::OpenImpl(options, path, std::move(env));
+}
+
+StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path,
+                                               std::shared_ptr<rocksdb::Env> env) {
   std::unique_ptr<DBImpl> impl(new DBImpl());
   impl->options_ = options;
   // A sweep period that is not a sane number of seconds turns expiry off, and
@@ -125,7 +174,12 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     impl->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = impl->mem_env_.get();
     dir = "/dynarock-in-memory";  // the path is ignored in memory
+  } else if (env) {
+    impl->env_ = std::move(env);
+    db_options.env = impl->env_.get();
   }
+
+  db_options.listeners.push_back(std::make_shared<StorageListener>(impl.get()));
 
   rocksdb::BlockBasedTableOptions table_options;
   const size_t budget = options.memory_budget_bytes;
@@ -171,6 +225,15 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     cf_options.max_write_buffer_number = 2;
     db_options.db_write_buffer_size = 32u << 20;
   }
+  // Write-ahead log files live until every column family with data in them
+  // has flushed, and the catalog's memtable (statistics merges, a few bytes a
+  // write) takes hours to fill: without a bound every log since its last
+  // flush stays (the soak, tests/soak: ~100 MB of logs a minute under mixed
+  // load, kept until RocksDB's default bound of 4x all write buffers, 2 GB).
+  // Past this total RocksDB flushes the column families that hold the oldest
+  // log, so the logs stay within a few memtables' worth.
+  db_options.max_total_wal_size =
+      std::max<uint64_t>(4 * cf_options.write_buffer_size, 16u << 20);
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
   rocksdb::ColumnFamilyOptions catalog_options = cf_options;
   catalog_options.merge_operator = std::make_shared<StatsMergeOperator>();
@@ -182,14 +245,26 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       {"streams", cf_options},
   };
   rocksdb::DB* raw = nullptr;
+  // A new data directory is its owner's alone (0700, not RocksDB's 0755): it
+  // holds every item in clear. An existing one keeps its mode.
+  if (!options.in_memory && !options.read_only && options.create_if_missing && !impl->env_) {
+    ::mkdir(dir.c_str(), 0700);  // failures (EEXIST...) are RocksDB's open's to report
+  }
   rocksdb::Status s =
       options.read_only
           ? rocksdb::DB::OpenForReadOnly(db_options, dir, families, &impl->handles_, &raw)
           : rocksdb::DB::Open(db_options, dir, families, &impl->handles_, &raw);
   if (!s.ok()) {
-    if (s.IsIOError() && s.ToString().find("lock") != std::string::npos) {
+    // RocksDB's LOCK file (flock): held by another process ("While lock
+    // file"), or by another DB of this one ("lock hold by current process").
+    const std::string why = s.ToString();
+    if (s.IsIOError() && why.find("lock hold by current process") != std::string::npos) {
       return InternalError("The data directory " + dir +
-                           " is in use by another process (" + s.ToString() + ")");
+                           " is in use: this process already has it open (" + why + ")");
+    }
+    if (s.IsIOError() && why.find("While lock file") != std::string::npos) {
+      return InternalError("The data directory " + dir +
+                           " is in use by another process, which has it open (" + why + ")");
     }
     return InternalError("Cannot open the database at " + dir + ": " + s.ToString());
   }
@@ -329,7 +404,19 @@ DBImpl::~DBImpl() {
   index_lag_.reset();  // pending index entries applied
   change_log_.reset();  // after every writer; stops its trimming thread
   if (db_ == nullptr) return;
-  db_->FlushWAL(true).PermitUncheckedError();
+  // The log is synced at close, so that a clean close loses nothing even
+  // without sync_writes, unless a write or a flush failed on the storage:
+  // a log whose write or sync failed keeps the error, and syncing it again
+  // aborts the process in a RocksDB built with assertions, as Debian's 7.8
+  // is ("Assertion `sync_without_flush_called_' failed", WritableFileWriter).
+  // A flush under way may still fail (it syncs the closed logs first): wait
+  // for it, up to 10 s, so that its error is reported.
+  for (int i = 0; i < 200; ++i) {
+    uint64_t running = 0;
+    if (!db_->GetIntProperty("rocksdb.num-running-flushes", &running) || running == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!write_failing_.load()) db_->FlushWAL(true).PermitUncheckedError();
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   db_->Close().PermitUncheckedError();
   delete db_;
@@ -432,12 +519,88 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   if (options_.read_only) {
     return InternalError("The database was opened read-only; writes are refused");
   }
+  if (write_failing_.load(std::memory_order_relaxed)) TryResume();
   rocksdb::WriteOptions wo;
   wo.sync = sync_;
   // In memory, a write-ahead log could recover nothing: a process that ends
   // takes the data with it. Without it each write copies its bytes once less.
   wo.disableWAL = options_.in_memory;
-  return FromRocksDB(db_->Write(wo, batch));
+  const rocksdb::Status s = db_->Write(wo, batch);
+  if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) NoteWriteError(s);
+  return FromRocksDB(s);
+}
+
+void DBImpl::NoteWriteError(const rocksdb::Status& s) { ReportStorageError("a write", s); }
+
+void DBImpl::ReportStorageError(const char* where, const rocksdb::Status& s) {
+  if (write_failing_.exchange(true)) return;
+  std::fprintf(stderr,
+               "dynarock: storage error in %s (%s): %s. Writes fail with InternalServerError "
+               "until the storage works again (reads go on)\n",
+               dir_.c_str(), where, s.ToString().c_str());
+}
+
+void DBImpl::ReportStorageRecovered(const char* how) {
+  if (!write_failing_.exchange(false)) return;
+  std::fprintf(stderr, "dynarock: storage works again, writes to %s resumed (%s)\n", dir_.c_str(),
+               how);
+}
+
+void DBImpl::TryResume() {
+  std::unique_lock<std::mutex> lock(resume_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // another write is trying
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_resume_) return;
+  next_resume_ = now + kResumeInterval;
+  // RocksDB 7.8's Resume(): OK at once unless writes are stopped; Busy while
+  // its own recovery runs (ENOSPC: the SstFileManager's); for a hard error
+  // it flushes every column family (the log may have a torn tail) and clears
+  // the error; for a fatal or unrecoverable one it returns that error.
+  const rocksdb::Status s = db_->Resume();
+  if (s.ok()) {
+    resume_failure_logged_ = false;
+    ReportStorageRecovered("DB::Resume");
+    return;
+  }
+  if (resume_failure_logged_ || s.IsBusy()) return;
+  resume_failure_logged_ = true;
+  if (s.severity() >= rocksdb::Status::Severity::kFatalError) {
+    std::fprintf(stderr,
+                 "dynarock: RocksDB cannot resume writes to %s after this error (%s): writes "
+                 "fail until the database is reopened (restart the process)\n",
+                 dir_.c_str(), s.ToString().c_str());
+  } else {
+    std::fprintf(stderr, "dynarock: writes to %s still fail (%s); retrying every %lld ms\n",
+                 dir_.c_str(), s.ToString().c_str(),
+                 static_cast<long long>(kResumeInterval.count()));
+  }
+}
+
+StatusOr<ChecksumReport> DBImpl::VerifyChecksums() {
+  ChecksumReport report;
+  // Compactions may delete files meanwhile: keep them (read-only: nothing is
+  // deleted anyway).
+  const bool hold = !options_.read_only && db_->DisableFileDeletions().ok();
+  std::vector<rocksdb::LiveFileMetaData> files;
+  db_->GetLiveFilesMetaData(&files);
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  for (const rocksdb::LiveFileMetaData& f : files) {
+    rocksdb::ColumnFamilyHandle* cf = nullptr;
+    for (auto* h : handles_)
+      if (h->GetName() == f.column_family_name) cf = h;
+    if (cf == nullptr) continue;
+    const std::string path = f.directory + "/" + f.relative_filename;
+    rocksdb::SstFileReader reader(rocksdb::Options(db_->GetDBOptions(), db_->GetOptions(cf)));
+    rocksdb::Status s = reader.Open(path);
+    if (s.ok()) s = reader.VerifyChecksum(ro);
+    ++report.files;
+    report.bytes += static_cast<int64_t>(f.size);
+    if (!s.ok()) report.corrupt.push_back(path + ": " + s.ToString());
+  }
+  if (hold) db_->EnableFileDeletions(/*force=*/false).PermitUncheckedError();
+  return report;
 }
 
 void DBImpl::WaitForWritesInProgress() {

@@ -52,6 +52,7 @@ class DB;
 class ColumnFamilyHandle;
 class Env;
 class Snapshot;
+class Status;
 class WriteBatch;
 }  // namespace rocksdb
 
@@ -112,7 +113,10 @@ struct SubscriptionRegistry;  // stream_ops.cc: the running subscriptions
 class DBImpl final : public DB {
  public:
   struct BackupRecord;  // a backup's catalog record (backups.cc)
-  static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path);
+  // `env`: every RocksDB file through it (engine/storage_env.h); null: the
+  // disk's (or, in memory, a memory Env).
+  static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path,
+                                                std::shared_ptr<rocksdb::Env> env = nullptr);
   ~DBImpl() override;
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
@@ -184,6 +188,7 @@ class DBImpl final : public DB {
   StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) override;
 
   StatusOr<ConsistencyReport> CheckConsistency() override;
+  StatusOr<ChecksumReport> VerifyChecksums() override;
 
   // Deletes stream records past their retention now (a background thread
   // does it periodically). Returns how many.
@@ -303,6 +308,29 @@ class DBImpl final : public DB {
   // its stream record.
   bool WriteNeedsOldItem(const TableInfo& info) const;
   Status Commit(rocksdb::WriteBatch* batch);
+  // ---- storage errors (db_impl.cc; docs/durability.md)
+  // An I/O error (EIO, ENOSPC, ...) on a write, a flush, a compaction or the
+  // MANIFEST makes RocksDB stop writes (its "background error"): every write
+  // then fails with InternalServerError, reads go on. The first failure of
+  // an episode is logged on stderr, from the failed write (NoteWriteError) or
+  // from RocksDB's report (StorageListener::OnBackgroundError), whichever
+  // comes first. RocksDB 7.8 recovers from ENOSPC itself (its default
+  // SstFileManager looks for free space every 5 s); otherwise, while writes
+  // fail, a write first tries DB::Resume() (at most once every
+  // kResumeInterval, one thread at a time), which works for errors RocksDB
+  // deems recoverable. Either recovery is logged. Errors RocksDB deems fatal
+  // (EIO on the write-ahead log, a flush or the MANIFEST) cannot be resumed:
+  // writes fail until the database is reopened, which the log says.
+  class StorageListener;
+  void NoteWriteError(const rocksdb::Status& s);
+  void ReportStorageError(const char* where, const rocksdb::Status& s);
+  void ReportStorageRecovered(const char* how);
+  void TryResume();
+  static constexpr std::chrono::milliseconds kResumeInterval{1000};
+  std::atomic<bool> write_failing_{false};  // an episode is on: set, logged, cleared once each
+  std::mutex resume_mu_;
+  std::chrono::steady_clock::time_point next_resume_{};  // GUARDED_BY(resume_mu_)
+  bool resume_failure_logged_ = false;                   // GUARDED_BY(resume_mu_)
   // Commits item writes with their change records (sequence numbers are
   // taken here, under the items' locks).
   Status Commit(WriteSet* writes);
@@ -421,6 +449,7 @@ class DBImpl final : public DB {
 
   Options options_;
   std::unique_ptr<rocksdb::Env> mem_env_;
+  std::shared_ptr<rocksdb::Env> env_;  // OpenWithEnv's; outlives db_
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::shared_ptr<rocksdb::Cache> block_cache_;  // the tables' (MemoryInUse)

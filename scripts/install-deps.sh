@@ -19,6 +19,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libzstd-dev libssl-dev
   libedit-dev tmux less  # `dynarock shell`: line editing, its terminal test, the pager
+  openssl  # the command line: serve --tls-cert's test certificates (tests/e2e/test_tls_and_data_dir.py)
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev llvm
   ca-certificates wrk curl

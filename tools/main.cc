@@ -16,7 +16,7 @@ namespace {
 const Command kCommands[] = {
     {"serve", "Serve DynamoDB's HTTP API (any AWS SDK can point its endpoint here)", &RunServe},
     {"graph", "Graph layer tools: 'graph demo' runs the seed examples", &RunGraph},
-    {"check", "Verify every secondary index against its table (exit 1 on differences)", &RunCheck},
+    {"check", "Verify table-file checksums and every secondary index (exit 1 if not)", &RunCheck},
     {"patterns", "Compare access patterns by requests, capacity, latency and cost", &RunPatterns},
     {"replicate", "Ship a table's changes (its stream) to another DynamoDB endpoint", &RunReplicate},
     {"streams", "'streams tail TABLE' prints a table's stream records as JSON lines", &RunStreams},

@@ -6,7 +6,9 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +94,33 @@ constexpr char kServeHelp[] =
     "  --threads N            Server io threads (default: one per core); a connection\n"
     "                         stays on one thread, so a slow request delays the other\n"
     "                         connections of its thread\n"
+    "  --tls-cert FILE        Serve HTTPS instead of HTTP, with this PEM certificate\n"
+    "                         (chain) and --tls-key FILE its private key (TLS 1.2 or\n"
+    "                         later); clients then trust the certificate (boto3\n"
+    "                         verify=FILE, aws --ca-bundle FILE)\n"
+    "  --max-connections N    Connections open at once (default 1024, at most half the\n"
+    "                         open-file limit, which serve raises to its hard limit);\n"
+    "                         one more is reset as soon as it is accepted\n"
+    "  --max-in-flight N      Requests in flight at once, each holding up to 16 MiB of\n"
+    "                         body (default 256); past it a request gets a\n"
+    "                         ThrottlingException (HTTP 400), which the SDKs retry\n"
+    "  --max-header-bytes SIZE\n"
+    "                         Largest request header (default 16K; 1K to 1M); a larger\n"
+    "                         one gets HTTP 431 and the connection is closed\n"
+    "  --header-timeout-seconds N\n"
+    "                         A new connection's TLS handshake and first request header,\n"
+    "                         and any header once its first byte came, must each\n"
+    "                         arrive within N seconds (default 10), or the connection\n"
+    "                         is closed (slowloris)\n"
+    "  --idle-timeout-seconds N\n"
+    "                         A keep-alive connection waiting for its next request is\n"
+    "                         closed after N seconds (default 120)\n"
+    "  --body-timeout-seconds N\n"
+    "                         A request body must arrive, and a response be written,\n"
+    "                         within N seconds (default 60), or the connection is closed\n"
+    "  --shutdown-grace-seconds N\n"
+    "                         On SIGINT/SIGTERM, requests in flight get N seconds to\n"
+    "                         finish (default 10) before their connections are cut\n"
     "  --require-auth KEY:SECRET\n"
     "                         Verify AWS Signature V4 and accept only these credentials\n"
     "                         (repeatable). Without it any credentials are accepted, as\n"
@@ -142,14 +171,18 @@ constexpr char kServeHelp[] =
     "-cors ORIGINS (every origin is allowed anyway), -optimizeDbBeforeStartup and\n"
     "-disableTelemetry (accepted, nothing to do), -help.\n"
     "\n"
-    "Prints one line 'dynarock listening on http://HOST:PORT (data: DIR)' once ready,\n"
-    "the first line on standard output (with --port 0, read the port from it); with\n"
-    "--metrics-port a line 'dynarock metrics on http://HOST:PORT/metrics' follows.\n"
-    "SIGINT/SIGTERM shut down cleanly (exit 0).\n"
+    "Prints one line 'dynarock listening on http://HOST:PORT (data: DIR)' once ready\n"
+    "(https:// with --tls-cert), the first line on standard output (with --port 0,\n"
+    "read the port from it); with --metrics-port a line 'dynarock metrics on\n"
+    "http://HOST:PORT/metrics' follows.\n"
+    "SIGINT/SIGTERM shut down cleanly: no new connections, requests in flight finish\n"
+    "(--shutdown-grace-seconds), the database is flushed and closed, exit 0.\n"
     "\n"
     "Example:\n"
     "  dynarock serve --port 8000 --data ./data\n"
-    "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n";
+    "  aws dynamodb list-tables --endpoint-url http://127.0.0.1:8000\n"
+    "  dynarock serve --tls-cert cert.pem --tls-key key.pem\n"
+    "  aws dynamodb list-tables --endpoint-url https://127.0.0.1:8000 --ca-bundle cert.pem\n";
 
 // /_dynarock/clock: GET {"now","offsetSeconds"}; POST {"advanceSeconds": N}
 // moves every namespace's clock (TTL, streams, PITR, transient statuses)
@@ -199,6 +232,31 @@ void RegisterClockRoutes(server::ControlApi* control, std::shared_ptr<std::atomi
   });
 }
 
+// Each connection is a file descriptor, and so is each of RocksDB's open table
+// files: raises the soft open-file limit to the hard one, then keeps the
+// connections to half of it so that a flood of them cannot starve the database
+// (which would fail writes). Says so when it lowers a --max-connections given.
+void FitConnectionsToFileLimit(server::HttpServerOptions* opts, bool given) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur < limit.rlim_max) {
+    rlimit raised = limit;
+    raised.rlim_cur = std::min<rlim_t>(limit.rlim_max, rlim_t{1} << 20);
+    if (raised.rlim_cur > limit.rlim_cur && setrlimit(RLIMIT_NOFILE, &raised) == 0) limit = raised;
+  }
+  if (limit.rlim_cur == RLIM_INFINITY) return;
+  const size_t most = std::max<size_t>(static_cast<size_t>(limit.rlim_cur / 2), 16);
+  if (opts->max_connections > most) {
+    if (given) {
+      std::fprintf(stderr,
+                   "dynarock serve: --max-connections lowered to %zu, half the open-file "
+                   "limit (%llu)\n",
+                   most, static_cast<unsigned long long>(limit.rlim_cur));
+    }
+    opts->max_connections = most;
+  }
+}
+
 std::string UrlHost(const std::string& host) {
   if (host.find(':') != std::string::npos) return "[" + host + "]";
   return host;
@@ -220,6 +278,7 @@ int RunServe(const Args& args) {
   capacity_options.enforce = false;
   ServeFaults serve_faults;  // --faults, --fault-seed, --request-log (tools/serve_faults.h)
   long long metrics_port = -1;  // -1: no metrics listener
+  bool max_connections_given = false;
   std::string metrics_host;     // empty: server_opts.host
   std::vector<std::pair<std::string, std::string>> replicate;  // (table, endpoint)
 
@@ -328,6 +387,41 @@ int RunServe(const Args& args) {
         return UsageError("serve", "--threads must be a number from 1 to 1024, not '" + v + "'");
       }
       server_opts.threads = static_cast<int>(n);
+    } else if (flag == "--tls-cert" || flag == "--tls-key") {
+      if (!need_value() || v.empty()) return UsageError("serve", std::string(flag) + " needs a file");
+      (flag == "--tls-cert" ? server_opts.tls_cert_file : server_opts.tls_key_file) = v;
+    } else if (flag == "--max-connections" || flag == "--max-in-flight") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 1, 1000000, &n)) {
+        return UsageError("serve", std::string(flag) + " must be a number from 1 to 1000000");
+      }
+      if (flag == "--max-connections") {
+        server_opts.max_connections = static_cast<size_t>(n);
+        max_connections_given = true;
+      } else {
+        server_opts.max_in_flight = static_cast<size_t>(n);
+      }
+    } else if (flag == "--max-header-bytes") {
+      uint64_t bytes = 0;
+      if (!need_value() || !ParseByteSize(v, &bytes) || bytes < 1024 || bytes > (1u << 20)) {
+        return UsageError("serve", "--max-header-bytes must be a size from 1K to 1M (16K)");
+      }
+      server_opts.max_header_bytes = static_cast<size_t>(bytes);
+    } else if (flag == "--header-timeout-seconds" || flag == "--idle-timeout-seconds" ||
+               flag == "--body-timeout-seconds") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 1, 86400, &n)) {
+        return UsageError("serve", std::string(flag) + " must be a number from 1 to 86400");
+      }
+      (flag == "--header-timeout-seconds" ? server_opts.header_timeout_seconds
+       : flag == "--idle-timeout-seconds" ? server_opts.idle_timeout_seconds
+                                          : server_opts.io_timeout_seconds) = static_cast<int>(n);
+    } else if (flag == "--shutdown-grace-seconds") {
+      long long n;
+      if (!need_value() || !ParseInt(v, 0, 3600, &n)) {
+        return UsageError("serve", "--shutdown-grace-seconds must be a number from 0 to 3600");
+      }
+      server_opts.stop_grace_seconds = static_cast<int>(n);
     } else if (flag == "--require-auth") {
       api::AccessKey key;
       if (!need_value() || !api::AuthConfig::ParseKeySecret(v, &key)) {
@@ -424,6 +518,10 @@ int RunServe(const Args& args) {
   if (capacity_options.partition_limits && !capacity_options.enforce) {
     return UsageError("serve", "--partition-limits needs --enforce-capacity");
   }
+  if (server_opts.tls_cert_file.empty() != server_opts.tls_key_file.empty()) {
+    return UsageError("serve", "--tls-cert and --tls-key go together");
+  }
+  FitConnectionsToFileLimit(&server_opts, max_connections_given);
 
   // SIGINT/SIGTERM are taken synchronously by this thread (sigwait below): block
   // them before any other thread exists (RocksDB's, the server's), which inherit
@@ -554,7 +652,8 @@ int RunServe(const Args& args) {
   }
 
   // The first line on standard output: harnesses read the port from it.
-  std::printf("dynarock listening on http://%s:%u (data: %s)\n",
+  std::printf("dynarock listening on %s://%s:%u (data: %s)\n",
+              server_opts.tls_cert_file.empty() ? "http" : "https",
               UrlHost(server_opts.host).c_str(), static_cast<unsigned>(port),
               db_opts.in_memory ? "in-memory" : data_dir.c_str());
   std::fputs(metrics_line.c_str(), stdout);

@@ -1,7 +1,8 @@
 // HttpServer over real loopback sockets, with a stub request handler and a
 // plain-socket client: framing, keep-alive and pipelining, the DynamoDB headers
 // (x-amzn-RequestId, x-amz-crc32), target and auth errors, the body limit,
-// malformed input, concurrency and graceful Stop().
+// malformed input, concurrency and graceful Stop(); the limits and timeouts
+// (header timeout, keep-alive idle, connections, requests in flight, header size).
 
 #include "tools/server/http_server.h"
 
@@ -613,6 +614,170 @@ TEST_F(HttpServerTest, WithoutRequireAuthAnyCredentialsAreAccepted) {
   auto r = c.Read();
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, 200);
+}
+
+// ---- Limits and timeouts ----
+
+// A header trickled a byte at a time (slowloris) is cut at the header
+// timeout, while another client on the same io thread is served meanwhile.
+TEST_F(HttpServerTest, HeaderTimeoutCutsATrickledHeader) {
+  HttpServerOptions opts;
+  opts.threads = 1;
+  opts.header_timeout_seconds = 1;
+  StartServer(opts);
+  Conn slow(port_);
+  const auto start = std::chrono::steady_clock::now();
+  const std::string head = "POST / HTTP/1.1\r\nHost: localhost\r\nX-Padding: ";
+  bool cut = false;
+  for (int i = 0; i < 60 && !cut; ++i) {
+    cut = !slow.Send(std::string(1, i < static_cast<int>(head.size()) ? head[i] : 'x'));
+    if (i % 5 == 0) {  // the other client, meanwhile
+      Conn other(port_);
+      ASSERT_TRUE(other.Send(Post("GetItem", "{}")));
+      auto r = other.Read();
+      ASSERT_TRUE(r.has_value());
+      EXPECT_EQ(r->status, 200);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(1500)) break;
+  }
+  EXPECT_TRUE(slow.ClosedByPeer());
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(took, 0.9);
+  EXPECT_LT(took, 4.0);
+}
+
+// Between keep-alive requests the idle timeout applies, not the header one.
+TEST_F(HttpServerTest, KeepAliveWaitsForTheIdleTimeoutNotTheHeaderTimeout) {
+  HttpServerOptions opts;
+  opts.header_timeout_seconds = 1;
+  opts.idle_timeout_seconds = 30;
+  StartServer(opts);
+  Conn c(port_);
+  ASSERT_TRUE(c.Send(Post("GetItem", "{}")));
+  ASSERT_TRUE(c.Read().has_value());
+  std::this_thread::sleep_for(std::chrono::milliseconds(1600));
+  ASSERT_TRUE(c.Send(Post("GetItem", "{}")));
+  auto r = c.Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST_F(HttpServerTest, ConnectionsOverTheMaximumAreResetAtOnce) {
+  HttpServerOptions opts;
+  opts.max_connections = 2;
+  StartServer(opts);
+  Conn a(port_), b(port_);
+  for (Conn* c : {&a, &b}) {
+    ASSERT_TRUE(c->Send(Post("GetItem", "{}")));
+    ASSERT_TRUE(c->Read().has_value());
+  }
+  {
+    Conn extra(port_);
+    EXPECT_TRUE(extra.ClosedByPeer());
+  }
+  EXPECT_GE(server_->stats().connections_refused, 1u);
+  EXPECT_EQ(server_->stats().connections, 2u);
+  // The open ones keep being served; once one closes, a new one is let in.
+  ASSERT_TRUE(a.Send(Post("GetItem", "{}")));
+  ASSERT_TRUE(a.Read().has_value());
+  shutdown(b.fd(), SHUT_RDWR);
+  bool served = false;
+  for (int i = 0; i < 50 && !served; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Conn c(port_);
+    if (!c.Send(Post("GetItem", "{}"))) continue;
+    auto r = c.Read();
+    served = r.has_value() && r->status == 200;
+  }
+  EXPECT_TRUE(served);
+}
+
+// Requests in flight beyond the maximum get DynamoDB's ThrottlingException;
+// a throttled body is skipped, so the connection stays usable.
+TEST_F(HttpServerTest, RequestsOverTheInFlightMaximumAreThrottled) {
+  HttpServerOptions opts;
+  opts.max_in_flight = 1;
+  StartServer(opts);
+  Conn holder(port_);  // its body half sent: one request in flight
+  std::string held = Post("PutItem", "{\"k\":\"0123456789\"}");
+  ASSERT_TRUE(holder.Send(held.substr(0, held.size() - 5)));
+  for (int i = 0; i < 100 && server_->stats().in_flight == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(server_->stats().in_flight, 1u);
+
+  Conn c(port_);
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_TRUE(c.Send(Post("GetItem", "{\"n\":" + std::to_string(i) + "}")));
+    auto r = c.Read();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->status, 400);
+    EXPECT_NE(r->body.find("ThrottlingException"), std::string::npos) << r->body;
+    EXPECT_NE(r->body.find("Rate of requests exceeds the allowed throughput"), std::string::npos);
+    EXPECT_EQ(r->header("connection"), "");
+  }
+  // A health check is not counted.
+  ASSERT_TRUE(c.Send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto health = c.Read();
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 200);
+  EXPECT_EQ(server_->stats().requests_throttled, 2u);
+
+  ASSERT_TRUE(holder.Send(held.substr(held.size() - 5)));
+  auto r = holder.Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(r->body.find("0123456789"), std::string::npos);
+  // The slot is given back once the server's write completes, which may be
+  // just after the client has read the response.
+  auto settled = [&] {
+    for (int i = 0; i < 100 && server_->stats().in_flight != 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return server_->stats().in_flight;
+  };
+  ASSERT_EQ(settled(), 0u);
+  ASSERT_TRUE(c.Send(Post("GetItem", "{}")));
+  r = c.Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(settled(), 0u);
+}
+
+TEST_F(HttpServerTest, HeaderOverTheMaximumIs431) {
+  HttpServerOptions opts;
+  opts.max_header_bytes = 1024;
+  StartServer(opts);
+  {
+    Conn c(port_);
+    ASSERT_TRUE(c.Send(Post("GetItem", "{}", "X-Big: " + std::string(900, 'a') + "\r\n")));
+    auto r = c.Read();
+    ASSERT_TRUE(r.has_value());
+    EXPECT_EQ(r->status, 200);
+  }
+  Conn c(port_);
+  ASSERT_TRUE(c.Send(Post("GetItem", "{}", "X-Big: " + std::string(2000, 'a') + "\r\n")));
+  auto r = c.Read();
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->status, 431);
+  EXPECT_NE(r->body.find("larger than the maximum of 1024 bytes"), std::string::npos) << r->body;
+  EXPECT_EQ(r->header("connection"), "close");
+}
+
+TEST(HttpServerTlsTest, AnUnusableCertificateFailsBind) {
+  HttpServerOptions opts;
+  opts.tls_cert_file = "/nonexistent/cert.pem";
+  opts.tls_key_file = "/nonexistent/key.pem";
+  HttpServer server(opts, &StubHandler);
+  Status s = server.Bind();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("cannot use the TLS certificate /nonexistent/cert.pem"),
+            std::string::npos)
+      << s.message();
+  opts.tls_key_file.clear();
+  HttpServer half(opts, &StubHandler);
+  EXPECT_FALSE(half.Bind().ok());
 }
 
 }  // namespace

@@ -8,7 +8,16 @@
 // header (Beast's parser, body limit enforced from Content-Length before any of
 // the body is read), read the body, run the handler synchronously, write the
 // response (a hand-built header and the body in one gather write), repeat.
-// Pipelined requests wait in the flat_buffer and are served in order.
+// Pipelined requests wait in the flat_buffer and are served in order, one at a
+// time: a client that sends without reading stalls only itself (its response
+// write times out), and at most one read's worth of its bytes is buffered.
+// A Session is a template over its stream, so plain HTTP pays nothing for TLS:
+// Session<TcpStream>, Session<TlsStream> (beast::ssl_stream over the same
+// TcpStream, whose timeouts then bound the handshake and every TLS record).
+// The limits (http_server.h) are counters shared by all threads: open
+// connections (checked by the acceptor) and requests in flight (a slot taken
+// when a header is complete, given back when its response is written or the
+// connection ends).
 
 #include "tools/server/http_server.h"
 
@@ -24,12 +33,14 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <limits>
 #include <list>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <boost/asio/dispatch.hpp>
@@ -48,6 +59,10 @@
 #include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 
 namespace dynarock::server {
 
@@ -65,7 +80,8 @@ using tcp = net::ip::tcp;
 using Strand = net::strand<net::io_context::executor_type>;
 using SessionExecutor = net::io_context::executor_type;
 using Socket = tcp::socket::rebind_executor<SessionExecutor>::other;
-using Stream = beast::basic_stream<tcp, SessionExecutor>;
+using TcpStream = beast::basic_stream<tcp, SessionExecutor>;
+using TlsStream = beast::ssl_stream<TcpStream>;
 
 namespace {
 
@@ -94,7 +110,6 @@ RequestContext ContextOf(std::string_view authorization) {
   c.region = rest.substr(0, rest.find('/'));
   return c;
 }
-constexpr size_t kHeaderLimit = 64 * 1024;
 // Responses smaller than this go uncompressed even to a client that accepts
 // gzip (DynamoDB does not compress small responses either).
 constexpr size_t kCompressMinBytes = 1024;
@@ -110,6 +125,7 @@ std::string_view Reason(int status) {
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 413: return "Request Entity Too Large";
+    case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 503: return "Service Unavailable";
     default: return status < 400 ? "OK" : (status < 500 ? "Bad Request" : "Internal Server Error");
@@ -214,7 +230,7 @@ std::string_view MediaType(std::string_view ct) {
 
 }  // namespace
 
-class Session;
+class SessionBase;
 
 struct HttpServer::Impl {
   Impl(Options o, ContextHandler h)
@@ -231,10 +247,22 @@ struct HttpServer::Impl {
     health_body = "healthy: dynamodb." + opts.region + ".amazonaws.com ";
   }
 
+  Status LoadTls();
   void DoAccept();
   void OnAccept(beast::error_code ec, Socket socket);
-  void Register(const std::shared_ptr<Session>& s);
-  void Unregister(std::list<std::weak_ptr<Session>>::iterator it);
+  void Refuse(Socket& socket);
+  void Register(const std::shared_ptr<SessionBase>& s);
+  void Unregister(std::list<std::weak_ptr<SessionBase>>::iterator it);
+  // A slot for one request in flight; false (nothing taken) when all
+  // max_in_flight are taken.
+  bool AcquireSlot() {
+    const size_t n = in_flight.fetch_add(1, std::memory_order_acq_rel);
+    if (opts.max_in_flight == 0 || n < opts.max_in_flight) return true;
+    in_flight.fetch_sub(1, std::memory_order_acq_rel);
+    throttled.fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  void ReleaseSlot() { in_flight.fetch_sub(1, std::memory_order_acq_rel); }
 
   static std::vector<std::unique_ptr<net::io_context>> MakeContexts(int n) {
     std::vector<std::unique_ptr<net::io_context>> out;
@@ -248,7 +276,11 @@ struct HttpServer::Impl {
   // Declared before the contexts: sessions destroyed with them unregister here.
   std::mutex mu;
   std::condition_variable sessions_done;
-  std::list<std::weak_ptr<Session>> sessions;
+  std::list<std::weak_ptr<SessionBase>> sessions;
+  std::atomic<size_t> open_sessions{0};
+  std::atomic<size_t> in_flight{0};
+  std::atomic<uint64_t> refused{0};
+  std::atomic<uint64_t> throttled{0};
 
   Options opts;
   ContextHandler handler;
@@ -261,6 +293,12 @@ struct HttpServer::Impl {
   bool started = false;
   bool stopped = false;
   uint16_t port = 0;
+  // With a certificate: every connection is TLS.
+  std::unique_ptr<net::ssl::context> tls;
+  // The accept strand's own: when the connection limit was last reported, and
+  // how many connections were refused since.
+  std::chrono::steady_clock::time_point limit_reported;
+  uint64_t refused_unreported = 0;
 
   std::vector<std::unique_ptr<net::io_context>> iocs;
   net::io_context accept_ioc{1};
@@ -272,38 +310,93 @@ struct HttpServer::Impl {
   std::vector<std::thread> threads;
 };
 
-class Session : public std::enable_shared_from_this<Session> {
+// What the server's list of connections knows of one: it can be told to stop.
+class SessionBase {
  public:
-  Session(Socket&& socket, HttpServer::Impl* srv) : stream_(std::move(socket)), srv_(srv) {
-    out_head_.reserve(512);
-  }
-  ~Session() {
+  explicit SessionBase(HttpServer::Impl* srv) : srv_(srv) {}
+  virtual ~SessionBase() {
     if (registered_) srv_->Unregister(reg_);
   }
-
-  void SetRegistration(std::list<std::weak_ptr<Session>>::iterator it) {
+  void SetRegistration(std::list<std::weak_ptr<SessionBase>>::iterator it) {
     reg_ = it;
     registered_ = true;
   }
+  // From Stop(): close now when idle, else after the response being produced.
+  virtual void RequestStop() = 0;
+  virtual void Start() = 0;
 
-  void Start() {
-    net::dispatch(stream_.get_executor(),
-                  beast::bind_front_handler(&Session::DoRead, shared_from_this()));
+ protected:
+  HttpServer::Impl* srv_;
+
+ private:
+  std::list<std::weak_ptr<SessionBase>>::iterator reg_;
+  bool registered_ = false;
+};
+
+// One connection, over TcpStream (HTTP) or TlsStream (HTTPS).
+template <class AsyncStream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<AsyncStream>> {
+ public:
+  static constexpr bool kTls = !std::is_same_v<AsyncStream, TcpStream>;
+
+  template <class... Args>
+  Session(HttpServer::Impl* srv, Args&&... args)
+      : SessionBase(srv), stream_(std::forward<Args>(args)...) {
+    out_head_.reserve(512);
+  }
+  ~Session() override { ReleaseSlot(); }
+
+  void Start() override {
+    net::dispatch(Tcp().get_executor(), beast::bind_front_handler(&Session::Begin, Self()));
   }
 
-  // From Stop(): close now when idle, else after the response being produced.
-  void RequestStop() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+  void RequestStop() override {
+    net::post(Tcp().get_executor(), [self = Self()] {
       self->stop_requested_ = true;
-      if (self->idle_) self->stream_.cancel();
+      if (self->idle_) self->Tcp().cancel();
     });
   }
 
  private:
   using Parser = http::request_parser<http::string_body>;
+  // Read at once while waiting for a keep-alive connection's next request.
+  static constexpr size_t kFirstReadBytes = 4096;
+  // Read at once while discarding a throttled request's body.
+  static constexpr size_t kSkipReadBytes = 64 * 1024;
+  // The response header's buffer is reused up to this size (over TLS it holds
+  // the body too).
+  static constexpr size_t kKeptHeadBytes = 4096;
+
+  std::shared_ptr<Session> Self() { return this->shared_from_this(); }
+  TcpStream& Tcp() { return beast::get_lowest_layer(stream_); }
+  std::chrono::seconds Seconds(int s) const { return std::chrono::seconds(std::max(s, 1)); }
 
   bool ShouldStop() const {
     return stop_requested_ || srv_->stopping.load(std::memory_order_relaxed);
+  }
+
+  void ReleaseSlot() {
+    if (holds_slot_) {
+      holds_slot_ = false;
+      srv_->ReleaseSlot();
+    }
+  }
+
+  void Begin() {
+    if constexpr (kTls) {
+      // The handshake counts as the connection's first header (a client that
+      // stalls in it is a slowloris too); Stop() may cut it.
+      idle_ = true;
+      Tcp().expires_after(Seconds(srv_->opts.header_timeout_seconds));
+      stream_.async_handshake(net::ssl::stream_base::server,
+                              [self = Self()](beast::error_code ec) {
+                                self->idle_ = false;
+                                if (ec) return self->Close();
+                                self->DoRead();
+                              });
+    } else {
+      DoRead();
+    }
   }
 
   void DoRead() {
@@ -311,25 +404,48 @@ class Session : public std::enable_shared_from_this<Session> {
     idle_ = true;
     parser_.emplace();
     parser_->body_limit(srv_->opts.max_body_bytes);
-    parser_->header_limit(kHeaderLimit);
-    stream_.expires_after(std::chrono::seconds(srv_->opts.idle_timeout_seconds));
+    parser_->header_limit(static_cast<std::uint32_t>(
+        std::min<size_t>(srv_->opts.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
+    // A new connection, or one whose next request is already buffered
+    // (pipelined): the header must come within the header timeout.
+    if (!served_one_ || buffer_.size() > 0) return ReadHeader();
+    // Keep-alive: the next request may come any time within the idle timeout;
+    // from its first byte on, its header has the header timeout.
+    Tcp().expires_after(Seconds(srv_->opts.idle_timeout_seconds));
+    stream_.async_read_some(buffer_.prepare(kFirstReadBytes),
+                            [self = Self()](beast::error_code ec, std::size_t n) {
+                              if (ec) return self->Close();  // closed, timeout, Stop()
+                              self->buffer_.commit(n);
+                              self->ReadHeader();
+                            });
+  }
+
+  void ReadHeader() {
+    Tcp().expires_after(Seconds(srv_->opts.header_timeout_seconds));
     http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+                            beast::bind_front_handler(&Session::OnHeader, Self()));
   }
 
   void OnHeader(beast::error_code ec, std::size_t) {
     idle_ = false;
     if (ec == http::error::body_limit) return RefuseTooLarge();
+    if (ec == http::error::header_limit) return RefuseHeaderTooLarge();
     if (IsMalformed(ec)) return RefuseMalformed(ec);
     if (ec) return Close();  // end of stream, timeout, Stop()
-    if (parser_->is_done()) return HandleRequest();
     auto& req = parser_->get();
+    const http::verb method = req.method();
+    if (method != http::verb::get && method != http::verb::head &&
+        method != http::verb::options) {
+      if (!srv_->AcquireSlot()) return Throttle();
+      holds_slot_ = true;
+    }
+    if (parser_->is_done()) return HandleRequest();
     auto expect = req.find(http::field::expect);
     if (expect != req.end() && IEqualsAscii(SV(expect->value()), "100-continue")) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
-      stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
+      Tcp().expires_after(Seconds(srv_->opts.io_timeout_seconds));
       net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
-                       [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       [self = Self()](beast::error_code ec, std::size_t) {
                          if (ec) return self->Close();
                          self->ReadBody();
                        });
@@ -355,9 +471,9 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void ReadBody() {
-    stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
+    Tcp().expires_after(Seconds(srv_->opts.io_timeout_seconds));
     http::async_read(stream_, buffer_, *parser_,
-                     beast::bind_front_handler(&Session::OnBody, shared_from_this()));
+                     beast::bind_front_handler(&Session::OnBody, Self()));
   }
 
   void OnBody(beast::error_code ec, std::size_t) {
@@ -367,17 +483,71 @@ class Session : public std::enable_shared_from_this<Session> {
     HandleRequest();
   }
 
+  // Past max_in_flight: DynamoDB's answer to too many requests, which the SDKs
+  // retry with backoff (botocore's legacy and standard modes both retry a
+  // ThrottlingException; only the standard mode retries RequestLimitExceeded).
+  // The body is read and dropped, never stored, so that the connection stays
+  // in step; one of unknown length (chunked), or one the client waits to be
+  // asked for (Expect: 100-continue), ends the connection instead.
+  void Throttle() {
+    auto& req = parser_->get();
+    http10_keep_alive_ = req.keep_alive() && req.version() == 10;
+    head_only_ = false;
+    std::string msg =
+        "Rate of requests exceeds the allowed throughput: the server's maximum of ";
+    AppendNumber(&msg, srv_->opts.max_in_flight);
+    msg += " requests in flight is reached";
+    out_throttled_ = api::Handler::ErrorReply(Status(ErrorType::kThrottling, std::move(msg))).body;
+    throttled_close_ = !req.keep_alive();
+    AllowOrigin(req);  // so that a browser's SDK reads the error and retries
+    if (parser_->is_done()) return RespondThrottled();
+    const auto length = parser_->content_length();
+    const auto expect = req.find(http::field::expect);
+    if (!length || expect != req.end()) {
+      drain_after_write_ = true;
+      throttled_close_ = true;
+      return RespondThrottled();
+    }
+    skip_left_ = *length;
+    const size_t here = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), skip_left_));
+    buffer_.consume(here);
+    skip_left_ -= here;
+    Tcp().expires_after(Seconds(srv_->opts.io_timeout_seconds));
+    SkipBody();
+  }
+
+  void SkipBody() {
+    if (skip_left_ == 0) return RespondThrottled();
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(skip_left_, kSkipReadBytes));
+    stream_.async_read_some(buffer_.prepare(want),
+                            [self = Self()](beast::error_code ec, std::size_t n) {
+                              if (ec) return self->Close();
+                              self->buffer_.commit(n);
+                              self->buffer_.consume(n);
+                              self->skip_left_ -= n;
+                              self->SkipBody();
+                            });
+  }
+
+  // A page on another origin (the AWS SDK in a browser): say what it may read,
+  // on every answer.
+  void AllowOrigin(const http::request<http::string_body>& req) {
+    if (req.find(http::field::origin) != req.end()) {
+      extra_headers_ = "\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: ";
+      extra_headers_.append(kCorsExposed);
+    }
+  }
+
+  void RespondThrottled() {
+    Respond(400, kJson10, std::move(out_throttled_), throttled_close_);
+  }
+
   void HandleRequest() {
     auto& req = parser_->get();
     const bool keep_alive = req.keep_alive();
     http10_keep_alive_ = keep_alive && req.version() == 10;
     head_only_ = false;
-    // A page on another origin (the AWS SDK in a browser): say what it may
-    // read, on every answer.
-    if (req.find(http::field::origin) != req.end()) {
-      extra_headers_ = "\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: ";
-      extra_headers_.append(kCorsExposed);
-    }
+    AllowOrigin(req);
     if (SV(req.target()).substr(0, kControlPathPrefix.size()) == kControlPathPrefix) {
       // The control API; without it (serve --no-control-api) its paths are not found.
       ControlReply r = srv_->control != nullptr
@@ -507,8 +677,8 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   // A request that is not HTTP/1.x as Beast parses it (a bad request line or
-  // header, conflicting lengths, headers over the limit): answer 400 and close,
-  // rather than dropping the connection without a word.
+  // header, conflicting lengths): answer 400 and close, rather than dropping
+  // the connection without a word.
   static bool IsMalformed(const beast::error_code& ec) {
     if (!ec) return false;
     if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
@@ -537,6 +707,20 @@ class Session : public std::enable_shared_from_this<Session> {
     head_only_ = false;
     drain_after_write_ = true;
     Respond(413, kJson10, std::move(reply.body), /*close=*/true);
+  }
+
+  // The header outgrew max_header_bytes: 431, then drain what the client still
+  // sends, as for an oversized body, so that it reads the answer.
+  void RefuseHeaderTooLarge() {
+    idle_ = false;
+    std::string msg = "Request header is larger than the maximum of ";
+    AppendNumber(&msg, srv_->opts.max_header_bytes);
+    msg += " bytes";
+    api::ApiReply reply = api::Handler::ErrorReply(Status(ErrorType::kValidation, std::move(msg)));
+    http10_keep_alive_ = false;
+    head_only_ = false;
+    drain_after_write_ = true;
+    Respond(431, kJson10, std::move(reply.body), /*close=*/true);
   }
 
   void Respond(int status, std::string_view content_type, std::string body, bool close) {
@@ -586,63 +770,84 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     h.append("\r\n\r\n");
 
-    stream_.expires_after(std::chrono::seconds(srv_->opts.io_timeout_seconds));
-    std::array<net::const_buffer, 2> buffers = {
-        net::buffer(out_head_),
-        head_only_ ? net::const_buffer() : net::buffer(out_body_)};
-    net::async_write(stream_, buffers,
-                     beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+    Tcp().expires_after(Seconds(srv_->opts.io_timeout_seconds));
+    if constexpr (kTls) {
+      // One buffer: Boost 1.74's ssl_stream (through beast::flat_stream) turns
+      // the gather write's second step, {header written, body of 16 KiB or
+      // more}, into a write of 0 bytes, which ends async_write early as if
+      // all were sent: the body never left. Encryption copies it anyway.
+      if (!head_only_) out_head_.append(out_body_);
+      net::async_write(stream_, net::buffer(out_head_),
+                       beast::bind_front_handler(&Session::OnWrite, Self()));
+    } else {
+      std::array<net::const_buffer, 2> buffers = {
+          net::buffer(out_head_),
+          head_only_ ? net::const_buffer() : net::buffer(out_body_)};
+      net::async_write(stream_, buffers, beast::bind_front_handler(&Session::OnWrite, Self()));
+    }
   }
 
   void OnWrite(beast::error_code ec, std::size_t) {
+    ReleaseSlot();
+    served_one_ = true;
+    // Nothing of the response stays with an idle connection (a BatchGetItem's
+    // can be 16 MiB; a thousand keep-alive connections would keep them all).
+    // (swap: a move-assignment of an empty string keeps the old buffer.)
+    std::string().swap(out_body_);
+    if (out_head_.capacity() > kKeptHeadBytes) std::string().swap(out_head_);
     if (ec) return Close();
     if (drain_after_write_) return StartDrain();
     if (close_after_write_ || ShouldStop()) return Close();
     DoRead();
   }
 
-  // After refusing an oversized body: stop sending, then read and discard what
-  // the client still uploads (bounded in bytes and time), so that it gets to read
-  // the 413 instead of a connection reset.
+  // After refusing an oversized body or header: stop sending, then read and
+  // discard what the client still uploads (bounded in bytes and time), so that
+  // it gets to read the refusal instead of a connection reset.
   void StartDrain() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Tcp().socket().shutdown(tcp::socket::shutdown_send, ignored);
     drain_left_ = std::max<size_t>(srv_->opts.max_body_bytes, size_t{16} << 20) * 2;
-    stream_.expires_after(std::chrono::seconds(10));
+    Tcp().expires_after(std::chrono::seconds(10));
     buffer_.consume(buffer_.size());
     DoDrain();
   }
 
   void DoDrain() {
     stream_.async_read_some(buffer_.prepare(64 * 1024),
-                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                            [self = Self()](beast::error_code ec, std::size_t n) {
                               if (ec || n >= self->drain_left_) return self->Close();
                               self->drain_left_ -= n;
                               self->DoDrain();
                             });
   }
 
+  // Ends the connection without TLS's close_notify: nothing is owed to the
+  // peer once the last response is written (or never will be).
   void Close() {
+    ReleaseSlot();
     beast::error_code ignored;
-    if (stream_.socket().is_open()) {
-      stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-      stream_.close();
+    if (Tcp().socket().is_open()) {
+      Tcp().socket().shutdown(tcp::socket::shutdown_both, ignored);
+      Tcp().close();
     }
   }
 
-  Stream stream_;
+  AsyncStream stream_;
   beast::flat_buffer buffer_;
   std::optional<Parser> parser_;
   std::string out_head_;
   std::string out_body_;
-  HttpServer::Impl* srv_;
-  std::list<std::weak_ptr<Session>>::iterator reg_;
+  std::string out_throttled_;
   size_t drain_left_ = 0;
-  bool registered_ = false;
-  bool idle_ = false;  // waiting for the next request's header
+  uint64_t skip_left_ = 0;  // of a throttled request's body
+  bool idle_ = false;  // waiting for the next request's header (or the TLS handshake)
+  bool served_one_ = false;  // a response was written: the connection is keep-alive
+  bool holds_slot_ = false;  // one of max_in_flight
   bool stop_requested_ = false;
   bool close_after_write_ = false;
   bool drain_after_write_ = false;
+  bool throttled_close_ = false;
   bool http10_keep_alive_ = false;
   bool head_only_ = false;
   // For the response being built: headers to add ("\r\nName: value"...) and
@@ -652,6 +857,39 @@ class Session : public std::enable_shared_from_this<Session> {
 };
 
 // ---- Impl -------------------------------------------------------------------------
+
+Status HttpServer::Impl::LoadTls() {
+  if (opts.tls_cert_file.empty() && opts.tls_key_file.empty()) return Status();
+  if (opts.tls_cert_file.empty() || opts.tls_key_file.empty()) {
+    return InternalError("TLS needs both a certificate and its private key");
+  }
+  auto ctx = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
+  SSL_CTX* native = ctx->native_handle();
+  SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
+  long flags = SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE;
+#ifdef SSL_OP_NO_RENEGOTIATION
+  flags |= SSL_OP_NO_RENEGOTIATION;  // a client may not make the server redo handshakes
+#endif
+  SSL_CTX_set_options(native, flags);
+  beast::error_code ec;
+  ctx->use_certificate_chain_file(opts.tls_cert_file, ec);
+  if (ec) {
+    return InternalError("cannot use the TLS certificate " + opts.tls_cert_file + ": " +
+                         ec.message());
+  }
+  ctx->use_private_key_file(opts.tls_key_file, net::ssl::context::pem, ec);
+  if (ec) {
+    return InternalError("cannot use the TLS private key " + opts.tls_key_file + ": " +
+                         ec.message());
+  }
+  if (SSL_CTX_check_private_key(native) != 1) {
+    ERR_clear_error();
+    return InternalError("the TLS private key " + opts.tls_key_file +
+                         " does not match the certificate " + opts.tls_cert_file);
+  }
+  tls = std::move(ctx);
+  return Status();
+}
 
 void HttpServer::Impl::DoAccept() {
   acceptor.async_accept(NextContext().get_executor(),
@@ -669,23 +907,54 @@ void HttpServer::Impl::OnAccept(beast::error_code ec, Socket socket) {
     });
     return;
   }
+  if (opts.max_connections > 0 && open_sessions.load() >= opts.max_connections) {
+    Refuse(socket);
+    return DoAccept();
+  }
   beast::error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
-  auto session = std::make_shared<Session>(std::move(socket), this);
+  std::shared_ptr<SessionBase> session;
+  if (tls) {
+    session = std::make_shared<Session<TlsStream>>(this, std::move(socket), *tls);
+  } else {
+    session = std::make_shared<Session<TcpStream>>(this, std::move(socket));
+  }
   Register(session);
   session->Start();
   DoAccept();
 }
 
-void HttpServer::Impl::Register(const std::shared_ptr<Session>& s) {
+// Over max_connections: reset at once (no FIN/TIME_WAIT dance, nothing read),
+// so that the client learns now instead of waiting in the backlog. Reported on
+// standard error at most every ten seconds.
+void HttpServer::Impl::Refuse(Socket& socket) {
+  refused.fetch_add(1, std::memory_order_relaxed);  // counted before the client can see it
+  ++refused_unreported;
+  beast::error_code ignored;
+  socket.set_option(net::socket_base::linger(true, 0), ignored);
+  socket.close(ignored);
+  const auto now = std::chrono::steady_clock::now();
+  if (now - limit_reported >= std::chrono::seconds(10)) {
+    std::fprintf(stderr,
+                 "dynarock: %zu connections open, the maximum: %llu new connection(s) "
+                 "refused\n",
+                 opts.max_connections, static_cast<unsigned long long>(refused_unreported));
+    limit_reported = now;
+    refused_unreported = 0;
+  }
+}
+
+void HttpServer::Impl::Register(const std::shared_ptr<SessionBase>& s) {
   std::lock_guard<std::mutex> lock(mu);
   sessions.push_front(s);
   s->SetRegistration(sessions.begin());
+  open_sessions.fetch_add(1, std::memory_order_relaxed);
 }
 
-void HttpServer::Impl::Unregister(std::list<std::weak_ptr<Session>>::iterator it) {
+void HttpServer::Impl::Unregister(std::list<std::weak_ptr<SessionBase>>::iterator it) {
   std::lock_guard<std::mutex> lock(mu);
   sessions.erase(it);
+  open_sessions.fetch_sub(1, std::memory_order_relaxed);
   if (sessions.empty()) sessions_done.notify_all();
 }
 
@@ -712,6 +981,15 @@ uint16_t HttpServer::port() const { return impl_->port; }
 
 const HttpServer::Options& HttpServer::options() const { return impl_->opts; }
 
+HttpServer::Stats HttpServer::stats() const {
+  Stats s;
+  s.connections = impl_->open_sessions.load(std::memory_order_relaxed);
+  s.in_flight = impl_->in_flight.load(std::memory_order_relaxed);
+  s.connections_refused = impl_->refused.load(std::memory_order_relaxed);
+  s.requests_throttled = impl_->throttled.load(std::memory_order_relaxed);
+  return s;
+}
+
 Status HttpServer::Bind(uint16_t* bound_port) {
   Impl& m = *impl_;
   if (m.bound) {
@@ -719,6 +997,7 @@ Status HttpServer::Bind(uint16_t* bound_port) {
     return Status();
   }
   if (m.stopped) return InternalError("HttpServer::Bind after Stop");
+  DR_RETURN_IF_ERROR(m.LoadTls());
   beast::error_code ec;
   net::ip::address address = net::ip::make_address(m.opts.host, ec);
   if (ec) {
@@ -794,7 +1073,7 @@ void HttpServer::Stop() {
     m.retry_timer.cancel();
   });
 
-  std::vector<std::shared_ptr<Session>> live;
+  std::vector<std::shared_ptr<SessionBase>> live;
   {
     std::lock_guard<std::mutex> lock(m.mu);
     for (auto& w : m.sessions) {

@@ -30,9 +30,25 @@
 //     connection is closed (the rest of the upload is drained first so the client
 //     reads the reply);
 //   - other methods -> 404 "<UnknownOperationException/>";
-//   - malformed HTTP -> the connection is closed.
+//   - malformed HTTP -> 400 SerializationException, and the connection is closed;
+//   - a request header over max_header_bytes -> 431 with a ValidationException
+//     body, and the connection is closed (after draining, as for the body);
+//   - a POST beyond max_in_flight requests -> 400 ThrottlingException (the
+//     SDKs retry it with backoff); a body with a Content-Length is read and
+//     discarded (not kept) so the connection stays usable, any other closes it;
+//   - a connection beyond max_connections -> accepted and reset at once.
 // The handler runs on the io thread that read the request, concurrently on
 // several threads: it must be thread-safe (api::Handler is).
+//
+// Timeouts, each a deadline for the whole step rather than for progress (a
+// client trickling bytes gains nothing): a new connection's TLS handshake and
+// first request header, header_timeout_seconds each; a keep-alive
+// connection's wait for its next request, idle_timeout_seconds until the
+// first byte, then header_timeout_seconds for the header; the body, and
+// writing the response, io_timeout_seconds each.
+//
+// With tls_cert_file and tls_key_file the endpoint speaks HTTPS only (TLS 1.2
+// or later, OpenSSL through Boost.Asio's ssl::stream).
 //
 //   HttpServer server(options, [&](std::string_view op, std::string_view body) {
 //     return handler.Handle(op, body);
@@ -67,16 +83,36 @@ struct HttpServerOptions {
   int threads = 0;
   // Largest request body accepted (DynamoDB's limit is 16 MiB).
   size_t max_body_bytes = size_t{16} << 20;
+  // Largest request header (request line and fields) accepted; the SDKs send
+  // about 1 KB, signed. 16 KiB, as Node.js's default.
+  size_t max_header_bytes = size_t{16} << 10;
+  // Connections open at once; one more is reset as soon as it is accepted.
+  // 0 = no limit (the open-file limit then decides). serve lowers it to half
+  // the process's open-file limit, so that RocksDB keeps descriptors.
+  size_t max_connections = 1024;
+  // Requests in flight at once (from a complete header to the response's
+  // last byte written; GET, HEAD and OPTIONS are not counted), each holding
+  // up to max_body_bytes of body; past it a request gets a ThrottlingException.
+  // 0 = no limit.
+  size_t max_in_flight = 256;
   // SigV4 verification; no keys = accept any credentials (as DynamoDB Local).
   api::AuthConfig auth;
   // Named in the health reply: "healthy: dynamodb.<region>.amazonaws.com ".
   std::string region = "us-east-1";
+  // A new connection must complete its TLS handshake, and then send its first
+  // request header, within this long each; a keep-alive connection the rest of
+  // a header once its first byte came (slowloris).
+  int header_timeout_seconds = 10;
   // An idle keep-alive connection is closed after this long.
   int idle_timeout_seconds = 120;
-  // A request body (or a response write) must progress within this long.
+  // A request body must arrive, and a response be written, within this long.
   int io_timeout_seconds = 60;
   // How long Stop() waits for in-flight requests before cutting connections.
   int stop_grace_seconds = 10;
+  // PEM files of the certificate (chain) and its private key: HTTPS instead of
+  // HTTP when both are set. Read by Bind(), which fails on an unusable pair.
+  std::string tls_cert_file;
+  std::string tls_key_file;
 };
 
 // Serves one DynamoDB operation: (operation after "DynamoDB_20120810.", JSON body).
@@ -110,9 +146,9 @@ class HttpServer {
 
   // Resolves the host, binds and listens, without serving yet: connections wait
   // in the backlog until Start(). Lets the caller learn the port (port 0) before
-  // the first request. Returns an error when the address cannot be resolved or
-  // bound (e.g. the port is in use). The bound port goes to *bound_port when
-  // given, and to port().
+  // the first request. Returns an error when the TLS certificate or key cannot
+  // be used, or the address cannot be resolved or bound (e.g. the port is in
+  // use). The bound port goes to *bound_port when given, and to port().
   Status Bind(uint16_t* bound_port = nullptr);
 
   // Starts accepting and the io threads (Bind()s first when not done yet).
@@ -129,6 +165,15 @@ class HttpServer {
 
   uint16_t port() const;
   const Options& options() const;
+
+  // Counters since Start(), safe to read from any thread.
+  struct Stats {
+    size_t connections = 0;          // open now
+    size_t in_flight = 0;            // requests in flight now
+    uint64_t connections_refused = 0;  // over max_connections
+    uint64_t requests_throttled = 0;   // over max_in_flight
+  };
+  Stats stats() const;
 
   struct Impl;  // implementation detail (http_server.cc)
 

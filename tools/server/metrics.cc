@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -400,14 +401,22 @@ void MetricsServer::Loop() {
 }
 
 void MetricsServer::Serve(int fd) {
-  // A scrape is one small request: give it two seconds to arrive and be answered.
+  // A scrape is one small request: give it two seconds to arrive and be
+  // answered. Two seconds in all, not per read: one connection at a time is
+  // served, and a client trickling a byte a second must not hold the rest.
   timeval tv{2, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   std::string req;
   char buf[2048];
   while (req.find("\r\n\r\n") == std::string::npos && req.find("\n\n") == std::string::npos) {
-    if (req.size() > 16384) return;
+    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (req.size() > 16384 || left.count() <= 0) return;
+    timeval rest{static_cast<time_t>(left.count() / 1000000),
+                 static_cast<suseconds_t>(left.count() % 1000000)};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rest, sizeof(rest));
     ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return;

@@ -1,6 +1,9 @@
 #include "tools/server/namespaces.h"
 
+#include <sys/stat.h>
+
 #include <cctype>
+#include <cerrno>
 #include <filesystem>
 
 namespace dynarock::server {
@@ -13,6 +16,19 @@ bool Alnum(std::string_view s) {
   for (char c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) return false;
   return true;
+}
+
+// Creates `path`'s missing parents, then `path` itself owner-only (0700): a
+// data directory holds every item in clear. An existing one keeps its mode.
+std::error_code MakeDataDir(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::path(path).lexically_normal();
+  if (!p.has_filename()) p = p.parent_path();  // "data/"
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  if (::mkdir(p.c_str(), 0700) != 0 && errno != EEXIST) {
+    return std::error_code(errno, std::generic_category());
+  }
+  return {};
 }
 
 bool RegionName(std::string_view s) {
@@ -52,13 +68,12 @@ StatusOr<Namespaces::Space*> Namespaces::Get(const std::string& name, std::strin
     path = "/dynarock-in-memory";
   } else if (name == kShared) {
     path = config_.data_dir;
-    std::error_code ec;
-    std::filesystem::create_directories(path, ec);  // its parents too (-dbPath)
+    MakeDataDir(path);  // its parents too (-dbPath); the open reports failures
   } else {
     path = config_.data_dir + "/namespaces/" + name;
-    std::error_code ec;
-    std::filesystem::create_directories(path, ec);
-    if (ec) return InternalError("Cannot create " + path + ": " + ec.message());
+    if (std::error_code ec = MakeDataDir(path)) {
+      return InternalError("Cannot create " + path + ": " + ec.message());
+    }
   }
   if (name != kShared) {
     options.region = config_.arn_region.empty() ? std::string(region) : config_.arn_region;

@@ -1,0 +1,33 @@
+// File: engine/storage_env.h
+//
+// Internal, for tests: opening a DB whose files go through a given RocksDB
+// Env, such as one over a fault-injecting FileSystem (tests/unit/fault_fs.h:
+// power loss, EIO and ENOSPC, corrupted blocks). The public header
+// dynarock/db.h names no RocksDB type, so the hook lives here, outside the
+// installed headers; embedders have no use for it.
+
+#ifndef DYNAROCK_ENGINE_STORAGE_ENV_H_
+#define DYNAROCK_ENGINE_STORAGE_ENV_H_
+
+#include <memory>
+#include <string_view>
+
+#include "dynarock/db.h"
+
+namespace rocksdb {
+class Env;
+}  // namespace rocksdb
+
+namespace dynarock::internal {
+
+// DB::Open(options, path), with every file RocksDB reads or writes going
+// through `env` (its threads and clock too). The DB holds `env` until it is
+// destroyed. Ignored with options.in_memory (the memory Env is used). Files
+// the engine writes itself (backups, saved snapshots) still go to the disk
+// directly.
+StatusOr<std::unique_ptr<DB>> OpenWithEnv(const Options& options, std::string_view path,
+                                          std::shared_ptr<rocksdb::Env> env);
+
+}  // namespace dynarock::internal
+
+#endif  // DYNAROCK_ENGINE_STORAGE_ENV_H_
