@@ -386,16 +386,18 @@ IOStatus FaultFS::NewRandomAccessFile(const std::string& f, const rocksdb::FileO
   return s;
 }
 
-IOStatus FaultFS::NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
-                                  std::unique_ptr<rocksdb::FSWritableFile>* r,
-                                  IODebugContext* dbg) {
+// Opens `f` for writing with `open` (the target's New/ReopenWritableFile),
+// tracking it (`fresh`: from empty) and noting a new directory entry.
+IOStatus FaultFS::OpenWritable(const std::string& f, bool fresh,
+                               std::unique_ptr<rocksdb::FSWritableFile>* r,
+                               const std::function<IOStatus()>& open) {
   const std::string path = Normalize(f);
   IOStatus s = Check(kMeta, path);
   if (!s.ok()) return s;
   const bool existed = target()->FileExists(f, IOOptions(), nullptr).ok();
-  s = target()->NewWritableFile(f, o, r, dbg);
+  s = open();
   if (!s.ok()) return s;
-  auto state = Track(path, /*fresh=*/true);
+  auto state = Track(path, fresh);
   if (!existed) {
     std::lock_guard<std::mutex> lock(mu_);
     NoteNewEntry(path);
@@ -404,22 +406,18 @@ IOStatus FaultFS::NewWritableFile(const std::string& f, const rocksdb::FileOptio
   return s;
 }
 
+IOStatus FaultFS::NewWritableFile(const std::string& f, const rocksdb::FileOptions& o,
+                                  std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                  IODebugContext* dbg) {
+  return OpenWritable(f, /*fresh=*/true, r,
+                      [&] { return target()->NewWritableFile(f, o, r, dbg); });
+}
+
 IOStatus FaultFS::ReopenWritableFile(const std::string& f, const rocksdb::FileOptions& o,
                                      std::unique_ptr<rocksdb::FSWritableFile>* r,
                                      IODebugContext* dbg) {
-  const std::string path = Normalize(f);
-  IOStatus s = Check(kMeta, path);
-  if (!s.ok()) return s;
-  const bool existed = target()->FileExists(f, IOOptions(), nullptr).ok();
-  s = target()->ReopenWritableFile(f, o, r, dbg);
-  if (!s.ok()) return s;
-  auto state = Track(path, /*fresh=*/false);
-  if (!existed) {
-    std::lock_guard<std::mutex> lock(mu_);
-    NoteNewEntry(path);
-  }
-  r->reset(new FaultWritableFile(this, path, std::move(state), std::move(*r)));
-  return s;
+  return OpenWritable(f, /*fresh=*/false, r,
+                      [&] { return target()->ReopenWritableFile(f, o, r, dbg); });
 }
 
 IOStatus FaultFS::ReuseWritableFile(const std::string& f, const std::string& old_f,

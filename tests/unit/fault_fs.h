@@ -45,6 +45,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -166,6 +167,10 @@ class FaultFS : public rocksdb::FileSystemWrapper, public std::enable_shared_fro
                                  uint64_t* free, rocksdb::IODebugContext* dbg) override;
 
  private:
+  rocksdb::IOStatus OpenWritable(const std::string& f, bool fresh,
+                                 std::unique_ptr<rocksdb::FSWritableFile>* r,
+                                 const std::function<rocksdb::IOStatus()>& open);
+
   friend class FaultWritableFile;
   friend class FaultSequentialFile;
   friend class FaultRandomAccessFile;
