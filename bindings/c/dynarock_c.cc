@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -519,6 +520,24 @@ dynarock_code JsonCall(dynarock_db* db, const char* operation, const char* reque
   });
 }
 
+// A test-double setting of one database (fault rules, capacity limits):
+// `apply` changes it (an error changes nothing), then its state goes to
+// `state_json` when that is not NULL.
+dynarock_code SettingCall(dynarock_db* db, char** state_json, dynarock_error** error,
+                          const std::function<Status(DbState&)>& apply,
+                          const std::function<std::string(DbState&)>& state) {
+  if (state_json != nullptr) *state_json = nullptr;
+  if (db == nullptr) return Invalid(error, "db must not be NULL");
+  return Guarded(error, [&]() -> dynarock_code {
+    std::shared_ptr<DbState> s = Databases().Find(db);
+    if (!s) return Closed(error);
+    Status st = apply(*s);
+    if (!st.ok()) return FromStatus(error, st);
+    if (state_json != nullptr) *state_json = CopyOut(state(*s));
+    return DYNAROCK_OK;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -536,36 +555,25 @@ dynarock_code dynarock_execute(dynarock_db* db, const char* operation, const cha
 
 dynarock_code dynarock_set_faults(dynarock_db* db, const char* rules_json, char** state_json,
                                   dynarock_error** error) {
-  if (state_json != nullptr) *state_json = nullptr;
-  if (db == nullptr) return Invalid(error, "db must not be NULL");
-  return Guarded(error, [&]() -> dynarock_code {
-    std::shared_ptr<DbState> s = Databases().Find(db);
-    if (!s) return Closed(error);
-    if (rules_json == nullptr || *rules_json == '\0') {
-      s->faults->Clear();
-    } else {
-      Status st = s->faults->SetRulesJson(rules_json);
-      if (!st.ok()) return FromStatus(error, st);
-    }
-    if (state_json != nullptr) *state_json = CopyOut(s->faults->ToJson());
-    return DYNAROCK_OK;
-  });
+  return SettingCall(
+      db, state_json, error,
+      [&](DbState& s) {
+        if (rules_json != nullptr && *rules_json != '\0') return s.faults->SetRulesJson(rules_json);
+        s.faults->Clear();
+        return Status();
+      },
+      [](DbState& s) { return s.faults->ToJson(); });
 }
 
 dynarock_code dynarock_set_capacity(dynarock_db* db, const char* settings_json, char** state_json,
                                     dynarock_error** error) {
-  if (state_json != nullptr) *state_json = nullptr;
-  if (db == nullptr) return Invalid(error, "db must not be NULL");
-  return Guarded(error, [&]() -> dynarock_code {
-    std::shared_ptr<DbState> s = Databases().Find(db);
-    if (!s) return Closed(error);
-    if (settings_json != nullptr && *settings_json != '\0') {
-      Status st = s->limits->EnforceJson(settings_json);
-      if (!st.ok()) return FromStatus(error, st);
-    }
-    if (state_json != nullptr) *state_json = CopyOut(s->limits->StateJson());
-    return DYNAROCK_OK;
-  });
+  return SettingCall(
+      db, state_json, error,
+      [&](DbState& s) {
+        if (settings_json == nullptr || *settings_json == '\0') return Status();
+        return s.limits->EnforceJson(settings_json);
+      },
+      [](DbState& s) { return s.limits->StateJson(); });
 }
 
 dynarock_code dynarock_get_faults(dynarock_db* db, char** state_json, dynarock_error** error) {

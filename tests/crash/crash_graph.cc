@@ -1,6 +1,9 @@
 // File: tests/crash/crash_graph.cc
 //
 // The graph writes of the kill -9 crash test and their verifier; see crash_graph.h.
+// Support code, not a test: its checks report problems that `crash_writer
+// verify` turns into exit 1. The test that pins them (they must be able to
+// fail) is test_crash_recovery.py's test_verify_reports_a_torn_graph_edit.
 
 #include "tests/crash/crash_graph.h"
 

@@ -208,5 +208,18 @@ TEST_F(CapacityLimitsTest, EnforcementCanBeTurnedOff) {
   Ok("PutItem", PutBody("tab", "z"));
 }
 
+TEST_F(CapacityLimitsTest, BadSettingsAreRefusedAndChangeNothing) {
+  Status s = limits_->EnforceJson(R"({"enforce":"yes"})");
+  EXPECT_EQ(s.type(), ErrorType::kValidation);
+  EXPECT_NE(s.message().find(R"(not "enforce" as given)"), std::string::npos) << s.message();
+  s = limits_->EnforceJson(R"({"enforce":false,"burst":1})");  // one bad member: nothing applied
+  EXPECT_EQ(s.type(), ErrorType::kValidation);
+  EXPECT_TRUE(limits_->enforced());
+  EXPECT_EQ(limits_->EnforceJson("[true]").type(), ErrorType::kSerialization);
+  ASSERT_TRUE(limits_->EnforceJson(R"({"partitionLimits":true})").ok());
+  EXPECT_TRUE(limits_->enforced());  // an absent member keeps its value
+  EXPECT_TRUE(limits_->partition_limits());
+}
+
 }  // namespace
 }  // namespace dynarock::api

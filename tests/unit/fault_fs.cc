@@ -1,3 +1,10 @@
+// File: tests/unit/fault_fs.cc
+//
+// FaultFS (fault_fs.h): test infrastructure, not a test. Its model (what a
+// power loss keeps, injected errors by operation and count) is pinned by
+// storage_faults_test.cc's StorageFaults.FaultFSKeepsOnlyWhatWasMadeDurable;
+// the other StorageFaults tests use it against the engine.
+
 #include "tests/unit/fault_fs.h"
 
 #include <rocksdb/options.h>
