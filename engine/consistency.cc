@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 namespace dynarock {
 
@@ -50,13 +51,23 @@ void IndexLag::Run() {
       cv_.wait_for(lock, std::chrono::duration<double>(std::min(wait, 0.05)));
       continue;
     }
-    std::lock_guard<std::mutex> apply(apply_mu_);
-    Entry e = std::move(queue_.front());
-    queue_.pop_front();
     lock.unlock();
-    (void)write_(&e.batch);
+    ApplyDue();
     lock.lock();
   }
+}
+
+void IndexLag::ApplyDue() {
+  std::lock_guard<std::mutex> apply(apply_mu_);
+  std::optional<Entry> e;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Cleared, stopped or not due any more (the clock was moved back) meanwhile.
+    if (stopping_ || queue_.empty() || queue_.front().due > now_()) return;
+    e = std::move(queue_.front());
+    queue_.pop_front();
+  }
+  (void)write_(&e->batch);
 }
 
 void IndexLag::Drain() {

@@ -61,6 +61,10 @@ class IndexLag {
 
  private:
   void Run();
+  // Applies the first batch if it is due. Takes apply_mu_ before mu_, as
+  // Clear() and Drain() do: the lag thread once took them the other way round
+  // and could deadlock with a Clear() (found by TSan, scripts/sanitize.sh).
+  void ApplyDue();
   struct Entry {
     double due = 0;
     rocksdb::WriteBatch batch;
@@ -74,7 +78,7 @@ class IndexLag {
   std::mt19937_64 rng_;      // GUARDED_BY(mu_)
   double last_due_ = 0;      // GUARDED_BY(mu_)
   bool stopping_ = false;    // GUARDED_BY(mu_)
-  std::mutex apply_mu_;      // one batch applied at a time, in order
+  std::mutex apply_mu_;      // one batch applied at a time, in order; before mu_
   std::thread thread_;
 };
 

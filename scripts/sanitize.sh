@@ -5,8 +5,9 @@
 #   scripts/sanitize.sh asan   # ASan+UBSan: the unit tests, the concurrency
 #                              # history check (server and embedded driver
 #                              # instrumented) and the fuzzers
-#   scripts/sanitize.sh tsan   # TSan: the unit tests' concurrent suites and the
-#                              # embedded history driver (threads on one DB)
+#   scripts/sanitize.sh tsan   # TSan: the unit tests' concurrent suites (their
+#                              # own executable, tsan_tests) and the embedded
+#                              # history driver (threads on one DB)
 #   scripts/sanitize.sh all    # both
 #
 # Builds go to build-asan/ and build-tsan/ (Debug, -O1, DYNAROCK_SANITIZE),
@@ -31,7 +32,7 @@ configure() {  # dir sanitizers
 
 build() {  # dir targets...
   local dir=$1; shift
-  flock /tmp/dynarock-build.lock ninja -C "$dir" -j "$JOBS" "$@"
+  flock /tmp/dynarock-build.lock nice ninja -C "$dir" -j "$JOBS" "$@"
 }
 
 run_asan() {
@@ -50,10 +51,10 @@ run_asan() {
 
 run_tsan() {
   configure build-tsan thread
-  build build-tsan dynarock_tests history_driver
+  build build-tsan tsan_tests history_driver
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitize/tsan.supp"
   echo "== TSan: concurrent unit suites"
-  build-tsan/tests/dynarock_tests --gtest_brief=1 \
+  build-tsan/tests/tsan_tests --gtest_brief=1 \
     --gtest_filter='*Concurren*:*Thread*:*Parallel*:*Race*:*Lag*:ConsistencyTest.*:FaultsTest.*:CapacityLimits*'
   echo "== TSan: embedded history driver"
   local out

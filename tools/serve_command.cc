@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <atomic>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "engine/api/json_writer.h"
 #include "graph/http_client.h"
 #include "tools/command.h"
+#include "tools/console/console_routes.h"
 #include "tools/replicate/replicator.h"
 #include "tools/server/capacity_routes.h"
 #include "tools/server/control_api.h"
@@ -86,6 +88,15 @@ constexpr char kServeHelp[] =
     "                         hot keys are throttled\n"
     "  --no-control-api       Refuse the control API (/_dynarock/: reset, snapshots,\n"
     "                         faults, capacity, clock)\n"
+    "  --no-console           Do not serve the web console (/_dynarock/console/: tables,\n"
+    "                         items, queries with their plan and cost, the graph\n"
+    "                         layer's data, streams, metrics). On by default when\n"
+    "                         listening on a loopback address; under --require-auth\n"
+    "                         it signs in with a KEY:SECRET of the list\n"
+    "  --console              Serve it on another address too\n"
+    "  --console-dir DIR      Serve the console's files from DIR (tools/console of a\n"
+    "                         checkout) instead of the compiled-in ones: for working\n"
+    "                         on the console without rebuilding\n"
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
     "                         DIR/B (default: the folder s3 in the data directory;\n"
     "                         none in memory)\n"
@@ -228,7 +239,7 @@ void RegisterClockRoutes(server::ControlApi* control, std::shared_ptr<std::atomi
     w.MemberDouble("now", system_now + offset->load());
     w.MemberDouble("offsetSeconds", offset->load());
     w.EndObject();
-    return server::ControlReply{200, w.Release()};
+    return server::JsonReply(w.Release());
   });
 }
 
@@ -262,6 +273,11 @@ std::string UrlHost(const std::string& host) {
   return host;
 }
 
+// 127.0.0.0/8, ::1 and localhost: only this machine can reach the console.
+bool IsLoopbackHost(const std::string& host) {
+  return host == "localhost" || host == "::1" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
 }  // namespace
 
 int RunServe(const Args& args) {
@@ -274,6 +290,8 @@ int RunServe(const Args& args) {
   bool shared_db = false;
   bool region_given = false;
   bool control_api = true;
+  int console = -1;  // -1: on when listening on a loopback address
+  console::ConsoleOptions console_options;
   api::CapacityLimitOptions capacity_options;  // --enforce-capacity, --partition-limits
   capacity_options.enforce = false;
   ServeFaults serve_faults;  // --faults, --fault-seed, --request-log (tools/serve_faults.h)
@@ -299,6 +317,13 @@ int RunServe(const Args& args) {
       shared_db = true;
     } else if (flag == "--no-control-api") {
       control_api = false;
+    } else if (flag == "--no-console") {
+      console = 0;
+    } else if (flag == "--console") {
+      console = 1;
+    } else if (flag == "--console-dir") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--console-dir needs a directory");
+      console_options.files_dir = v;
     } else if (flag == "--enforce-capacity") {
       if (!no_value()) return UsageError("serve", "--enforce-capacity takes no value");
       capacity_options.enforce = true;
@@ -522,6 +547,14 @@ int RunServe(const Args& args) {
     return UsageError("serve", "--tls-cert and --tls-key go together");
   }
   FitConnectionsToFileLimit(&server_opts, max_connections_given);
+  if (console < 0) console = IsLoopbackHost(server_opts.host) ? 1 : 0;
+  if (!console_options.files_dir.empty()) {
+    if (console == 0) return UsageError("serve", "--console-dir and --no-console are exclusive");
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(console_options.files_dir + "/index.html", ec)) {
+      return UsageError("serve", "--console-dir " + console_options.files_dir + " holds no index.html");
+    }
+  }
 
   // SIGINT/SIGTERM are taken synchronously by this thread (sigwait below): block
   // them before any other thread exists (RocksDB's, the server's), which inherit
@@ -577,7 +610,7 @@ int RunServe(const Args& args) {
     handler->SetEndpointAddress(endpoint_address);
     serve_faults.Configure(handler);
     handler->SetCapacityLimits(capacity);
-    if (metrics_port >= 0) {
+    if (metrics_port >= 0 || console == 1) {
       handler->SetObserver([&metrics](std::string_view op, const Status& st, double seconds,
                                       const std::vector<ConsumedCapacity>& consumed) {
         metrics.Record(op, st, seconds, consumed);
@@ -600,8 +633,14 @@ int RunServe(const Args& args) {
     server::RegisterStateRoutes(&control, namespaces.get());
     serve_faults.RegisterRoutes(&control);
     server::RegisterCapacityRoutes(&control, capacity);
-    server->SetControl(&control);
   }
+  if (console == 1) {
+    console_options.require_auth = server_opts.auth.enabled();
+    console_options.control_api = control_api;
+    console_options.region = db_opts.region;
+    console::RegisterConsoleRoutes(&control, console_options, namespaces.get(), &metrics);
+  }
+  if (control_api || console == 1) server->SetControl(&control);
   std::unique_ptr<server::MetricsServer> metrics_server;
   std::string metrics_line;
   if (metrics_port >= 0) {

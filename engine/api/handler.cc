@@ -56,14 +56,18 @@ using internal::DescribeResponse;
 using internal::HeldBack;
 using OperationFn = ApiReply (*)(HandlerState&, std::string_view);
 
-ApiReply Ok(std::string body) { return ApiReply{200, std::move(body)}; }
+ApiReply Ok(std::string body) {
+  ApiReply reply;
+  reply.body = std::move(body);
+  return reply;
+}
 
 // What the observer is told about the call in progress on this thread (set by
 // Handle() only while an observer is installed).
 struct CallRecord {
   Status status;
   std::vector<ConsumedCapacity> consumed;
-  bool want_facts = false;  // a request log is set
+  bool want_facts = false;  // a request log is set, or the caller asked to explain
   RequestFacts facts;
 };
 thread_local CallRecord* t_call = nullptr;
@@ -684,16 +688,20 @@ void Handler::SetRequestLog(std::shared_ptr<RequestLog> log) {
 }
 
 ApiReply Handler::Handle(std::string_view operation, std::string_view body) {
+  return Handle(operation, body, /*explain=*/false);
+}
+
+ApiReply Handler::Handle(std::string_view operation, std::string_view body, bool explain) {
   std::string_view outer_operation = t_operation;
   t_operation = operation;
-  if (!state_->observer && !state_->request_log) {
+  if (!state_->observer && !state_->request_log && !explain) {
     ApiReply reply = HandleOperation(operation, body);
     t_operation = outer_operation;
     return reply;
   }
   const auto start = std::chrono::steady_clock::now();
   CallRecord record;
-  record.want_facts = state_->request_log != nullptr;
+  record.want_facts = state_->request_log != nullptr || explain;
   CallRecord* outer = t_call;
   t_call = &record;
   ApiReply reply = HandleOperation(operation, body);
@@ -701,9 +709,11 @@ ApiReply Handler::Handle(std::string_view operation, std::string_view body) {
   t_operation = outer_operation;
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (state_->observer) state_->observer(operation, record.status, took.count(), record.consumed);
-  if (state_->request_log) {
-    state_->request_log->Append(FormatRequestLogLine(operation, body, record.facts, record.status,
-                                                     took.count(), record.consumed));
+  if (state_->request_log || explain) {
+    std::string line =
+        FormatRequestLogLine(operation, body, record.facts, record.status, took.count(), record.consumed);
+    if (state_->request_log) state_->request_log->Append(line);
+    if (explain) reply.explain = std::move(line);
   }
   return reply;
 }
@@ -758,7 +768,10 @@ ApiReply Handler::ErrorReply(const Status& status) {
       t_call->consumed.push_back(std::move(c));
     }
   }
-  return ApiReply{ErrorHttpStatus(status.type()), EncodeErrorBody(status)};
+  ApiReply reply;
+  reply.http_status = ErrorHttpStatus(status.type());
+  reply.body = EncodeErrorBody(status);
+  return reply;
 }
 
 }  // namespace dynarock::api

@@ -45,6 +45,11 @@ struct ApiReply {
   // connection to drop (the C ABI, Python, the shell).
   enum class Drop : uint8_t { kNone, kBeforeReply };
   Drop drop = Drop::kNone;
+  // Handle(..., explain = true): the request log's line for this request
+  // (request_log.h: operation, index, items scanned and returned, why the page
+  // ended, capacity by table and index, latency), which the endpoint returns
+  // in the X-Dynarock-Explain header (the console's explain panel).
+  std::string explain;
 };
 
 class CapacityLimits;
@@ -67,6 +72,9 @@ class Handler {
   // "PutItem"; for DynamoDB Streams the whole target, e.g.
   // "DynamoDBStreams_20120810.GetRecords" (kStreamsTargetPrefix).
   ApiReply Handle(std::string_view operation, std::string_view body);
+  // The same, and with `explain` the reply's `explain` holds the request
+  // log's line for the request (capacity computed by index, as for the log).
+  ApiReply Handle(std::string_view operation, std::string_view body, bool explain);
 
   // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.
   static ApiReply ErrorReply(const dynarock::Status& status);

@@ -5,10 +5,16 @@
 // that a second encode gives the same text (the codec is its own inverse). Also
 // drives the error-reply decoder and the response encoders' building blocks.
 //
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iengine/include -I. \
-//     tests/fuzz/request_decoder_fuzz.cc engine/api/*.cc engine/status.cc \
-//     engine/attribute_value.cc -lsimdjson -o /tmp/request_decoder_fuzz
-//   /tmp/request_decoder_fuzz tests/fuzz/corpus/request/
+//   FUZZ_TARGETS=request_decoder_fuzz bash tests/fuzz/run_fuzzers.sh
+//
+// The engine sources it links (listed so that run_fuzzers.sh compiles only
+// these, not every RocksDB-free source):
+// fuzz-sources: engine/api/json_decode.cc engine/api/json_decode_responses.cc
+// fuzz-sources: engine/api/json_encode.cc engine/api/json_items.cc engine/api/json_writer.cc
+// fuzz-sources: engine/api/streams_json.cc engine/api/base64.cc engine/status.cc
+// fuzz-sources: engine/attribute_value.cc engine/number.cc engine/item_codec.cc
+// fuzz-sources: engine/item_size.cc engine/item_validation.cc engine/table_validation.cc
+// fuzz-sources: engine/table_info.cc
 
 #include <cstddef>
 #include <cstdint>

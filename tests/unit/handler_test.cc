@@ -505,7 +505,7 @@ TEST_F(HandlerOnDbTest, Tags) {
   EXPECT_NE(r.body.find("ResourceNotFoundException"), std::string::npos);
 
   // Tag rules: no empty list, key 1..128, value up to 256, no "aws:", at most 50.
-  for (const std::string tags :
+  for (const std::string& tags :
        {std::string("[]"), std::string(R"([{"Key":"","Value":"v"}])"),
         R"([{"Key":")" + std::string(129, 'k') + R"(","Value":"v"}])",
         R"([{"Key":"k","Value":")" + std::string(257, 'v') + R"("}])",

@@ -158,7 +158,9 @@ api::ApiReply StubHandler(std::string_view op, std::string_view body) {
   if (op == "Slow") std::this_thread::sleep_for(std::chrono::milliseconds(300));
   std::string out = "{\"op\":\"" + std::string(op) + "\",\"len\":" + std::to_string(body.size()) +
                     ",\"body\":" + (body.empty() ? std::string("null") : std::string(body)) + "}";
-  return api::ApiReply{200, out};
+  api::ApiReply reply;
+  reply.body = out;
+  return reply;
 }
 
 class HttpServerTest : public ::testing::Test {

@@ -23,7 +23,7 @@ void RegisterCapacityRoutes(ControlApi* control, std::shared_ptr<api::CapacityLi
       reply.http_status = 405;
       return reply;
     }
-    return ControlReply{200, limits->StateJson()};
+    return JsonReply(limits->StateJson());
   });
 }
 

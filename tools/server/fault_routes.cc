@@ -20,7 +20,7 @@ void RegisterFaultRoutes(ControlApi* control, std::shared_ptr<api::FaultInjector
       reply.http_status = 405;
       return reply;
     }
-    return ControlReply{200, faults->ToJson()};
+    return JsonReply(faults->ToJson());
   });
 }
 

@@ -23,6 +23,7 @@
 
 #include "tools/server/compression.h"
 #include "tools/server/control_api.h"
+#include "tools/server/http_wire.h"
 
 #include <time.h>
 #include <zlib.h>
@@ -82,6 +83,7 @@ using SessionExecutor = net::io_context::executor_type;
 using Socket = tcp::socket::rebind_executor<SessionExecutor>::other;
 using TcpStream = beast::basic_stream<tcp, SessionExecutor>;
 using TlsStream = beast::ssl_stream<TcpStream>;
+using namespace wire;  // NOLINT: the wire helpers, used throughout
 
 namespace {
 
@@ -91,142 +93,15 @@ constexpr std::string_view kJson11 = "application/x-amz-json-1.1";
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kNotFoundBody = "<UnknownOperationException/>\n";
 
-// The access key and region of "AWS4-HMAC-SHA256 Credential=AKID/20240101/
-// us-east-1/dynamodb/aws4_request, SignedHeaders=..., Signature=..." (empty
-// when the header has no credential scope).
-RequestContext ContextOf(std::string_view authorization) {
-  RequestContext c;
-  const size_t at = authorization.find("Credential=");
-  if (at == std::string_view::npos) return c;
-  std::string_view scope = authorization.substr(at + 11);
-  scope = scope.substr(0, scope.find_first_of(", "));
-  const size_t key_end = scope.find('/');
-  if (key_end == std::string_view::npos) return c;
-  c.access_key = scope.substr(0, key_end);
-  std::string_view rest = scope.substr(key_end + 1);  // date/region/service/aws4_request
-  const size_t date_end = rest.find('/');
-  if (date_end == std::string_view::npos) return c;
-  rest = rest.substr(date_end + 1);
-  c.region = rest.substr(0, rest.find('/'));
-  return c;
-}
 // Responses smaller than this go uncompressed even to a client that accepts
 // gzip (DynamoDB does not compress small responses either).
 constexpr size_t kCompressMinBytes = 1024;
 // CORS: what a page on another origin may read of a response.
 constexpr std::string_view kCorsExposed =
-    "x-amzn-RequestId, x-amzn-ErrorType, x-amzn-ErrorMessage, x-amz-crc32, Date";
-
-std::string_view Reason(int status) {
-  switch (status) {
-    case 100: return "Continue";
-    case 200: return "OK";
-    case 400: return "Bad Request";
-    case 403: return "Forbidden";
-    case 404: return "Not Found";
-    case 413: return "Request Entity Too Large";
-    case 431: return "Request Header Fields Too Large";
-    case 500: return "Internal Server Error";
-    case 503: return "Service Unavailable";
-    default: return status < 400 ? "OK" : (status < 500 ? "Bad Request" : "Internal Server Error");
-  }
-}
-
-// ---- x-amzn-RequestId: 52 characters of [0-9A-Z], unique per process ----
-
-uint64_t Mix(uint64_t z) {  // splitmix64's finalizer: a bijection on 64 bits
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-struct RequestIdSource {
-  std::atomic<uint64_t> counter{0};
-  uint64_t key1, key2;
-  RequestIdSource() {
-    std::random_device rd;
-    key1 = (uint64_t{rd()} << 32) ^ rd() ^
-           static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-    key2 = (uint64_t{rd()} << 32) ^ rd();
-  }
-};
-
-RequestIdSource& IdSource() {
-  static RequestIdSource source;
-  return source;
-}
-
-// Appends a fresh id. The first 13 characters encode a bijection of a process-wide
-// counter, so no two ids of one process are equal; the rest is keyed noise.
-void AppendRequestId(std::string* out) {
-  static constexpr char kAlphabet[] = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
-  RequestIdSource& src = IdSource();
-  const uint64_t n = src.counter.fetch_add(1, std::memory_order_relaxed);
-  uint64_t words[4] = {Mix(n ^ src.key1), Mix(n + src.key2), Mix(n * 3 + src.key1 + src.key2),
-                       Mix(~n ^ src.key2)};
-  char buf[52];
-  int pos = 0;
-  for (uint64_t w : words) {
-    for (int i = 0; i < 13 && pos < 52; ++i) {
-      buf[pos++] = kAlphabet[w & 31];
-      w >>= 5;
-    }
-  }
-  out->append(buf, 52);
-}
-
-// "Date: ..." value, formatted once per second per thread.
-std::string_view HttpDateNow() {
-  thread_local time_t cached_sec = 0;
-  thread_local char cached[64];
-  thread_local size_t cached_len = 0;
-  time_t now = time(nullptr);
-  if (now != cached_sec) {
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    cached_len = strftime(cached, sizeof(cached), "%a, %d %b %Y %H:%M:%S GMT", &tm);
-    cached_sec = now;
-  }
-  return std::string_view(cached, cached_len);
-}
-
-void AppendNumber(std::string* out, uint64_t v) {
-  char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out->append(buf, r.ptr);
-}
-
-bool IEqualsAscii(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
-    if (x != y) return false;
-  }
-  return true;
-}
+    "x-amzn-RequestId, x-amzn-ErrorType, x-amzn-ErrorMessage, x-amz-crc32, Date, "
+    "X-Dynarock-Explain";
 
 std::string_view SV(beast::string_view s) { return std::string_view(s.data(), s.size()); }
-
-// A header value as it may be echoed: printable ASCII only, at most 1 KB
-// (nothing a client sends can split the response's headers).
-std::string SafeHeaderValue(std::string_view v) {
-  std::string out;
-  for (char c : v.substr(0, 1024)) {
-    if (c >= 0x20 && c < 0x7f) out.push_back(c);
-  }
-  return out;
-}
-
-// The media type of a Content-Type value, without parameters and spaces.
-std::string_view MediaType(std::string_view ct) {
-  size_t semi = ct.find(';');
-  ct = ct.substr(0, semi);
-  while (!ct.empty() && (ct.front() == ' ' || ct.front() == '\t')) ct.remove_prefix(1);
-  while (!ct.empty() && (ct.back() == ' ' || ct.back() == '\t')) ct.remove_suffix(1);
-  return ct;
-}
 
 }  // namespace
 
@@ -542,6 +417,74 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     Respond(400, kJson10, std::move(out_throttled_), throttled_close_);
   }
 
+  // The control API and the console under /_dynarock/ (serve --no-control-api
+  // and --no-console turn their routes off: then they are not found). Under
+  // --require-auth every route but the console's own files takes a SigV4
+  // signature. Pages on other origins get no CORS grant here, and may not
+  // change anything: a POST from any web page the user visits must not reset
+  // their data.
+  void HandleControl(bool keep_alive) {
+    auto& req = parser_->get();
+    extra_headers_.clear();
+    const std::string_view target = SV(req.target());
+    auto reply_error = [&](const Status& st, int http_status) {
+      ControlReply r = ControlApi::Error(st);
+      if (http_status != 0) r.http_status = http_status;
+      return Respond(r.http_status, r.content_type, std::move(r.body), !keep_alive);
+    };
+    if (srv_->control == nullptr) {
+      ControlReply r = ControlApi::NotFound("The control API is turned off");
+      return Respond(r.http_status, r.content_type, std::move(r.body), !keep_alive);
+    }
+    const bool reads = req.method() == http::verb::get || req.method() == http::verb::head;
+    if (auto origin = req.find(http::field::origin); origin != req.end() && !reads) {
+      auto host = req.find(http::field::host);
+      const std::string_view o = SV(origin->value());
+      const size_t scheme = o.find("://");
+      if (host == req.end() || scheme == std::string_view::npos ||
+          o.substr(scheme + 3) != SV(host->value())) {
+        return reply_error(Status(ErrorType::kAccessDenied,
+                                  "The control API takes no requests from pages of another "
+                                  "origin (" + SafeHeaderValue(o) + ")"),
+                           403);
+      }
+    }
+    RequestContext context;
+    if (auto auth = req.find(http::field::authorization); auth != req.end()) {
+      context = ContextOf(SV(auth->value()));
+    }
+    if (srv_->verifier.enabled() && !srv_->control->IsPublic(target)) {
+      api::SigV4Request sreq;
+      sreq.method = SV(req.method_string());
+      sreq.target = target;
+      sreq.headers.reserve(16);
+      for (const auto& f : req) sreq.headers.emplace_back(SV(f.name_string()), SV(f.value()));
+      if (Status st = srv_->verifier.Verify(sreq, req.body()); !st.ok()) {
+        return reply_error(st, 0);
+      }
+    }
+    if (auto ae = req.find(http::field::accept_encoding); ae != req.end()) {
+      response_coding_ = PreferredCoding(SV(ae->value()));
+    }
+    head_only_ = req.method() == http::verb::head;
+    ControlRequest creq;
+    creq.method = head_only_ ? std::string_view("GET") : SV(req.method_string());
+    creq.body = req.body();
+    creq.access_key = context.access_key;
+    creq.region = context.region;
+    if (auto inm = req.find(http::field::if_none_match); inm != req.end()) {
+      creq.if_none_match = SV(inm->value());
+    }
+    ControlReply r;
+    try {
+      r = srv_->control->Handle(target, creq);
+    } catch (const std::exception& e) {
+      r = ControlApi::Error(InternalError(std::string("internal error: ") + e.what()));
+    }
+    extra_headers_ = std::move(r.headers);
+    Respond(r.http_status, r.content_type, std::move(r.body), !keep_alive);
+  }
+
   void HandleRequest() {
     auto& req = parser_->get();
     const bool keep_alive = req.keep_alive();
@@ -549,11 +492,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     head_only_ = false;
     AllowOrigin(req);
     if (SV(req.target()).substr(0, kControlPathPrefix.size()) == kControlPathPrefix) {
-      // The control API; without it (serve --no-control-api) its paths are not found.
-      ControlReply r = srv_->control != nullptr
-                           ? srv_->control->Handle(SV(req.method_string()), SV(req.target()), req.body())
-                           : ControlApi::NotFound("The control API is turned off");
-      return Respond(r.http_status, "application/json", std::move(r.body), !keep_alive);
+      return HandleControl(keep_alive);
     }
     switch (req.method()) {
       case http::verb::post:
@@ -664,6 +603,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (auto auth = req.find(http::field::authorization); auth != req.end()) {
       context = ContextOf(SV(auth->value()));
     }
+    context.explain = req.find("X-Dynarock-Explain") != req.end();
     try {
       reply = srv_->handler(op, body, context);
     } catch (const std::exception& e) {
@@ -673,6 +613,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     }
     // A fault rule's dropped connection (engine/api/faults.h): no reply at all.
     if (reply.drop == api::ApiReply::Drop::kBeforeReply) return Close();
+    if (!reply.explain.empty()) {
+      // The JSON line as a header value: '%', controls and bytes past ASCII
+      // percent-encoded (decodeURIComponent gives it back).
+      extra_headers_.append("\r\nX-Dynarock-Explain: ");
+      wire::AppendPercentEncoded(&extra_headers_, reply.explain);
+    }
     Respond(reply.http_status, content_type, std::move(reply.body), !keep_alive);
   }
 
@@ -971,8 +917,9 @@ HttpServer::HttpServer(Options options, RequestHandler handler)
 void HttpServer::SetControl(const ControlApi* control) { impl_->control = control; }
 
 HttpServer::HttpServer(Options options, api::Handler* handler)
-    : HttpServer(std::move(options), [handler](std::string_view op, std::string_view body) {
-        return handler->Handle(op, body);
+    : HttpServer(std::move(options), [handler](std::string_view op, std::string_view body,
+                                               const RequestContext& context) {
+        return handler->Handle(op, body, context.explain);
       }) {}
 
 HttpServer::~HttpServer() { Stop(); }

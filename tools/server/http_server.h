@@ -125,6 +125,10 @@ using RequestHandler =
 struct RequestContext {
   std::string_view access_key;
   std::string_view region;
+  // The request asked for the request log's facts about it (header
+  // X-Dynarock-Explain); the reply's ApiReply::explain goes back in the
+  // X-Dynarock-Explain header, percent-encoded.
+  bool explain = false;
 };
 using ContextHandler = std::function<api::ApiReply(
     std::string_view operation, std::string_view body, const RequestContext& context)>;

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "engine/api/json_writer.h"
+
 namespace dynarock::server {
 namespace {
 
@@ -283,6 +285,66 @@ std::string MetricsRegistry::Render() const {
     }
   }
   return out;
+}
+
+std::string MetricsRegistry::RenderJson() const {
+  api::JsonWriter w;
+  w.BeginObject();
+  const std::chrono::duration<double> up = std::chrono::steady_clock::now() - started_;
+  w.MemberDouble("uptime_seconds", up.count());
+  uint64_t requests = 0;
+  uint64_t errors = 0;
+  w.Key("operations");
+  w.BeginObject();
+  for (size_t i = 0; i < kOpSlots; ++i) {
+    const uint64_t n = ops_[i].requests.load(std::memory_order_relaxed);
+    if (n == 0) continue;
+    uint64_t op_errors = 0;
+    for (size_t t = 1; t < kErrorSlots; ++t) op_errors += ops_[i].errors[t].load(std::memory_order_relaxed);
+    requests += n;
+    errors += op_errors;
+    w.Key(OpName(i));
+    w.BeginObject();
+    w.MemberInt("requests", static_cast<int64_t>(n));
+    w.MemberInt("errors", static_cast<int64_t>(op_errors));
+    w.MemberDouble("seconds_sum",
+                   static_cast<double>(ops_[i].sum_ns.load(std::memory_order_relaxed)) / 1e9);
+    // Prometheus' shape: each bucket counts the requests that took at most `le`.
+    w.Key("latency_buckets");
+    w.BeginArray();
+    uint64_t cumulative = 0;
+    for (size_t b = 0; b <= kBuckets; ++b) {
+      cumulative += ops_[i].buckets[b].load(std::memory_order_relaxed);
+      w.BeginObject();
+      if (b < kBuckets) {
+        w.MemberDouble("le", kBucketBounds[b]);
+      } else {
+        w.Member("le", "+Inf");
+      }
+      w.MemberInt("count", static_cast<int64_t>(cumulative));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndObject();
+  w.MemberInt("requests", static_cast<int64_t>(requests));
+  w.MemberInt("errors", static_cast<int64_t>(errors));
+  w.Key("capacity");
+  w.BeginObject();
+  {
+    std::shared_lock<std::shared_mutex> lock(tables_mu_);
+    for (const auto& [name, t] : tables_) {
+      w.Key(name);
+      w.BeginObject();
+      w.MemberDouble("read", t->read.load(std::memory_order_relaxed));
+      w.MemberDouble("write", t->write.load(std::memory_order_relaxed));
+      w.EndObject();
+    }
+  }
+  w.EndObject();
+  w.EndObject();
+  return w.Release();
 }
 
 // ---------------------------------------------------------------- MetricsServer

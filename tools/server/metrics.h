@@ -33,6 +33,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -68,6 +69,13 @@ class MetricsRegistry {
   // The whole registry in Prometheus text format 0.0.4 (ends with '\n').
   std::string Render() const;
 
+  // The same as JSON, for the console's charts: {"uptime_seconds", "requests",
+  // "errors", "operations": {op: {"requests", "errors", "seconds_sum",
+  // "latency_buckets": [{"le": seconds or "+Inf", "count": requests that took
+  // at most le}]}}, "capacity": {table: {"read", "write"}}}; all counters
+  // since the start.
+  std::string RenderJson() const;
+
   // The Content-Type of Render()'s output.
   static constexpr std::string_view kContentType = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -83,6 +91,7 @@ class MetricsRegistry {
   TableStats* Table(std::string_view name);
 
   std::unique_ptr<OpStats[]> ops_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
   mutable std::shared_mutex tables_mu_;
   std::map<std::string, std::unique_ptr<TableStats>, std::less<>> tables_;  // GUARDED_BY(tables_mu_)
 };

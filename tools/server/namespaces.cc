@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <filesystem>
+#include <set>
 
 namespace dynarock::server {
 namespace {
@@ -94,7 +95,7 @@ api::ApiReply Namespaces::Handle(std::string_view operation, std::string_view bo
   const std::string name = NameOf(context.access_key, context.region);
   auto space = Get(name, context.region);
   if (!space.ok()) return api::Handler::ErrorReply(space.status());
-  return (*space)->handler->Handle(operation, body);
+  return (*space)->handler->Handle(operation, body, context.explain);
 }
 
 DB* Namespaces::shared() const {
@@ -124,6 +125,37 @@ DB* Namespaces::Find(const std::string& name) {
   if (!std::filesystem::exists(config_.data_dir + "/namespaces/" + name, ec)) return nullptr;
   auto space = Get(name, std::string_view(name).substr(sep + 1));
   return space.ok() ? (*space)->db.get() : nullptr;
+}
+
+StatusOr<DB*> Namespaces::DatabaseOf(std::string_view access_key, std::string_view region) {
+  auto space = Get(NameOf(access_key, region), region);
+  if (!space.ok()) return space.status();
+  return (*space)->db.get();
+}
+
+std::vector<std::string> Namespaces::Names() const {
+  std::set<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [name, space] : spaces_) names.insert(name);
+  }
+  if (!config_.db_options.in_memory && !config_.shared) {
+    std::error_code ec;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(config_.data_dir + "/namespaces", ec)) {
+      const std::string name = entry.path().filename().string();
+      const size_t sep = name.rfind('_');
+      if (entry.is_directory(ec) && sep != std::string::npos &&
+          Alnum(std::string_view(name).substr(0, sep)) &&
+          RegionName(std::string_view(name).substr(sep + 1))) {
+        names.insert(name);
+      }
+    }
+  }
+  names.erase(kShared);
+  std::vector<std::string> out = {kShared};
+  out.insert(out.end(), names.begin(), names.end());
+  return out;
 }
 
 }  // namespace dynarock::server

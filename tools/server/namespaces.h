@@ -55,6 +55,13 @@ class Namespaces {
   std::vector<std::pair<std::string, DB*>> List() const;
   // The namespace of that name, opened when it exists on disk (null: none).
   DB* Find(const std::string& name);
+  // The database of (access key, region)'s namespace, opened (or created) as
+  // its first request would.
+  StatusOr<DB*> DatabaseOf(std::string_view access_key, std::string_view region);
+  // Every namespace's name, opened or on disk: "shared" first, then "K_R"s.
+  std::vector<std::string> Names() const;
+  // Whether everyone shares one namespace (serve --shared-db).
+  bool shared_only() const { return config_.shared; }
 
  private:
   struct Space {

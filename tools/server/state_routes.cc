@@ -25,7 +25,7 @@ std::string Str(simdjson::dom::element e, const char* key) {
   return e[key].get(v) == simdjson::SUCCESS ? std::string(v) : std::string();
 }
 
-ControlReply Ok(api::JsonWriter& w) { return ControlReply{200, w.Release()}; }
+ControlReply Ok(api::JsonWriter& w) { return JsonReply(w.Release()); }
 
 ControlReply Reset(Namespaces* ns, const ControlRequest& r) {
   if (r.method != "POST") return ControlApi::Error(ValidationError("POST /_dynarock/reset"));

@@ -32,7 +32,8 @@ const { DynamoDBDocumentClient } = await import('@aws-sdk/lib-dynamodb');
 
 let child = null;
 
-function freePort() {
+// A free TCP port on 127.0.0.1 (bound to port 0, then released).
+export function freePort() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
