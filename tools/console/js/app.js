@@ -182,6 +182,17 @@ function renderSession() {
     const [accessKey, region] = select.value ? select.value.split('\u0000') : [null, app.info.region];
     chooseNamespace({ accessKey, region, secretKey: app.signedIn?.secretKey });
   });
+  // Namespaces made since the page loaded (another client's first request)
+  // appear when the picker is opened, without reloading the page.
+  select.addEventListener('focus', async () => {
+    await loadNamespaces();
+    const other = select.querySelector('option[value="\u0001other"]');
+    for (const n of app.namespaces) {
+      if (app.signedIn && n.access_key !== app.signedIn.accessKey) continue;
+      if ([...select.options].some((o) => o.value === nsValue(n))) continue;
+      select.insertBefore(h('option', { value: nsValue(n) }, namespaceLabel(n)), other);
+    }
+  });
   items.push(h('label', { class: 'ns-label', for: 'namespace' }, 'Namespace'), select);
   if (app.signedIn) {
     items.push(h('button', { type: 'button', class: 'small secondary', onclick: signOut }, `Sign out ${app.signedIn.accessKey}`));
