@@ -9,6 +9,7 @@
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
 #include "graph/embedded_client.h"
+#include "graph/explore.h"
 #include "graph/graph.h"
 
 namespace dynarock::console {
@@ -190,11 +191,6 @@ StatusOr<std::string> SchemaRoute(DB* db, const server::ControlRequest& r) {
   return w.Release();
 }
 
-struct EdgeKey {
-  std::string source, type, target;
-  auto operator<=>(const EdgeKey&) const = default;
-};
-
 StatusOr<std::string> NeighbourhoodRoute(DB* db, const server::ControlRequest& r) {
   const std::string table = Param(r, "table");
   const std::string start = Param(r, "node");
@@ -219,105 +215,40 @@ StatusOr<std::string> NeighbourhoodRoute(DB* db, const server::ControlRequest& r
 
   graph::EmbeddedClient client(db);
   graph::Graph g(&client, d.schema);
-  std::map<std::string, int> depth = {{start, 0}};
-  std::map<std::string, graph::Node> nodes;
-  std::map<EdgeKey, graph::Edge> edges;
-  std::set<std::string> edge_types;
-  bool truncated = false;
-  auto wanted = [&](const std::string& type) { return types.empty() || types.count(type) > 0; };
-  // Reads ids' nodes into `nodes` (a missing node stays absent).
-  auto fetch = [&](const std::vector<std::string>& ids) -> Status {
-    std::vector<std::string> missing;
-    for (const std::string& id : ids)
-      if (!nodes.count(id)) missing.push_back(id);
-    if (missing.empty()) return Status();
-    DR_ASSIGN_OR_RETURN(auto got, g.GetNodes(missing));
-    for (auto& n : got)
-      if (n) nodes.emplace(n->id, std::move(*n));
-    return Status();
-  };
-  std::vector<std::string> frontier = {start};
-  DR_RETURN_IF_ERROR(fetch(frontier));
-  for (int64_t hop = 1; hop <= hops && !frontier.empty(); ++hop) {
-    std::vector<std::string> next;
-    auto meet = [&](const graph::Edge& e, const std::string& other) {
-      edge_types.insert(e.type);
-      if (!wanted(e.type)) return;
-      if (!depth.count(other)) {
-        if (static_cast<int64_t>(depth.size()) >= max_nodes) {
-          truncated = true;
-          return;
-        }
-        depth[other] = static_cast<int>(hop);
-        next.push_back(other);
-      }
-      edges.emplace(EdgeKey{e.source, e.type, e.target}, e);
-    };
-    for (const std::string& id : frontier) {
-      if (direction != "in") {
-        graph::EdgeQuery q;
-        q.limit = kEdgesPerNode;
-        DR_ASSIGN_OR_RETURN(graph::EdgePage out, g.OutEdges(id, "", q));
-        if (!out.next_page_token.empty()) truncated = true;
-        for (const graph::Edge& e : out.edges) meet(e, e.target);
-      }
-      if (direction != "out") {
-        auto n = nodes.find(id);
-        if (n == nodes.end()) continue;
-        for (const std::string& type : n->second.incoming_types) {
-          edge_types.insert(type);
-          if (!wanted(type)) continue;
-          graph::EdgeQuery q;
-          q.limit = kEdgesPerNode;
-          DR_ASSIGN_OR_RETURN(graph::EdgePage in, g.InEdges(id, type, q));
-          if (!in.next_page_token.empty()) truncated = true;
-          for (const graph::Edge& e : in.edges) meet(e, e.source);
-        }
-      }
-    }
-    DR_RETURN_IF_ERROR(fetch(next));
-    frontier = std::move(next);
-  }
-  // Edges between nodes both drawn (an edge to a node past max_nodes is left out).
-  std::erase_if(edges, [&](const auto& kv) {
-    return !depth.count(kv.first.source) || !depth.count(kv.first.target);
-  });
+  graph::NeighbourhoodRequest req;
+  req.start = start;
+  req.hops = static_cast<int>(hops);
+  req.ways = direction == "out" ? graph::Ways::kOut : direction == "in" ? graph::Ways::kIn : graph::Ways::kBoth;
+  req.types = std::move(types);
+  req.max_nodes = max_nodes;
+  req.max_edges_per_node = kEdgesPerNode;
+  DR_ASSIGN_OR_RETURN(graph::Neighbourhood n, graph::Explore(g, req));
 
   api::JsonWriter w;
   w.BeginObject();
   w.Key("nodes");
   w.BeginArray();
-  for (const auto& [id, level] : depth) {
-    auto n = nodes.find(id);
+  for (const graph::NeighbourhoodNode& node : n.nodes) {
     w.BeginObject();
-    w.Member("id", id);
-    w.Member("type", d.schema.NodeType(id));
-    w.MemberInt("depth", level);
-    w.MemberBool("exists", n != nodes.end());
+    w.Member("id", node.id);
+    w.Member("type", d.schema.NodeType(node.id));
+    w.MemberInt("depth", node.depth);
+    w.MemberBool("exists", node.node.has_value());
     w.Key("attributes");
-    w.Raw(n != nodes.end() ? api::EncodeItemJson(n->second.attributes) : std::string("{}"));
+    w.Raw(node.node ? api::EncodeItemJson(node.node->attributes) : std::string("{}"));
     w.EndObject();
   }
   w.EndArray();
   w.Key("edges");
   w.BeginArray();
-  for (const auto& [key, e] : edges) {
-    bool in_set = false;
-    if (auto n = nodes.find(e.source); n != nodes.end()) {
-      // The route does not know which types are ranked (the application's
-      // schema does): a ranked entry reads here as "target|rank".
-      const std::string ranked = e.target + d.schema.edge_set_rank_separator + e.rank;
-      in_set = std::any_of(n->second.edge_set.begin(), n->second.edge_set.end(),
-                           [&](const graph::EdgeRef& ref) {
-                             return ref.type == e.type && (ref.target == e.target || ref.target == ranked);
-                           });
-    }
+  for (const graph::NeighbourhoodEdge& ne : n.edges) {
+    const graph::Edge& e = ne.edge;
     w.BeginObject();
     w.Member("source", e.source);
     w.Member("target", e.target);
     w.Member("type", e.type);
     w.Member("rank", e.rank);
-    w.MemberBool("in_edge_set", in_set);
+    w.MemberBool("in_edge_set", ne.in_edge_set);
     w.Key("attributes");
     w.Raw(api::EncodeItemJson(e.properties));
     w.EndObject();
@@ -325,9 +256,9 @@ StatusOr<std::string> NeighbourhoodRoute(DB* db, const server::ControlRequest& r
   w.EndArray();
   w.Key("edge_types");
   w.BeginArray();
-  for (const std::string& t : edge_types) w.String(t);
+  for (const std::string& t : n.edge_types) w.String(t);
   w.EndArray();
-  w.MemberBool("truncated", truncated);
+  w.MemberBool("truncated", n.truncated);
   WriteSchema(w, d.schema);
   w.EndObject();
   return w.Release();

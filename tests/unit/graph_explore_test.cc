@@ -1,0 +1,140 @@
+// graph::Explore (graph/explore.h) on the seed articles' graphs, embedded: what
+// the console's graph view draws.
+
+#include "graph/explore.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "graph/embedded_client.h"
+#include "graph/seed_graphs.h"
+
+namespace dynarock::graph {
+namespace {
+
+class ExploreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Options o;
+    o.in_memory = true;
+    auto db = DB::Open(o, "");
+    ASSERT_TRUE(db.ok());
+    db_ = std::move(db).value();
+    client_ = std::make_unique<EmbeddedClient>(db_.get());
+  }
+  // A graph of `schema`, created and loaded by `load`.
+  std::unique_ptr<Graph> Load(Schema schema, StatusOr<WriteReport> (*load)(Graph&)) {
+    auto g = std::make_unique<Graph>(client_.get(), std::move(schema));
+    EXPECT_TRUE(g->EnsureTable().ok());
+    EXPECT_TRUE(load(*g).ok());
+    return g;
+  }
+  static std::map<std::string, int> Depths(const Neighbourhood& n) {
+    std::map<std::string, int> out;
+    for (const auto& node : n.nodes) out[node.id] = node.depth;
+    return out;
+  }
+
+  std::unique_ptr<DB> db_;
+  std::unique_ptr<EmbeddedClient> client_;
+};
+
+TEST_F(ExploreTest, OneHopOutFollowsEveryTypeAndMarksEdgeSetEntries) {
+  auto g = Load(seeds::MiddleEarthSchema("earth"), seeds::LoadMiddleEarth);
+  NeighbourhoodRequest req;
+  req.start = "USER#Frodo";
+  req.ways = Ways::kOut;
+  auto n = Explore(*g, req);
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  const auto depths = Depths(*n);
+  EXPECT_EQ(depths.at("USER#Frodo"), 0);
+  EXPECT_EQ(depths.at("USER#Gandalf"), 1);
+  EXPECT_EQ(depths.at("PLACE#TheShire"), 1);
+  EXPECT_EQ(n->edge_types, (std::set<std::string>{"FRIEND", "VISITED"}));
+  ASSERT_FALSE(n->edges.empty());
+  for (const auto& e : n->edges) {
+    EXPECT_EQ(e.edge.source, "USER#Frodo");
+    EXPECT_TRUE(e.in_edge_set) << e.edge.type << " " << e.edge.target;  // FRIEND entries carry a rank
+  }
+  const auto frodo = std::find_if(n->nodes.begin(), n->nodes.end(),
+                                  [](const NeighbourhoodNode& x) { return x.id == "USER#Frodo"; });
+  ASSERT_TRUE(frodo->node.has_value());
+  EXPECT_EQ(frodo->node->attributes.at("username").scalar(), "ringBearer");
+}
+
+TEST_F(ExploreTest, InEdgesComeThroughTheInvertedIndexAndTypesFilter) {
+  auto g = Load(seeds::MiddleEarthSchema("earth"), seeds::LoadMiddleEarth);
+  NeighbourhoodRequest req;
+  req.start = "PLACE#TheShire";
+  req.ways = Ways::kIn;
+  req.types = {"VISITED"};
+  auto n = Explore(*g, req);
+  ASSERT_TRUE(n.ok());
+  std::set<std::string> visitors;
+  for (const auto& e : n->edges) {
+    EXPECT_EQ(e.edge.type, "VISITED");
+    EXPECT_EQ(e.edge.target, "PLACE#TheShire");
+    visitors.insert(e.edge.source);
+  }
+  EXPECT_EQ(visitors, (std::set<std::string>{"USER#Frodo", "USER#Gandalf", "USER#Samwise"}));
+}
+
+TEST_F(ExploreTest, TypesOptedOutOfTheEdgeSetAreMarkedSo) {
+  auto g = Load(seeds::KoanSchema("records"), seeds::LoadKoan);
+  NeighbourhoodRequest req;
+  req.start = "GOAL-G1";
+  auto n = Explore(*g, req);
+  ASSERT_TRUE(n.ok());
+  std::map<std::string, std::set<bool>> by_type;
+  for (const auto& e : n->edges) by_type[e.edge.type].insert(e.in_edge_set);
+  EXPECT_EQ(by_type["GOALMEMBERSHIP"], (std::set<bool>{true}));
+  EXPECT_EQ(by_type["GOALSUBSCRIBER"], (std::set<bool>{false}));
+}
+
+TEST_F(ExploreTest, HopsDepthsAndTheNodeLimit) {
+  // Seed 001: a user's goals one hop away (in-edges), their other members two.
+  auto g = Load(seeds::KoanSchema("records"), seeds::LoadKoan);
+  NeighbourhoodRequest req;
+  req.start = "USER-U1";
+  req.hops = 1;
+  auto one = Explore(*g, req);
+  ASSERT_TRUE(one.ok());
+  req.hops = 2;
+  auto two = Explore(*g, req);
+  ASSERT_TRUE(two.ok());
+  EXPECT_FALSE(two->truncated);
+  int deepest = 0;
+  for (const auto& node : two->nodes) deepest = std::max(deepest, node.depth);
+  EXPECT_EQ(deepest, 2);
+  EXPECT_GT(two->nodes.size(), one->nodes.size());
+  req.max_nodes = 2;
+  auto capped = Explore(*g, req);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_EQ(capped->nodes.size(), 2u);
+  EXPECT_TRUE(capped->truncated);
+  for (const auto& e : capped->edges) {  // only edges between the nodes kept
+    EXPECT_TRUE(Depths(*capped).count(e.edge.source) && Depths(*capped).count(e.edge.target));
+  }
+}
+
+TEST_F(ExploreTest, BadRequestsAreValidationErrors) {
+  auto g = Load(seeds::MiddleEarthSchema("earth"), seeds::LoadMiddleEarth);
+  NeighbourhoodRequest req;
+  req.start = "no-separator";
+  EXPECT_EQ(Explore(*g, req).status().type(), ErrorType::kValidation);
+  req.start = "USER#Frodo";
+  req.hops = 0;
+  EXPECT_EQ(Explore(*g, req).status().type(), ErrorType::kValidation);
+  req.hops = 1;
+  req.start = "USER#Nobody";  // no such node: itself alone, not an error
+  auto alone = Explore(*g, req);
+  ASSERT_TRUE(alone.ok());
+  ASSERT_EQ(alone->nodes.size(), 1u);
+  EXPECT_FALSE(alone->nodes[0].node.has_value());
+}
+
+}  // namespace
+}  // namespace dynarock::graph
