@@ -32,6 +32,7 @@ class Client {
   virtual StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) = 0;
   virtual StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) = 0;
   virtual StatusOr<QueryResponse> Query(const QueryRequest& req) = 0;
+  virtual StatusOr<ScanResponse> Scan(const ScanRequest& req) = 0;
   virtual StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& req) = 0;
   virtual StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& req) = 0;
   virtual StatusOr<TransactWriteItemsResponse> TransactWriteItems(

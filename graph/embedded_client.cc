@@ -26,6 +26,7 @@ StatusOr<DeleteItemResponse> EmbeddedClient::DeleteItem(const DeleteItemRequest&
   return db_->DeleteItem(req);
 }
 StatusOr<QueryResponse> EmbeddedClient::Query(const QueryRequest& req) { return db_->Query(req); }
+StatusOr<ScanResponse> EmbeddedClient::Scan(const ScanRequest& req) { return db_->Scan(req); }
 StatusOr<BatchGetItemResponse> EmbeddedClient::BatchGetItem(const BatchGetItemRequest& req) {
   return db_->BatchGetItem(req);
 }

@@ -1,10 +1,32 @@
 #include "graph/explore.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace dynarock::graph {
+namespace {
+
+std::string Separator(std::string_view id) {
+  for (char c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) return std::string(1, c);
+  }
+  return "#";
+}
+
+// Whether `source`'s edge set names `e`. A schema that does not know the
+// type's rank reads a ranked entry as "target|rank".
+bool InEdgeSet(const Schema& s, const Node& source, const Edge& e) {
+  const std::string ranked = e.target + s.edge_set_rank_separator + e.rank;
+  return std::any_of(source.edge_set.begin(), source.edge_set.end(), [&](const EdgeRef& ref) {
+    return ref.type == e.type && (ref.target == e.target || ref.target == ranked);
+  });
+}
+
+}  // namespace
+
 
 StatusOr<Neighbourhood> Explore(Graph& g, const NeighbourhoodRequest& request) {
   DR_RETURN_IF_ERROR(g.schema().ValidateNodeId(request.start));
@@ -78,20 +100,153 @@ StatusOr<Neighbourhood> Explore(Graph& g, const NeighbourhoodRequest& request) {
     // An edge to a node left out by max_nodes is left out too.
     if (!depth.count(e.source) || !depth.count(e.target)) continue;
     NeighbourhoodEdge ne;
-    if (auto src = nodes.find(e.source); src != nodes.end()) {
-      // A schema that does not know the type's rank reads a ranked entry as
-      // "target|rank".
-      const std::string ranked = e.target + s.edge_set_rank_separator + e.rank;
-      ne.in_edge_set = std::any_of(src->second.edge_set.begin(), src->second.edge_set.end(),
-                                   [&](const EdgeRef& ref) {
-                                     return ref.type == e.type &&
-                                            (ref.target == e.target || ref.target == ranked);
-                                   });
-    }
+    if (auto src = nodes.find(e.source); src != nodes.end()) ne.in_edge_set = InEdgeSet(s, src->second, e);
     ne.edge = std::move(e);
     out.edges.push_back(std::move(ne));
   }
   return out;
+}
+
+StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
+  const Schema& s = g.schema();
+  Neighbourhood out;
+  std::map<std::string, Node> nodes;
+  std::vector<Edge> edges;
+  ScanRequest scan;
+  scan.table_name = s.table_name;
+  while (true) {
+    DR_ASSIGN_OR_RETURN(ScanResponse page, g.client()->Scan(scan));
+    for (const Item& item : page.items) {
+      auto pk = item.find(s.pk_attribute);
+      auto sk = item.find(s.sk_attribute);
+      if (pk == item.end() || sk == item.end()) continue;
+      if (pk->second == sk->second) {
+        if (static_cast<int64_t>(nodes.size()) >= max_nodes) {
+          out.truncated = true;
+          continue;
+        }
+        Node n = g.ToNode(item);
+        nodes.emplace(n.id, std::move(n));
+      } else {
+        edges.push_back(g.ToEdge(item));
+      }
+    }
+    if (!page.last_evaluated_key) break;
+    scan.exclusive_start_key = std::move(page.last_evaluated_key);
+  }
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    return std::tie(a.source, a.type, a.target) < std::tie(b.source, b.type, b.target);
+  });
+  // An end without a node item (an edge written with require_nodes = false)
+  // is drawn as a node without attributes, unless the node limit was reached.
+  std::set<std::string> stubs;
+  for (Edge& e : edges) {
+    out.edge_types.insert(e.type);
+    bool kept = true;
+    for (const std::string* end : {&e.source, &e.target}) {
+      if (nodes.count(*end) || stubs.count(*end)) continue;
+      if (static_cast<int64_t>(nodes.size() + stubs.size()) >= max_nodes) {
+        out.truncated = true;
+        kept = false;
+      } else {
+        stubs.insert(*end);
+      }
+    }
+    if (!kept) continue;
+    NeighbourhoodEdge ne;
+    auto src = nodes.find(e.source);
+    ne.in_edge_set = src != nodes.end() && InEdgeSet(s, src->second, e);
+    ne.edge = std::move(e);
+    out.edges.push_back(std::move(ne));
+  }
+  for (const std::string& id : stubs) out.nodes.push_back({id, 0, std::nullopt});
+  for (auto& [id, n] : nodes) out.nodes.push_back({id, 0, std::move(n)});
+  std::sort(out.nodes.begin(), out.nodes.end(),
+            [](const NeighbourhoodNode& a, const NeighbourhoodNode& b) { return a.id < b.id; });
+  return out;
+}
+
+StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
+                                      int64_t sample_items) {
+  DetectedSchema d;
+  d.schema.table_name = table;
+  DescribeTableRequest dreq;
+  dreq.table_name = table;
+  DR_ASSIGN_OR_RETURN(DescribeTableResponse desc, client->DescribeTable(dreq));
+  const TableDescription& t = desc.table;
+  std::string pk, sk;
+  for (const KeySchemaElement& k : t.key_schema) {
+    (k.key_type == KeyType::kHash ? pk : sk) = k.attribute_name;
+  }
+  auto type_of = [&](const std::string& name) {
+    for (const AttributeDefinition& a : t.attribute_definitions)
+      if (a.attribute_name == name) return a.attribute_type;
+    return AttrType::kNull;
+  };
+  if (t.key_schema.size() != 2 || sk.empty() || type_of(pk) != AttrType::kS ||
+      type_of(sk) != AttrType::kS) {
+    d.reason = "The graph layer's tables have a string partition key and a string sort key";
+    return d;
+  }
+  d.schema.pk_attribute = pk;
+  d.schema.sk_attribute = sk;
+  const IndexDescription* inverted = nullptr;
+  for (const IndexDescription& g : t.global_secondary_indexes) {
+    if (g.key_schema.size() == 2 && g.key_schema[0].key_type == KeyType::kHash &&
+        g.key_schema[0].attribute_name == sk) {
+      inverted = &g;
+      break;
+    }
+  }
+  if (inverted == nullptr) {
+    d.reason = "No global secondary index is keyed on the sort key " + sk +
+               " (the graph layer's inverted index, which finds incoming edges)";
+    return d;
+  }
+  d.schema.inverted_index = inverted->index_name;
+  d.schema.rank_attribute = inverted->key_schema[1].attribute_name;
+
+  // Node items (partition key = sort key) say the separator and which String
+  // Sets are the edge set (entries "TYPE<sep>target") and the incoming types.
+  ScanRequest scan;
+  scan.table_name = table;
+  scan.limit = sample_items;
+  DR_ASSIGN_OR_RETURN(ScanResponse page, client->Scan(scan));
+  std::map<std::string, int> set_with_sep, set_without_sep;
+  bool separator_found = false;
+  for (const Item& item : page.items) {
+    auto p = item.find(pk);
+    auto s = item.find(sk);
+    if (p == item.end() || s == item.end() || !p->second.is(AttrType::kS) ||
+        !(p->second == s->second)) {
+      continue;
+    }
+    const std::string& id = p->second.scalar();
+    if (!separator_found) {
+      d.schema.separator = Separator(id);
+      separator_found = true;
+    }
+    if (d.sample_nodes.size() < 50) d.sample_nodes.push_back(id);
+    for (const auto& [name, value] : item) {
+      if (!value.is(AttrType::kSS) || value.set().empty()) continue;
+      const bool all_sep = std::all_of(value.set().begin(), value.set().end(), [&](const std::string& e) {
+        return e.find(d.schema.separator) != std::string::npos;
+      });
+      ++(all_sep ? set_with_sep : set_without_sep)[name];
+    }
+  }
+  auto most = [](const std::map<std::string, int>& counts, const std::string& fallback) {
+    std::string best = fallback;
+    int n = 0;
+    for (const auto& [name, c] : counts) {
+      if (c > n) best = name, n = c;
+    }
+    return best;
+  };
+  d.schema.edge_set_attribute = most(set_with_sep, d.schema.edge_set_attribute);
+  set_without_sep.erase(d.schema.edge_set_attribute);
+  d.schema.incoming_types_attribute = most(set_without_sep, d.schema.incoming_types_attribute);
+  return d;
 }
 
 }  // namespace dynarock::graph

@@ -60,6 +60,25 @@ struct Neighbourhood {
 // ValidationException for a bad start id or hops < 1.
 StatusOr<Neighbourhood> Explore(Graph& g, const NeighbourhoodRequest& request);
 
+// The whole graph of g's table, read by Scan (depth 0 for every node): at most
+// max_nodes nodes and their edges (truncated says when more were left).
+StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes = 100000);
+
+// A table's graph-layer conventions, from its definition (a string partition
+// and sort key; the inverted index: a GSI keyed on the sort key, and its sort
+// key the rank) and a Scan page of it: node items (partition key = sort key)
+// give the separator (the first character of an id that is not a letter or a
+// digit), the edge set (the String Set whose entries hold the separator) and
+// the incoming types (another String Set). Members not found keep Schema's
+// defaults. `reason` says why the table is not a graph table (empty: it is).
+struct DetectedSchema {
+  Schema schema;
+  std::string reason;
+  std::vector<std::string> sample_nodes;  // up to 50 node ids of the page read
+};
+StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
+                                      int64_t sample_items = 200);
+
 }  // namespace dynarock::graph
 
 #endif  // DYNAROCK_GRAPH_EXPLORE_H_

@@ -565,6 +565,7 @@ DR_HTTP_OP(GetItem)
 DR_HTTP_OP(UpdateItem)
 DR_HTTP_OP(DeleteItem)
 DR_HTTP_OP(Query)
+DR_HTTP_OP(Scan)
 DR_HTTP_OP(BatchGetItem)
 DR_HTTP_OP(BatchWriteItem)
 

@@ -100,6 +100,7 @@ class HttpClient final : public Client {
   StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) override;
   StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) override;
   StatusOr<QueryResponse> Query(const QueryRequest& req) override;
+  StatusOr<ScanResponse> Scan(const ScanRequest& req) override;
   StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& req) override;
   StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& req) override;
   StatusOr<TransactWriteItemsResponse> TransactWriteItems(

@@ -25,6 +25,7 @@ packages=(
   ca-certificates wrk curl
   nginx-light  # bench/load's ceiling: a static answer over the same wrk runs
   chromium  # the browser-origin test (tests/e2e/js/test_browser_cors.mjs)
+  graphviz  # `dynarock graph export --svg` (and its test)
   # The Python package's tests (tests/python): its pytest fixtures under
   # Debian's python3, and pip with setuptools to install it offline.
   python3-pytest python3-setuptools python3-wheel python3-pip binutils

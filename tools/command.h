@@ -44,6 +44,7 @@ struct Command {
 // ---- Entry points (one per tools/<name>_command.cc) ----
 int RunServe(const Args& args);
 int RunGraph(const Args& args);
+int RunGraphExport(const Args& args);  // tools/graph_export_command.cc
 int RunCheck(const Args& args);
 int RunPatterns(const Args& args);
 int RunReplicate(const Args& args);

@@ -18,6 +18,7 @@
 #include "graph/http_client.h"
 #include "graph/seed_graphs.h"
 #include "tools/command.h"
+#include "tools/graph_client.h"
 
 namespace dynarock::tools {
 namespace {
@@ -31,6 +32,7 @@ namespace seeds = graph::seeds;
 
 constexpr char kGraphHelp[] =
     "Usage: dynarock graph demo [flags]\n"
+    "       dynarock graph export --table T [flags]   (dynarock graph export --help)\n"
     "\n"
     "Loads the seed articles' graph examples (Frodo's friends, Koan's goals with\n"
     "edge sets, mutual friends, the Contact table with validity intervals) through\n"
@@ -220,7 +222,39 @@ Status Seed004(graph::Client* client, const std::string& prefix) {
 
 }  // namespace
 
+int OpenGraphClient(const std::string& endpoint, const std::string& data,
+                    const std::string& region, const std::string& ca_file,
+                    std::unique_ptr<DB>* db, std::unique_ptr<graph::Client>* client) {
+  if (!endpoint.empty()) {
+    graph::HttpClientOptions o;
+    o.endpoint = endpoint;
+    o.region = region;  // empty: derived
+    o.ca_file = ca_file;
+    auto c = graph::HttpClient::Create(o);
+    if (!c.ok() && c.status().type() == ErrorType::kValidation) {
+      return UsageError("graph", c.status().message());  // a bad URL or CA file
+    }
+    if (!c.ok()) {
+      std::fprintf(stderr, "dynarock graph: %s\n", c.status().ToString().c_str());
+      return kExitFailure;
+    }
+    *client = std::move(*c);
+    return kExitOk;
+  }
+  Options o;
+  o.in_memory = data.empty();
+  auto opened = DB::Open(o, data);
+  if (!opened.ok()) {
+    std::fprintf(stderr, "dynarock graph: %s\n", opened.status().ToString().c_str());
+    return kExitFailure;
+  }
+  *db = std::move(*opened);
+  *client = std::make_unique<graph::EmbeddedClient>(db->get());
+  return kExitOk;
+}
+
 int RunGraph(const Args& args) {
+  if (!args.empty() && args[0] == "export") return RunGraphExport(Args(args.begin() + 1, args.end()));
   std::string endpoint, data, region, ca_file, prefix = "demo_";
   bool demo = false;
   ArgReader r(args);
@@ -259,30 +293,8 @@ int RunGraph(const Args& args) {
 
   std::unique_ptr<DB> db;
   std::unique_ptr<graph::Client> client;
-  if (!endpoint.empty()) {
-    graph::HttpClientOptions o;
-    o.endpoint = endpoint;
-    o.region = region;  // empty: derived
-    o.ca_file = ca_file;
-    auto c = graph::HttpClient::Create(o);
-    if (!c.ok() && c.status().type() == ErrorType::kValidation) {
-      return UsageError("graph", c.status().message());  // a bad URL or CA file
-    }
-    if (!c.ok()) {
-      std::fprintf(stderr, "dynarock graph: %s\n", c.status().ToString().c_str());
-      return kExitFailure;
-    }
-    client = std::move(*c);
-  } else {
-    Options o;
-    o.in_memory = data.empty();
-    auto opened = DB::Open(o, data);
-    if (!opened.ok()) {
-      std::fprintf(stderr, "dynarock graph: %s\n", opened.status().ToString().c_str());
-      return kExitFailure;
-    }
-    db = std::move(*opened);
-    client = std::make_unique<graph::EmbeddedClient>(db.get());
+  if (int rc = OpenGraphClient(endpoint, data, region, ca_file, &db, &client); rc != kExitOk) {
+    return rc;
   }
   std::printf("Graph demo on %s (tables prefixed '%s')\n\n",
               endpoint.empty() ? (data.empty() ? "an in-memory database" : data.c_str())

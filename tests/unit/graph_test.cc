@@ -216,6 +216,7 @@ class HookClient final : public Client {
     return inner_->DeleteItem(r);
   }
   StatusOr<QueryResponse> Query(const QueryRequest& r) override { return inner_->Query(r); }
+  StatusOr<ScanResponse> Scan(const ScanRequest& r) override { return inner_->Scan(r); }
   // The next `defer_batch_gets` BatchGetItem calls read only their first key
   // and return the others as UnprocessedKeys, as a throttled DynamoDB may.
   StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& r) override {

@@ -1,0 +1,147 @@
+"""`dynarock graph export`: the seed graphs written as JSON, DOT and GraphML,
+embedded (--data) and over HTTP (--endpoint), with --svg through Graphviz.
+
+* a node's neighbourhood by hops, direction and types; the whole graph by Scan;
+  --max-nodes truncation said in the JSON and on stderr;
+* the table's conventions detected (seed 001's source/target keys, "-"
+  separator, gsi0-index, edgeSet) and overridable;
+* the same export embedded and over HTTP is the same bytes;
+* GraphML parses as XML with the GraphML namespace; DOT draws with `dot`; an
+  edge of a type opted out of the edge set is dashed;
+* bad input: a missing table, an unknown format, a node id without separator,
+  flags that need --node, no --data/--endpoint: a clear message and exit 1 or 2.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+import xml.etree.ElementTree as ET
+
+import harness
+
+GRAPHML = "{http://graphml.graphdrawing.org/xmlns}"
+
+
+def dynarock(*args, check=True):
+    out = subprocess.run([harness._find_binary(), *args], capture_output=True, text=True,
+                         timeout=120)
+    if check and out.returncode != 0:
+        raise AssertionError("%s: exit %d: %s" % (" ".join(args), out.returncode, out.stderr))
+    return out
+
+
+class GraphExportTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="dynarock-graph-export-")
+        cls.data = os.path.join(cls.tmp, "db")
+        dynarock("graph", "demo", "--data", cls.data)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def export(self, *args):
+        out = dynarock("graph", "export", "--data", self.data, *args)
+        return out.stdout, out.stderr
+
+    def test_neighbourhood_as_json(self):
+        text, err = self.export("--table", "demo_middle_earth", "--node", "USER#Frodo",
+                                "--direction", "out")
+        g = json.loads(text)
+        self.assertEqual({n["id"] for n in g["nodes"]},
+                         {"USER#Frodo", "USER#Gandalf", "USER#Samwise", "PLACE#Gondor",
+                          "PLACE#TheShire"})
+        self.assertTrue(all(e["source"] == "USER#Frodo" for e in g["edges"]))
+        self.assertEqual(len(g["edges"]), 4)
+        frodo = next(n for n in g["nodes"] if n["id"] == "USER#Frodo")
+        self.assertEqual((frodo["depth"], frodo["type"]), (0, "USER"))
+        self.assertEqual(frodo["attributes"]["firstName"], {"S": "Frodo"})
+        self.assertIn("5 nodes, 4 edges", err)
+        friends = json.loads(self.export("--table", "demo_middle_earth", "--node", "USER#Frodo",
+                                         "--types", "FRIEND", "--direction", "out")[0])
+        self.assertEqual({e["type"] for e in friends["edges"]}, {"FRIEND"})
+        self.assertEqual(sorted(e["rank"] for e in friends["edges"]), ["3004", "UNKNOWN"])
+
+    def test_whole_graph_and_detected_conventions(self):
+        g = json.loads(self.export("--table", "demo_records")[0])
+        self.assertEqual(g["schema"]["pk"], "source")
+        self.assertEqual(g["schema"]["separator"], "-")
+        self.assertEqual(g["schema"]["inverted_index"], "gsi0-index")
+        self.assertEqual(g["schema"]["edge_set_attribute"], "edgeSet")
+        self.assertEqual(len(g["nodes"]), 8)
+        self.assertIn("GOALSUBSCRIBER", g["edge_types"])
+        sub = [e for e in g["edges"] if e["type"] == "GOALSUBSCRIBER"]
+        self.assertTrue(sub and not any(e["in_edge_set"] for e in sub))
+        self.assertTrue(all(e["in_edge_set"] for e in g["edges"] if e["type"] == "GOALMEMBERSHIP"))
+        self.assertFalse(g["truncated"])
+        capped, err = self.export("--table", "demo_records", "--max-nodes", "3")
+        capped = json.loads(capped)
+        self.assertLessEqual(len(capped["nodes"]), 3)
+        self.assertTrue(capped["truncated"])
+        self.assertIn("truncated", err)
+        # A wrong override is used as given: no edge set named so, none in it.
+        over = json.loads(self.export("--table", "demo_records", "--edge-set-attribute", "nothing")[0])
+        self.assertFalse(any(e["in_edge_set"] for e in over["edges"]))
+
+    def test_graphml_dot_and_svg(self):
+        out = os.path.join(self.tmp, "koan.graphml")
+        self.export("--table", "demo_records", "--format", "graphml", "--out", out)
+        root = ET.parse(out).getroot()
+        self.assertEqual(root.tag, GRAPHML + "graphml")
+        nodes = root.findall(".//%snode" % GRAPHML)
+        edges = root.findall(".//%sedge" % GRAPHML)
+        self.assertEqual(len(nodes), 8)
+        self.assertEqual({(e.get("source"), e.get("target")) for e in edges
+                          if e.find("%sdata[@key='etype']" % GRAPHML).text == "GOALSUBSCRIBER"},
+                         {("GOAL-G1", "USER-U3")})
+        dot, _ = self.export("--table", "demo_records", "--format", "dot")
+        self.assertTrue(dot.startswith('digraph "demo_records" {'))
+        self.assertIn('"GOAL-G1" -> "USER-U3" [label="GOALSUBSCRIBER", style=dashed];', dot)
+        if shutil.which("dot") is None:
+            self.skipTest("Graphviz's dot is not installed (scripts/install-deps.sh installs it)")
+        svg = os.path.join(self.tmp, "koan.svg")
+        self.export("--table", "demo_records", "--svg", svg, "--out", os.devnull)
+        with open(svg) as f:
+            drawn = f.read()
+        self.assertIn("<svg", drawn)
+        self.assertIn("GOAL&#45;G1", drawn)
+
+    def test_same_export_over_http(self):
+        proc, url = harness.launch(extra_args=["--shared-db"])
+        try:
+            dynarock("graph", "demo", "--endpoint", url)
+            args = ["--table", "demo_middle_earth", "--node", "USER#Samwise", "--hops", "2"]
+            remote = dynarock("graph", "export", "--endpoint", url, *args).stdout
+            local = self.export(*args)[0]
+            self.assertEqual(remote, local)
+            whole = dynarock("graph", "export", "--endpoint", url, "--table", "demo_Contact",
+                             "--format", "graphml").stdout
+            local_whole = self.export("--table", "demo_Contact", "--format", "graphml")[0]
+            self.assertEqual(whole, local_whole)
+        finally:
+            harness.stop_process(proc)
+
+    def test_bad_input(self):
+        base = [harness._find_binary(), "graph", "export"]
+        cases = [
+            (["--data", self.data, "--table", "nope"], 1, "ResourceNotFoundException"),
+            (["--data", self.data, "--table", "demo_users", "--format", "png"], 2, "--format"),
+            (["--data", self.data, "--table", "demo_users", "--node", "nosep"], 1, "ValidationException"),
+            (["--data", self.data, "--table", "demo_users", "--hops", "2"], 2, "go with --node"),
+            (["--data", self.data, "--table", "demo_users", "--node", "USER#Alice", "--hops", "0"], 2, "--hops"),
+            (["--table", "demo_users"], 2, "--endpoint URL or --data DIR"),
+            (["--data", self.data], 2, "--table is required"),
+        ]
+        for args, code, words in cases:
+            out = subprocess.run(base + args, capture_output=True, text=True, timeout=60)
+            self.assertEqual(out.returncode, code, (args, out.stderr))
+            self.assertIn(words, out.stderr, args)
+            self.assertEqual(out.stdout, "", args)
+
+
+if __name__ == "__main__":
+    unittest.main()
