@@ -45,6 +45,7 @@ struct Command {
 int RunServe(const Args& args);
 int RunGraph(const Args& args);
 int RunGraphExport(const Args& args);  // tools/graph_export_command.cc
+int RunGraphStats(const Args& args);   // tools/graph_stats_command.cc
 int RunCheck(const Args& args);
 int RunPatterns(const Args& args);
 int RunReplicate(const Args& args);

@@ -12,6 +12,7 @@
 
 #include "dynarock/db.h"
 #include "graph/client.h"
+#include "tools/command.h"
 
 namespace dynarock::tools {
 
@@ -20,6 +21,19 @@ namespace dynarock::tools {
 int OpenGraphClient(const std::string& endpoint, const std::string& data, const std::string& region,
                     const std::string& ca_file, std::unique_ptr<DB>* db,
                     std::unique_ptr<graph::Client>* client);
+
+// The flags that say where a graph table is, as `graph export` and `graph
+// stats` take them: --endpoint URL (with --region, --ca-file) or --data DIR.
+struct GraphPlace {
+  std::string endpoint, data, region, ca_file;
+  // When r's flag is one of them: takes its value and returns true (*rc is then
+  // kExitUsage, after a message, when the value is missing; else kExitOk).
+  bool Take(ArgReader& r, std::string_view command, int* rc);
+  // Checks that exactly one of --endpoint and --data was given, then opens the
+  // client (OpenGraphClient). kExitOk or the exit code.
+  int Open(std::string_view command, std::unique_ptr<DB>* db,
+           std::unique_ptr<graph::Client>* client) const;
+};
 
 }  // namespace dynarock::tools
 

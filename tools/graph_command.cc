@@ -33,6 +33,7 @@ namespace seeds = graph::seeds;
 constexpr char kGraphHelp[] =
     "Usage: dynarock graph demo [flags]\n"
     "       dynarock graph export --table T [flags]   (dynarock graph export --help)\n"
+    "       dynarock graph stats --table T [flags]    (dynarock graph stats --help)\n"
     "\n"
     "Loads the seed articles' graph examples (Frodo's friends, Koan's goals with\n"
     "edge sets, mutual friends, the Contact table with validity intervals) through\n"
@@ -253,8 +254,33 @@ int OpenGraphClient(const std::string& endpoint, const std::string& data,
   return kExitOk;
 }
 
+bool GraphPlace::Take(ArgReader& r, std::string_view command, int* rc) {
+  const std::string_view flag = r.flag();
+  std::string* into = flag == "--endpoint" ? &endpoint
+                      : flag == "--data"   ? &data
+                      : flag == "--region" ? &region
+                      : flag == "--ca-file" ? &ca_file
+                                            : nullptr;
+  if (into == nullptr) return false;
+  *rc = kExitOk;
+  if (!r.Value(into) || into->empty()) *rc = UsageError(command, std::string(flag) + " needs a value");
+  return true;
+}
+
+int GraphPlace::Open(std::string_view command, std::unique_ptr<DB>* db,
+                     std::unique_ptr<graph::Client>* client) const {
+  if (endpoint.empty() == data.empty()) {
+    return UsageError(command, "give the graph's place: --endpoint URL or --data DIR");
+  }
+  if (endpoint.empty() && (!region.empty() || !ca_file.empty())) {
+    return UsageError(command, "--region and --ca-file apply to --endpoint only");
+  }
+  return OpenGraphClient(endpoint, data, region, ca_file, db, client);
+}
+
 int RunGraph(const Args& args) {
   if (!args.empty() && args[0] == "export") return RunGraphExport(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "stats") return RunGraphStats(Args(args.begin() + 1, args.end()));
   std::string endpoint, data, region, ca_file, prefix = "demo_";
   bool demo = false;
   ArgReader r(args);

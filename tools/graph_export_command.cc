@@ -102,7 +102,8 @@ bool DrawSvg(const std::string& dot_text, const std::string& svg) {
 }  // namespace
 
 int RunGraphExport(const Args& args) {
-  std::string endpoint, data, region, ca_file, table, node, out, svg, types;
+  GraphPlace place;
+  std::string table, node, out, svg, types;
   std::string direction = "both", format_name = "json";
   int64_t hops = 1, max_nodes = -1;
   std::vector<std::pair<std::string, std::string>> overrides;
@@ -120,7 +121,10 @@ int RunGraphExport(const Args& args) {
     };
     bool is_override = false;
     for (const char* o : kOverrides) is_override |= flag == o;
-    if (flag == "--help" || flag == "-h") {
+    int rc = kExitOk;
+    if (place.Take(r, "graph export", &rc)) {
+      if (rc != kExitOk) return rc;
+    } else if (flag == "--help" || flag == "-h") {
       std::fputs(kExportHelp, stdout);
       return kExitOk;
     } else if (is_override) {
@@ -151,14 +155,6 @@ int RunGraphExport(const Args& args) {
       if (!value(&out, "a file")) return kExitUsage;
     } else if (flag == "--svg") {
       if (!value(&svg, "a file")) return kExitUsage;
-    } else if (flag == "--endpoint") {
-      if (!value(&endpoint, "a URL")) return kExitUsage;
-    } else if (flag == "--data") {
-      if (!value(&data, "a directory")) return kExitUsage;
-    } else if (flag == "--region") {
-      if (!value(&region, "a name")) return kExitUsage;
-    } else if (flag == "--ca-file") {
-      if (!value(&ca_file, "a file")) return kExitUsage;
     } else {
       return UsageError("graph export", "unknown argument '" + std::string(flag) + "'");
     }
@@ -166,16 +162,13 @@ int RunGraphExport(const Args& args) {
   const auto format = graph::ParseExportFormat(format_name);
   if (!format) return UsageError("graph export", "--format must be json, dot or graphml, not '" + format_name + "'");
   if (table.empty()) return UsageError("graph export", "--table is required");
-  if (endpoint.empty() == data.empty()) {
-    return UsageError("graph export", "give the graph's place: --endpoint URL or --data DIR");
-  }
   if (node.empty() && (hops != 1 || direction != "both" || !types.empty())) {
     return UsageError("graph export", "--hops, --direction and --types go with --node");
   }
 
   std::unique_ptr<DB> db;
   std::unique_ptr<graph::Client> client;
-  if (int rc = OpenGraphClient(endpoint, data, region, ca_file, &db, &client); rc != kExitOk) return rc;
+  if (int rc = place.Open("graph export", &db, &client); rc != kExitOk) return rc;
   auto fail = [](const Status& s) {
     std::fprintf(stderr, "dynarock graph export: %s\n", s.ToString().c_str());
     return kExitFailure;

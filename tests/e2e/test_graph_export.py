@@ -1,5 +1,6 @@
-"""`dynarock graph export`: the seed graphs written as JSON, DOT and GraphML,
-embedded (--data) and over HTTP (--endpoint), with --svg through Graphviz.
+"""`dynarock graph export` and `dynarock graph stats`: the seed graphs written as
+JSON, DOT and GraphML, embedded (--data) and over HTTP (--endpoint), with --svg
+through Graphviz; and what they hold, counted.
 
 * a node's neighbourhood by hops, direction and types; the whole graph by Scan;
   --max-nodes truncation said in the JSON and on stderr;
@@ -8,6 +9,8 @@ embedded (--data) and over HTTP (--endpoint), with --svg through Graphviz.
 * the same export embedded and over HTTP is the same bytes;
 * GraphML parses as XML with the GraphML namespace; DOT draws with `dot`; an
   edge of a type opted out of the edge set is dashed;
+* stats: nodes and edges by type, out-degrees, the largest edge sets and
+  their share of the 400 KB item limit, as text and JSON, the same over HTTP;
 * bad input: a missing table, an unknown format, a node id without separator,
   flags that need --node, no --data/--endpoint: a clear message and exit 1 or 2.
 """
@@ -122,8 +125,35 @@ class GraphExportTest(unittest.TestCase):
                              "--format", "graphml").stdout
             local_whole = self.export("--table", "demo_Contact", "--format", "graphml")[0]
             self.assertEqual(whole, local_whole)
+            stats = ["graph", "stats", "--table", "demo_records", "--format", "json"]
+            self.assertEqual(dynarock(*stats, "--endpoint", url).stdout,
+                             dynarock(*stats, "--data", self.data).stdout)
         finally:
             harness.stop_process(proc)
+
+    def test_stats(self):
+        out = dynarock("graph", "stats", "--data", self.data, "--table", "demo_records").stdout
+        self.assertIn('separator "-"', out)
+        self.assertIn("nodes       8: GOAL 3, TEAM 2, USER 3", out)
+        self.assertIn("edges       9: GOALMEMBERSHIP 8, GOALSUBSCRIBER 1", out)
+        self.assertRegex(out, r"GOAL-G1 +3 entries")
+        j = json.loads(dynarock("graph", "stats", "--data", self.data, "--table", "demo_middle_earth",
+                                "--format", "json", "--top", "1").stdout)
+        self.assertEqual((j["nodes"], j["edges"]), (5, 9))
+        self.assertEqual(j["edges_by_type"], {"FRIEND": 3, "VISITED": 6})
+        self.assertEqual(j["out_degrees"], {"0": 2, "2": 1, "3": 1, "4": 1})
+        self.assertEqual(len(j["largest_edge_sets"]), 1)
+        top = j["largest_edge_sets"][0]
+        self.assertEqual((top["node"], top["entries"]), ("USER#Frodo", 4))
+        self.assertAlmostEqual(top["item_limit_fraction"], top["item_bytes"] / 409600)
+        for args, code, words in (
+                (["--table", "nope"], 1, "ResourceNotFoundException"),
+                (["--table", "demo_records", "--format", "xml"], 2, "--format"),
+                (["--table", "demo_records", "--top", "-1"], 2, "--top"),
+                ([], 2, "--table is required")):
+            r = dynarock("graph", "stats", "--data", self.data, *args, check=False)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(words, r.stderr)
 
     def test_bad_input(self):
         base = [harness._find_binary(), "graph", "export"]

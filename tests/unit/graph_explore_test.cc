@@ -1,5 +1,6 @@
-// graph::Explore (graph/explore.h) on the seed articles' graphs, embedded: what
-// the console's graph view draws.
+// graph::Explore, WholeGraph and DetectSchema (graph/explore.h) and
+// graph::Survey (graph/survey.h) on the seed articles' graphs, embedded: what
+// the console's graph view draws and `dynarock graph export` / `stats` print.
 
 #include "graph/explore.h"
 
@@ -11,6 +12,7 @@
 
 #include "graph/embedded_client.h"
 #include "graph/seed_graphs.h"
+#include "graph/survey.h"
 
 namespace dynarock::graph {
 namespace {
@@ -134,6 +136,47 @@ TEST_F(ExploreTest, BadRequestsAreValidationErrors) {
   ASSERT_TRUE(alone.ok());
   ASSERT_EQ(alone->nodes.size(), 1u);
   EXPECT_FALSE(alone->nodes[0].node.has_value());
+}
+
+TEST_F(ExploreTest, WholeGraphDetectionAndSurveyOfSeed001) {
+  auto g = Load(seeds::KoanSchema("records"), seeds::LoadKoan);
+  auto d = DetectSchema(client_.get(), "records");
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->reason.empty()) << d->reason;
+  EXPECT_EQ(d->schema.pk_attribute, "source");
+  EXPECT_EQ(d->schema.separator, "-");
+  EXPECT_EQ(d->schema.inverted_index, "gsi0-index");
+  EXPECT_EQ(d->schema.rank_attribute, "gsi0");
+  EXPECT_EQ(d->schema.edge_set_attribute, "edgeSet");
+  Graph detected(client_.get(), d->schema);
+  auto whole = WholeGraph(detected);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->nodes.size(), 8u);
+  EXPECT_EQ(whole->edges.size(), 9u);
+  EXPECT_TRUE(std::is_sorted(whole->nodes.begin(), whole->nodes.end(),
+                             [](const auto& a, const auto& b) { return a.id < b.id; }));
+  auto capped = WholeGraph(detected, 3);
+  ASSERT_TRUE(capped.ok());
+  EXPECT_TRUE(capped->truncated);
+  EXPECT_LE(capped->nodes.size(), 3u);
+  auto survey = Survey(detected, 2);
+  ASSERT_TRUE(survey.ok());
+  EXPECT_EQ(survey->nodes(), 8);
+  EXPECT_EQ(survey->edges_by_type, (std::map<std::string, int64_t>{{"GOALMEMBERSHIP", 8}, {"GOALSUBSCRIBER", 1}}));
+  ASSERT_EQ(survey->largest_edge_sets.size(), 2u);
+  EXPECT_EQ(survey->largest_edge_sets[0].entries, 3);  // G1 and G3: three members each
+  EXPECT_EQ(survey->DegreeQuantile(1.0), survey->out_degrees.rbegin()->first);
+
+  // A table without the inverted index is not a graph table, and says why.
+  CreateTableRequest plain;
+  plain.table_name = "plain";
+  plain.attribute_definitions = {{"PK", AttrType::kS}, {"SK", AttrType::kS}};
+  plain.key_schema = {{"PK", KeyType::kHash}, {"SK", KeyType::kRange}};
+  plain.billing_mode = "PAY_PER_REQUEST";
+  ASSERT_TRUE(client_->CreateTable(plain).ok());
+  auto none = DetectSchema(client_.get(), "plain");
+  ASSERT_TRUE(none.ok());
+  EXPECT_NE(none->reason.find("inverted index"), std::string::npos) << none->reason;
 }
 
 }  // namespace
