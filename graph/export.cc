@@ -25,18 +25,7 @@ std::string Json(const Neighbourhood& n, const Schema& s) {
   w.EndArray();
   w.Key("edges");
   w.BeginArray();
-  for (const NeighbourhoodEdge& ne : n.edges) {
-    const Edge& e = ne.edge;
-    w.BeginObject();
-    w.Member("source", e.source);
-    w.Member("target", e.target);
-    w.Member("type", e.type);
-    w.Member("rank", e.rank);
-    w.MemberBool("in_edge_set", ne.in_edge_set);
-    w.Key("attributes");
-    w.Raw(api::EncodeItemJson(e.properties));
-    w.EndObject();
-  }
+  for (const NeighbourhoodEdge& ne : n.edges) WriteEdgeJson(w, ne.edge, ne.in_edge_set);
   w.EndArray();
   w.Key("edge_types");
   w.BeginArray();
@@ -155,6 +144,18 @@ void WriteSchemaJson(api::JsonWriter& w, const Schema& s) {
   w.Member("rank_attribute", s.rank_attribute);
   w.Member("edge_set_attribute", s.edge_set_attribute);
   w.Member("incoming_types_attribute", s.incoming_types_attribute);
+  w.EndObject();
+}
+
+void WriteEdgeJson(api::JsonWriter& w, const Edge& e, std::optional<bool> in_edge_set) {
+  w.BeginObject();
+  w.Member("source", e.source);
+  w.Member("target", e.target);
+  w.Member("type", e.type);
+  w.Member("rank", e.rank);
+  if (in_edge_set) w.MemberBool("in_edge_set", *in_edge_set);
+  w.Key("attributes");
+  w.Raw(api::EncodeItemJson(e.properties));
   w.EndObject();
 }
 

@@ -43,6 +43,10 @@ std::string ExportGraph(const Neighbourhood& n, const Schema& schema, ExportForm
 // open JSON object (the json format's member, and the console's schema route).
 void WriteSchemaJson(api::JsonWriter& w, const Schema& s);
 
+// One edge as the json format writes it: {"source", "target", "type", "rank",
+// "in_edge_set" (when given), "attributes": {DynamoDB JSON}}.
+void WriteEdgeJson(api::JsonWriter& w, const Edge& e, std::optional<bool> in_edge_set = std::nullopt);
+
 }  // namespace dynarock::graph
 
 #endif  // DYNAROCK_GRAPH_EXPORT_H_

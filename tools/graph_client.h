@@ -12,6 +12,7 @@
 
 #include "dynarock/db.h"
 #include "graph/client.h"
+#include "graph/explore.h"
 #include "tools/command.h"
 
 namespace dynarock::tools {
@@ -33,7 +34,16 @@ struct GraphPlace {
   // client (OpenGraphClient). kExitOk or the exit code.
   int Open(std::string_view command, std::unique_ptr<DB>* db,
            std::unique_ptr<graph::Client>* client) const;
+  // Open(), then `table`'s conventions (graph::DetectSchema). A failure, or a
+  // table that is not a graph table (unless allow_not_graph: the caller then
+  // reads detected->reason), is said on stderr: kExitFailure.
+  int OpenTable(std::string_view command, const std::string& table, std::unique_ptr<DB>* db,
+                std::unique_ptr<graph::Client>* client, graph::DetectedSchema* detected,
+                bool allow_not_graph = false) const;
 };
+
+// "dynarock <command>: <status>" on stderr; kExitFailure.
+int CommandFailed(std::string_view command, const Status& status);
 
 }  // namespace dynarock::tools
 

@@ -34,6 +34,7 @@ constexpr char kGraphHelp[] =
     "Usage: dynarock graph demo [flags]\n"
     "       dynarock graph export --table T [flags]   (dynarock graph export --help)\n"
     "       dynarock graph stats --table T [flags]    (dynarock graph stats --help)\n"
+    "       dynarock graph query QUESTION ... --table T (dynarock graph query --help)\n"
     "\n"
     "Loads the seed articles' graph examples (Frodo's friends, Koan's goals with\n"
     "edge sets, mutual friends, the Contact table with validity intervals) through\n"
@@ -278,9 +279,29 @@ int GraphPlace::Open(std::string_view command, std::unique_ptr<DB>* db,
   return OpenGraphClient(endpoint, data, region, ca_file, db, client);
 }
 
+int CommandFailed(std::string_view command, const Status& status) {
+  std::fprintf(stderr, "dynarock %.*s: %s\n", static_cast<int>(command.size()), command.data(),
+               status.ToString().c_str());
+  return kExitFailure;
+}
+
+int GraphPlace::OpenTable(std::string_view command, const std::string& table,
+                          std::unique_ptr<DB>* db, std::unique_ptr<graph::Client>* client,
+                          graph::DetectedSchema* detected, bool allow_not_graph) const {
+  if (int rc = Open(command, db, client); rc != kExitOk) return rc;
+  auto d = graph::DetectSchema(client->get(), table);
+  if (!d.ok()) return CommandFailed(command, d.status());
+  if (!d->reason.empty() && !allow_not_graph) {
+    return CommandFailed(command, Status(ErrorType::kValidation, d->reason));
+  }
+  *detected = std::move(d).value();
+  return kExitOk;
+}
+
 int RunGraph(const Args& args) {
   if (!args.empty() && args[0] == "export") return RunGraphExport(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "stats") return RunGraphStats(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "query") return RunGraphQuery(Args(args.begin() + 1, args.end()));
   std::string endpoint, data, region, ca_file, prefix = "demo_";
   bool demo = false;
   ArgReader r(args);

@@ -168,14 +168,13 @@ int RunGraphExport(const Args& args) {
 
   std::unique_ptr<DB> db;
   std::unique_ptr<graph::Client> client;
-  if (int rc = place.Open("graph export", &db, &client); rc != kExitOk) return rc;
-  auto fail = [](const Status& s) {
-    std::fprintf(stderr, "dynarock graph export: %s\n", s.ToString().c_str());
-    return kExitFailure;
-  };
-  auto detected = graph::DetectSchema(client.get(), table);
-  if (!detected.ok()) return fail(detected.status());
-  graph::Schema& schema = detected->schema;
+  graph::DetectedSchema detected;
+  if (int rc = place.OpenTable("graph export", table, &db, &client, &detected, /*allow_not_graph=*/true);
+      rc != kExitOk) {
+    return rc;
+  }
+  auto fail = [](const Status& s) { return CommandFailed("graph export", s); };
+  graph::Schema& schema = detected.schema;
   bool inverted_given = false;
   for (const auto& [flag, value] : overrides) {
     std::string* field = flag == "--pk" ? &schema.pk_attribute
@@ -188,8 +187,8 @@ int RunGraphExport(const Args& args) {
     *field = value;
     inverted_given |= flag == "--inverted-index";
   }
-  if (!detected->reason.empty() && !inverted_given) {
-    return fail(Status(ErrorType::kValidation, detected->reason + " (see --inverted-index)"));
+  if (!detected.reason.empty() && !inverted_given) {
+    return fail(Status(ErrorType::kValidation, detected.reason + " (see --inverted-index)"));
   }
   graph::Graph g(client.get(), schema);
   auto explore = [&]() -> StatusOr<graph::Neighbourhood> {

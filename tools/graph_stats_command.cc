@@ -138,18 +138,12 @@ int RunGraphStats(const Args& args) {
   if (table.empty()) return UsageError("graph stats", "--table is required");
   std::unique_ptr<DB> db;
   std::unique_ptr<graph::Client> client;
-  if (int rc = place.Open("graph stats", &db, &client); rc != kExitOk) return rc;
-  auto fail = [](const Status& s) {
-    std::fprintf(stderr, "dynarock graph stats: %s\n", s.ToString().c_str());
-    return kExitFailure;
-  };
-  auto detected = graph::DetectSchema(client.get(), table);
-  if (!detected.ok()) return fail(detected.status());
-  if (!detected->reason.empty()) return fail(Status(ErrorType::kValidation, detected->reason));
-  graph::Graph g(client.get(), detected->schema);
+  graph::DetectedSchema detected;
+  if (int rc = place.OpenTable("graph stats", table, &db, &client, &detected); rc != kExitOk) return rc;
+  graph::Graph g(client.get(), detected.schema);
   auto survey = graph::Survey(g, static_cast<size_t>(top));
-  if (!survey.ok()) return fail(survey.status());
-  const std::string text = format == "json" ? Json(*survey, detected->schema) : Text(*survey, detected->schema);
+  if (!survey.ok()) return CommandFailed("graph stats", survey.status());
+  const std::string text = format == "json" ? Json(*survey, detected.schema) : Text(*survey, detected.schema);
   std::fwrite(text.data(), 1, text.size(), stdout);
   return kExitOk;
 }

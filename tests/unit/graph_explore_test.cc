@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "graph/embedded_client.h"
+#include "graph/paths.h"
 #include "graph/seed_graphs.h"
 #include "graph/survey.h"
 
@@ -177,6 +178,53 @@ TEST_F(ExploreTest, WholeGraphDetectionAndSurveyOfSeed001) {
   auto none = DetectSchema(client_.get(), "plain");
   ASSERT_TRUE(none.ok());
   EXPECT_NE(none->reason.find("inverted index"), std::string::npos) << none->reason;
+}
+
+// A chain N#1 -> ... -> N#6 with a shortcut N#1 -> N#5: the shortest path takes
+// it, in either search direction; a bound shorter than it finds nothing.
+TEST_F(ExploreTest, ShortestPathTakesTheShortcutAndKeepsItsBounds) {
+  Schema s;
+  s.table_name = "chain";
+  Graph g(client_.get(), s);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  std::vector<EdgeSpec> edges;
+  for (int i = 1; i <= 6; ++i) ASSERT_TRUE(g.PutNode("N#" + std::to_string(i)).ok());
+  for (int i = 1; i < 6; ++i) edges.push_back({"N#" + std::to_string(i), "NEXT", "N#" + std::to_string(i + 1), {}});
+  edges.push_back({"N#1", "JUMP", "N#5", {}});
+  ASSERT_TRUE(g.AddEdges(edges).ok());
+
+  PathRequest req;
+  req.from = "N#1";
+  req.to = "N#6";
+  auto p = ShortestPath(g, req);
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(p->found);
+  EXPECT_EQ(p->nodes, (std::vector<std::string>{"N#1", "N#5", "N#6"}));
+  ASSERT_EQ(p->edges.size(), 2u);
+  EXPECT_EQ(p->edges[0].type, "JUMP");
+  req.types = {"NEXT"};  // without the shortcut: the whole chain
+  p = ShortestPath(g, req);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->nodes.size(), 6u);
+  req.max_hops = 4;
+  p = ShortestPath(g, req);
+  ASSERT_TRUE(p.ok());
+  EXPECT_FALSE(p->found);
+  req = PathRequest{};
+  req.from = "N#6";
+  req.to = "N#1";
+  EXPECT_FALSE(ShortestPath(g, req)->found);  // out-edges only lead away from N#1
+  req.ways = Ways::kIn;
+  p = ShortestPath(g, req);
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->nodes, (std::vector<std::string>{"N#6", "N#5", "N#1"}));
+  req.max_hops = 0;
+  EXPECT_EQ(ShortestPath(g, req).status().type(), ErrorType::kValidation);
+
+  auto d = NodeDegree(g, "N#5");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->out_by_type, (std::map<std::string, int64_t>{{"NEXT", 1}}));
+  EXPECT_EQ(d->in_by_type, (std::map<std::string, int64_t>{{"JUMP", 1}, {"NEXT", 1}}));
 }
 
 }  // namespace

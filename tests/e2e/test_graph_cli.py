@@ -1,6 +1,8 @@
-"""`dynarock graph export` and `dynarock graph stats`: the seed graphs written as
+"""`dynarock graph export`, `stats` and `query`: the seed graphs written as
 JSON, DOT and GraphML, embedded (--data) and over HTTP (--endpoint), with --svg
-through Graphviz; and what they hold, counted.
+through Graphviz; what they hold, counted; and the seed articles' questions
+(neighbours, k hops, shortest paths, common neighbours, degrees) asked from the
+command line.
 
 * a node's neighbourhood by hops, direction and types; the whole graph by Scan;
   --max-nodes truncation said in the JSON and on stderr;
@@ -11,6 +13,7 @@ through Graphviz; and what they hold, counted.
   edge of a type opted out of the edge set is dashed;
 * stats: nodes and edges by type, out-degrees, the largest edge sets and
   their share of the 400 KB item limit, as text and JSON, the same over HTTP;
+* query: answers as the seeds give them, as text and JSON, the same over HTTP;
 * bad input: a missing table, an unknown format, a node id without separator,
   flags that need --node, no --data/--endpoint: a clear message and exit 1 or 2.
 """
@@ -125,9 +128,11 @@ class GraphExportTest(unittest.TestCase):
                              "--format", "graphml").stdout
             local_whole = self.export("--table", "demo_Contact", "--format", "graphml")[0]
             self.assertEqual(whole, local_whole)
-            stats = ["graph", "stats", "--table", "demo_records", "--format", "json"]
-            self.assertEqual(dynarock(*stats, "--endpoint", url).stdout,
-                             dynarock(*stats, "--data", self.data).stdout)
+            for cmd in (["graph", "stats", "--table", "demo_records", "--format", "json"],
+                        ["graph", "query", "path", "USER-U2", "USER-U3", "--direction", "both",
+                         "--table", "demo_records", "--format", "json"]):
+                self.assertEqual(dynarock(*cmd, "--endpoint", url).stdout,
+                                 dynarock(*cmd, "--data", self.data).stdout)
         finally:
             harness.stop_process(proc)
 
@@ -154,6 +159,54 @@ class GraphExportTest(unittest.TestCase):
             r = dynarock("graph", "stats", "--data", self.data, *args, check=False)
             self.assertEqual(r.returncode, code, (args, r.stderr))
             self.assertIn(words, r.stderr)
+
+    def query(self, *args, fmt="json"):
+        out = dynarock("graph", "query", *args, "--data", self.data, "--format", fmt).stdout
+        return json.loads(out) if fmt == "json" else out
+
+    def test_query(self):
+        # Seed 000: who considers Gandalf a friend; the places both hobbits visited.
+        n = self.query("neighbours", "USER#Gandalf", "--direction", "in", "--types", "FRIEND",
+                       "--table", "demo_middle_earth")
+        self.assertEqual({x["id"] for x in n["nodes"]}, {"USER#Frodo", "USER#Samwise"})
+        self.assertTrue(all(e["type"] == "FRIEND" and e["target"] == "USER#Gandalf" for e in n["edges"]))
+        common = self.query("common", "USER#Frodo", "USER#Samwise", "--type", "VISITED",
+                            "--table", "demo_middle_earth")
+        self.assertEqual(common["nodes"], ["PLACE#Gondor", "PLACE#TheShire"])
+        # Seed 001: a user's goals one hop in, their fellow members two.
+        k = self.query("khop", "USER-U1", "--hops", "2", "--table", "demo_records")
+        hops = {x["id"]: x["hops"] for x in k["nodes"]}
+        self.assertEqual(hops["GOAL-G1"], 1)
+        self.assertEqual(hops["USER-U2"], 2)
+        # Paths: by direction; the shortest of several; none within the bound.
+        p = self.query("path", "USER-U2", "USER-U3", "--direction", "both", "--table", "demo_records")
+        self.assertTrue(p["found"])
+        self.assertEqual(p["hops"], 2)
+        self.assertEqual((p["nodes"][0], p["nodes"][-1]), ("USER-U2", "USER-U3"))
+        self.assertEqual(len(p["edges"]), 2)
+        out = self.query("path", "USER-U2", "USER-U3", "--table", "demo_records")
+        self.assertFalse(out["found"])  # edges point from goals to users: no way out of U2
+        text = self.query("path", "USER#Samwise", "PLACE#Gondor", "--table", "demo_middle_earth", fmt="table")
+        self.assertEqual(text, "1 hop: USER#Samwise -VISITED-> PLACE#Gondor\n")
+        text = self.query("path", "USER#Gandalf", "USER#Frodo", "--direction", "in",
+                          "--table", "demo_middle_earth", fmt="table")
+        self.assertEqual(text, "1 hop: USER#Gandalf <-FRIEND- USER#Frodo\n")
+        d = self.query("degree", "USER#Gandalf", "--table", "demo_middle_earth")
+        self.assertEqual((d["out"], d["in"]), (2, 2))
+        self.assertEqual(d["in_by_type"], {"FRIEND": 2})
+        for args, words in ((["path", "USER#Frodo"], "takes 2 node ids"),
+                            (["common", "USER#Frodo", "USER#Samwise"], "--type"),
+                            (["wander", "USER#Frodo"], "unknown question"),
+                            (["khop", "USER#Frodo", "--hops", "11"], "--hops"),
+                            (["path", "USER#Frodo", "X#Y", "--max-hops", "0"], "--max-hops")):
+            r = dynarock("graph", "query", *args, "--table", "demo_middle_earth", "--data", self.data,
+                         check=False)
+            self.assertEqual(r.returncode, 2, (args, r.stderr))
+            self.assertIn(words, r.stderr)
+        r = dynarock("graph", "query", "degree", "nosep", "--table", "demo_middle_earth",
+                     "--data", self.data, check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("ValidationException", r.stderr)
 
     def test_bad_input(self):
         base = [harness._find_binary(), "graph", "export"]
