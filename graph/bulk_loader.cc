@@ -32,32 +32,57 @@ Status BulkLoader::AddNode(const std::string& id, Item attributes) {
   return Status::Ok();
 }
 
+Status BulkLoader::Queue(const std::string& src, const std::string& type, const std::string& tgt,
+                         const Item& properties, const std::string& rank, const std::string& entry) {
+  const Schema& s = graph_->schema();
+  Item item = properties;
+  item[s.pk_attribute] = AttributeValue::S(src);
+  item[s.sk_attribute] = AttributeValue::S(s.EdgeSortKey(type, tgt));
+  item[s.rank_attribute] = AttributeValue::S(rank);
+  if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(type);
+  if (!entry.empty()) {
+    edge_sets_[src].push_back(entry);
+  } else {
+    edge_sets_[src];  // the node exists
+  }
+  in_types_[tgt].insert(type);
+  edge_sets_[tgt];
+  pending_.push_back(std::move(item));
+  if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) return Drain();
+  return Status::Ok();
+}
+
 Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
   const Schema& s = graph_->schema();
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
   DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
   auto one = [&](const std::string& src, const std::string& type, const std::string& tgt) {
-    std::string rank = s.Rank(type, src, e.properties);
-    Item item = e.properties;
-    item[s.pk_attribute] = AttributeValue::S(src);
-    item[s.sk_attribute] = AttributeValue::S(s.EdgeSortKey(type, tgt));
-    item[s.rank_attribute] = AttributeValue::S(rank);
-    if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(type);
-    if (s.InEdgeSet(type)) edge_sets_[src].push_back(s.EdgeSetEntry(type, tgt, rank));
-    else edge_sets_[src];  // the node exists
-    in_types_[tgt].insert(type);
-    pending_.push_back(std::move(item));
+    const std::string rank = s.Rank(type, src, e.properties);
+    return Queue(src, type, tgt, e.properties, rank,
+                 s.InEdgeSet(type) ? s.EdgeSetEntry(type, tgt, rank) : std::string());
   };
-  one(e.source, e.type, e.target);
+  DR_RETURN_IF_ERROR(one(e.source, e.type, e.target));
   if (with_reverse) {
     std::string r = s.ReverseType(e.type);
     if (r.empty()) r = e.type;
-    if (!(e.source == e.target && r == e.type)) one(e.target, r, e.source);
+    if (!(e.source == e.target && r == e.type)) DR_RETURN_IF_ERROR(one(e.target, r, e.source));
   }
-  edge_sets_[e.target];
-  if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) return Drain();
   return Status::Ok();
+}
+
+Status BulkLoader::AddStoredEdge(const Edge& e, bool in_edge_set) {
+  const Schema& s = graph_->schema();
+  DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
+  DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
+  DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
+  const std::string rank = e.rank.empty() ? e.source : e.rank;
+  std::string entry;
+  if (in_edge_set) {
+    entry = s.EdgeSortKey(e.type, e.target);
+    if (rank != e.source) entry += s.edge_set_rank_separator + rank;
+  }
+  return Queue(e.source, e.type, e.target, e.properties, rank, entry);
 }
 
 Status BulkLoader::Drain() {

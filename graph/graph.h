@@ -372,11 +372,20 @@ class BulkLoader {
   ~BulkLoader();
   Status AddNode(const std::string& id, Item attributes = {});
   Status AddEdge(EdgeSpec edge, bool with_reverse = false);
+  // An edge as it was stored (read by graph::Explore or WholeGraph, written by
+  // `graph export`): its rank as given, and in its source's edge set or not
+  // as given, whatever this schema's rank functions and opt-outs say; a rank
+  // other than the source id goes into the edge-set entry, as the layer
+  // writes ranked types' entries.
+  Status AddStoredEdge(const Edge& edge, bool in_edge_set);
   Status Finish();
   int64_t items_written() const { return items_written_; }
 
  private:
   Status Drain();
+  // Queues the edge item; `entry` (empty: none) goes into the source's edge set.
+  Status Queue(const std::string& src, const std::string& type, const std::string& tgt,
+               const Item& properties, const std::string& rank, const std::string& entry);
   Graph* graph_;
   int threads_;
   std::vector<Item> pending_;

@@ -35,6 +35,7 @@ constexpr char kGraphHelp[] =
     "       dynarock graph export --table T [flags]   (dynarock graph export --help)\n"
     "       dynarock graph stats --table T [flags]    (dynarock graph stats --help)\n"
     "       dynarock graph query QUESTION ... --table T (dynarock graph query --help)\n"
+    "       dynarock graph import FILE --table T      (dynarock graph import --help)\n"
     "\n"
     "Loads the seed articles' graph examples (Frodo's friends, Koan's goals with\n"
     "edge sets, mutual friends, the Contact table with validity intervals) through\n"
@@ -302,6 +303,7 @@ int RunGraph(const Args& args) {
   if (!args.empty() && args[0] == "export") return RunGraphExport(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "stats") return RunGraphStats(Args(args.begin() + 1, args.end()));
   if (!args.empty() && args[0] == "query") return RunGraphQuery(Args(args.begin() + 1, args.end()));
+  if (!args.empty() && args[0] == "import") return RunGraphImport(Args(args.begin() + 1, args.end()));
   std::string endpoint, data, region, ca_file, prefix = "demo_";
   bool demo = false;
   ArgReader r(args);
