@@ -248,6 +248,10 @@ StatusOr<ExecuteStatementResponse> RunSelect(DB& db, const Prepared& prepared,
       DR_ASSIGN_OR_RETURN(std::string r, w.Condition(*plan.range_cond));
       key_cond += " AND " + r;
     }
+    for (const Expr* t : plan.key_more) {
+      DR_ASSIGN_OR_RETURN(std::string c, w.Condition(*t));
+      key_cond += " AND " + c;
+    }
     q.key_condition_expression = std::move(key_cond);
     if (!plan.rest.empty()) {
       DR_ASSIGN_OR_RETURN(q.filter_expression, AndAll(w, plan.rest));

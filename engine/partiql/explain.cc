@@ -90,6 +90,10 @@ StatusOr<std::string> ExplainStatement(
         DR_ASSIGN_OR_RETURN(std::string r, w.Condition(*plan.range_cond));
         key += " AND " + r;
       }
+      for (const Expr* t : plan.key_more) {
+        DR_ASSIGN_OR_RETURN(std::string c, w.Condition(*t));
+        key += " AND " + c;
+      }
       line("key:", Readable(w, key));
     }
     std::vector<const Expr*> filter = plan.rest;

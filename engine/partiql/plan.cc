@@ -344,7 +344,41 @@ StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& tab
       plan.rest.push_back(t);
     }
   }
-  if (!plan.hash_eq) {
+  // Every key attribute, in key-schema order (a GSI may have up to four of each).
+  std::vector<std::string> hashes, ranges;
+  for (const auto& e : *schema) (e.key_type == KeyType::kHash ? hashes : ranges).push_back(e.attribute_name);
+  if (plan.hash_eq && hashes.size() > 1) {
+    // A Query needs an equality on each partition attribute.
+    for (size_t i = 1; i < hashes.size() && plan.hash_eq; ++i) {
+      auto it = std::find_if(plan.rest.begin(), plan.rest.end(),
+                             [&](const Expr* t) { return EqualityOn(t, hashes[i]) != nullptr; });
+      if (it == plan.rest.end()) {
+        // Not a Query: every term filters a Scan.
+        plan.rest.insert(plan.rest.end(), plan.key_more.begin(), plan.key_more.end());
+        plan.rest.push_back(plan.hash_eq);
+        if (plan.range_cond) plan.rest.push_back(plan.range_cond);
+        plan.hash_eq = nullptr;
+        plan.range_cond = nullptr;
+        plan.key_more.clear();
+        break;
+      }
+      plan.key_more.push_back(*it);
+      plan.rest.erase(it);
+    }
+  }
+  if (plan.hash_eq && plan.range_cond && ranges.size() > 1) {
+    // Further sort attributes, each after an equality on the one before.
+    const Expr* last = plan.range_cond;
+    for (size_t i = 1; i < ranges.size() && EqualityOn(last, ranges[i - 1]) != nullptr; ++i) {
+      auto it = std::find_if(plan.rest.begin(), plan.rest.end(),
+                             [&](const Expr* t) { return IsSortKeyCondition(t, ranges[i]); });
+      if (it == plan.rest.end()) break;
+      last = *it;
+      plan.key_more.push_back(*it);
+      plan.rest.erase(it);
+    }
+  }
+  if (!plan.hash_eq && hashes.size() == 1) {
     for (auto it = plan.rest.begin(); it != plan.rest.end(); ++it) {
       std::vector<const Expr*> values;
       if (PartitionSet(*it, keys.hash, &values)) {
@@ -361,7 +395,10 @@ StatusOr<SelectPlan> PlanSelect(const Statement& st, const TableDescription& tab
       std::vector<std::string> names;
       NamesRead(*t, &names);
       bool on_key = false;
-      for (const auto& n : names) on_key |= n == keys.hash || (!keys.range.empty() && n == keys.range);
+      for (const auto& n : names) {
+        on_key |= std::find(hashes.begin(), hashes.end(), n) != hashes.end() ||
+                  std::find(ranges.begin(), ranges.end(), n) != ranges.end();
+      }
       (on_key ? plan.key_rest : filter).push_back(t);
     }
     plan.rest = std::move(filter);

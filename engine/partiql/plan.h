@@ -118,6 +118,10 @@ struct SelectPlan {
   const Expr* hash_eq = nullptr;       // the partition key's equality
   std::vector<const Expr*> partitions;  // or the values of several partitions
   const Expr* range_cond = nullptr;    // a sort-key condition a Query can take
+  // A multi-attribute key's further terms for the key condition: equalities on
+  // the index's other partition attributes, and conditions on its further sort
+  // attributes (each after an equality on the one before).
+  std::vector<const Expr*> key_more;
   std::vector<const Expr*> rest;       // the filter
   std::vector<const Expr*> key_rest;   // a Query's conditions on key attributes
   bool get = false;                    // the whole key, nothing else: a GetItem

@@ -162,6 +162,63 @@ TEST_F(PartiqlTest, SelectInsertUpdateDelete) {
   EXPECT_EQ(partial.status().type(), ErrorType::kValidation);
 }
 
+// A GSI with a multi-attribute key: a SELECT naming every partition attribute
+// (and sort attributes left to right, equalities before the last condition)
+// is a Query of the index with all of them in its key condition; without one
+// partition attribute it is a Scan; conditions on key attributes outside the
+// key condition apply to the Query's items.
+TEST_F(PartiqlTest, MultiAttributeIndexKeysPlanAQuery) {
+  CreateTableRequest req;
+  req.table_name = "orders";
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"id", AttrType::kS}, {"shop", AttrType::kS},
+                               {"area", AttrType::kS}, {"dow", AttrType::kS},
+                               {"amount", AttrType::kN}};
+  req.key_schema = {{"id", KeyType::kHash}};
+  GlobalSecondaryIndex g;
+  g.index_name = "byStatus";
+  g.key_schema = {{"shop", KeyType::kHash}, {"area", KeyType::kHash},
+                  {"dow", KeyType::kRange}, {"amount", KeyType::kRange}};
+  g.projection.projection_type = ProjectionType::kAll;
+  req.global_secondary_indexes = {g};
+  ASSERT_TRUE(db_->CreateTable(req).ok());
+  const char* rows[][5] = {{"o1", "open", "eu", "mon", "10"}, {"o2", "open", "eu", "mon", "25"},
+                           {"o3", "open", "eu", "tue", "30"}, {"o4", "open", "us", "mon", "40"},
+                           {"o5", "shut", "eu", "mon", "50"}};
+  for (const auto& r : rows) {
+    ASSERT_TRUE(Run("INSERT INTO orders VALUE {'id': ?, 'shop': ?, 'area': ?, 'dow': ?, 'amount': ?}",
+                    {AttributeValue::S(r[0]), AttributeValue::S(r[1]), AttributeValue::S(r[2]),
+                     AttributeValue::S(r[3]), AttributeValue::N(r[4])}).ok());
+  }
+  auto ids = [&](const std::string& statement) {
+    auto r = Run(statement);
+    EXPECT_TRUE(r.ok()) << statement << ": " << r.status().ToString();
+    std::set<std::string> out;
+    if (r.ok()) for (const auto& item : r->items) out.insert(item.at("id").scalar());
+    return out;
+  };
+  EXPECT_EQ(ids("SELECT * FROM orders.byStatus WHERE shop = 'open' AND area = 'eu'"),
+            (std::set<std::string>{"o1", "o2", "o3"}));
+  EXPECT_EQ(ids("SELECT * FROM orders.byStatus WHERE area = 'eu' AND shop = 'open' AND "
+                "dow = 'mon' AND amount >= 20"),
+            (std::set<std::string>{"o2"}));
+  // amount without an equality on dow: not in the key condition, applied after.
+  EXPECT_EQ(ids("SELECT * FROM orders.byStatus WHERE shop = 'open' AND area = 'eu' AND amount > 20"),
+            (std::set<std::string>{"o2", "o3"}));
+  EXPECT_EQ(ids("SELECT * FROM orders.byStatus WHERE shop = 'open'"),  // a Scan
+            (std::set<std::string>{"o1", "o2", "o3", "o4"}));
+  auto describe = [&](const std::string& t) { return db_->DescribeKeys(t); };
+  auto query = ExplainStatement("SELECT * FROM orders.byStatus WHERE shop = 'open' AND area = 'eu' "
+                                "AND dow = 'mon' AND amount > 5", {}, describe);
+  ASSERT_TRUE(query.ok()) << query.status().ToString();
+  EXPECT_NE(query->find("Query on orders (index byStatus)"), std::string::npos) << *query;
+  EXPECT_NE(query->find("area = 'eu'"), std::string::npos) << *query;
+  EXPECT_NE(query->find("amount > 5"), std::string::npos) << *query;
+  auto scan = ExplainStatement("SELECT * FROM orders.byStatus WHERE shop = 'open'", {}, describe);
+  ASSERT_TRUE(scan.ok());
+  EXPECT_NE(scan->find("Scan on orders"), std::string::npos) << *scan;
+}
+
 // The planners' schema lookup: keys and indexes, no statistics; a missing
 // table is ResourceNotFoundException.
 TEST_F(PartiqlTest, DescribeKeys) {
