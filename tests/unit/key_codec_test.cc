@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/testutil.h"
+
 #include <algorithm>
 #include <random>
 #include <tuple>
@@ -22,7 +24,6 @@
 namespace dynarock {
 namespace {
 
-int Sign(int v) { return v < 0 ? -1 : (v > 0 ? 1 : 0); }
 
 TEST(Coding, FixedBigEndian) {
   std::string s;
@@ -201,8 +202,8 @@ std::string RandomNumber(std::mt19937* rng) {
 }
 
 int CompareValue(const AttributeValue& a, const AttributeValue& b) {
-  if (a.is(AttrType::kN)) return Sign(CompareNumbers(a.scalar(), b.scalar()));
-  return Sign(a.scalar().compare(b.scalar()));
+  if (a.is(AttrType::kN)) return testing::Sign(CompareNumbers(a.scalar(), b.scalar()));
+  return testing::Sign(a.scalar().compare(b.scalar()));
 }
 
 TEST(KeyCodec, PropertySortKeyOrder) {
@@ -224,7 +225,7 @@ TEST(KeyCodec, PropertySortKeyOrder) {
       int ref = CompareValue(x, y);
       // Last component: raw.
       std::string kx = EncodeItemKey(3, pk, &x), ky = EncodeItemKey(3, pk, &y);
-      ASSERT_EQ(Sign(kx.compare(ky)), ref) << x.DebugString() << " " << y.DebugString();
+      ASSERT_EQ(testing::Sign(kx.compare(ky)), ref) << x.DebugString() << " " << y.DebugString();
       // Bound built from prefix + AppendSortKey equals the item key.
       std::string bound = EncodePartitionPrefix(3, pk);
       AppendSortKey(x, &bound);
@@ -233,10 +234,10 @@ TEST(KeyCodec, PropertySortKeyOrder) {
       std::string ex, ey;
       AppendEscapedSortKey(x, &ex);
       AppendEscapedSortKey(y, &ey);
-      ASSERT_EQ(Sign(ex.compare(ey)), ref) << x.DebugString() << " " << y.DebugString();
+      ASSERT_EQ(testing::Sign(ex.compare(ey)), ref) << x.DebugString() << " " << y.DebugString();
       if (ref != 0) {
         std::string tx = ex + RandomBytes(&rng, true), ty = ey + RandomBytes(&rng, true);
-        ASSERT_EQ(Sign(tx.compare(ty)), ref) << x.DebugString() << " " << y.DebugString();
+        ASSERT_EQ(testing::Sign(tx.compare(ty)), ref) << x.DebugString() << " " << y.DebugString();
       }
       // Round trip of the escaped form with a tail.
       std::string buf = ex + "tail";

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/testutil.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <random>
@@ -189,7 +191,6 @@ int RefCompare(const std::string& a, const std::string& b) {
   return x.sign < 0 ? -c : c;
 }
 
-int Sign(int v) { return v < 0 ? -1 : (v > 0 ? 1 : 0); }
 
 // A random valid number (significant digits, sign, exponent), written in a
 // random one of several equivalent ways.
@@ -332,11 +333,11 @@ TEST(Number, PropertyKeyOrderEqualsNumericOrder) {
   for (int i = 0; i < 20000; ++i) {
     size_t x = rng() % nums.size(), y = rng() % nums.size();
     int ref = RefCompare(nums[x], nums[y]);
-    ASSERT_EQ(Sign(CompareNumbers(nums[x], nums[y])), ref) << nums[x] << " vs " << nums[y];
-    ASSERT_EQ(Sign(keys[x].compare(keys[y])), ref) << nums[x] << " vs " << nums[y];
+    ASSERT_EQ(testing::Sign(CompareNumbers(nums[x], nums[y])), ref) << nums[x] << " vs " << nums[y];
+    ASSERT_EQ(testing::Sign(keys[x].compare(keys[y])), ref) << nums[x] << " vs " << nums[y];
     // Order survives trailing key bytes (self-delimiting encoding).
     if (ref != 0) {
-      ASSERT_EQ(Sign((keys[x] + "\xff").compare(keys[y] + std::string(1, '\0'))), ref);
+      ASSERT_EQ(testing::Sign((keys[x] + "\xff").compare(keys[y] + std::string(1, '\0'))), ref);
     }
   }
   // Sorting by key sorts numerically.
@@ -411,7 +412,7 @@ TEST(Number, PropertyAddSubtract) {
     ASSERT_TRUE(back.ok()) << a << " + " << b;
     EXPECT_EQ(*back, a) << a << " + " << b << " = " << *sum;
     // a + b compared with a follows the sign of b.
-    EXPECT_EQ(Sign(CompareNumbers(*sum, a)), Sign(CompareNumbers(b, "0")));
+    EXPECT_EQ(testing::Sign(CompareNumbers(*sum, a)), testing::Sign(CompareNumbers(b, "0")));
     ++checked;
   }
   EXPECT_GT(checked, 500);

@@ -54,6 +54,9 @@ class DBTest : public ::testing::Test {
   std::unique_ptr<DB> db_;
 };
 
+// -1, 0 or 1: the sign of a comparison's result.
+inline int Sign(int v) { return v < 0 ? -1 : (v > 0 ? 1 : 0); }
+
 }  // namespace dynarock::testing
 
 #endif  // DYNAROCK_TESTS_UNIT_TESTUTIL_H_
