@@ -131,6 +131,18 @@ class ConsoleRoutesTest(unittest.TestCase):
         status, _, body = get(self.url, "/_dynarock/console/js/app.js", method="POST", body=b"{}")
         self.assertEqual(status, 400)
         self.assertEqual(json.loads(body)["__type"], "ValidationException")
+        # The read-only routes refuse other methods, and change nothing.
+        for path in ("/_dynarock/metrics", "/_dynarock/namespaces",
+                     "/_dynarock/graph/schema?table=demo_records"):
+            status, _, body = get(self.url, path, method="DELETE", headers=scope())
+            self.assertEqual(status, 400, path)
+            err = json.loads(body)
+            self.assertEqual(err["__type"], "ValidationException", path)
+            self.assertIn("(GET)", err["message"])
+        self.assertEqual(self.graph("schema", table="demo_records")[0], 200)
+        status, _, body = get(self.url, "/_dynarock/graph/nothing", headers=scope())
+        self.assertEqual(status, 404)
+        self.assertIn("schema, neighbourhood", json.loads(body)["message"])
 
     def test_info_and_namespaces(self):
         status, _, body = get(self.url, "/_dynarock/console/info")

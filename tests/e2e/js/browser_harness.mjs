@@ -1,10 +1,10 @@
 // Shared by the browser tests of the web console (test_console_live.mjs) and
 // of the third-party dynamodb-admin GUI (test_dynamodb_admin.mjs); not a test
-// itself. Starts `dynarock serve` (in memory, one shared namespace, a free
-// loopback port) and stops it at exit, serves the console's files from
-// tools/console when the binary does not (vendor/ files as vendor.txt maps
-// them), launches Debian's Chromium headless through puppeteer-core, and
-// saves screenshots under $DYNAROCK_TEST_OUT (else build/test-output/<suite>).
+// itself (the tests that import it assert). Starts `dynarock serve` (in
+// memory, one shared namespace, a free loopback port, the console's
+// compiled-in files or DYNAROCK_CONSOLE_DIR's) and stops it at exit, launches
+// Debian's Chromium headless through puppeteer-core, and saves screenshots
+// under $DYNAROCK_TEST_OUT (else build/test-output/<suite>).
 import { existsSync, mkdirSync, rmSync, mkdtempSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { freePort } from './harness.mjs';
