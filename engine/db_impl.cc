@@ -250,10 +250,32 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   if (!options.in_memory && !options.read_only && options.create_if_missing && !impl->env_) {
     ::mkdir(dir.c_str(), 0700);  // failures (EEXIST...) are RocksDB's open's to report
   }
+  // A new database is opened with its first column family and given the
+  // others in one CreateColumnFamilies: RocksDB writes its options file (and
+  // parses it back to check it) once for that call, where creating them while
+  // opening writes it once per family, most of an in-memory start's time.
+  const bool create_families = fresh && !options.read_only;
   rocksdb::Status s =
       options.read_only
           ? rocksdb::DB::OpenForReadOnly(db_options, dir, families, &impl->handles_, &raw)
-          : rocksdb::DB::Open(db_options, dir, families, &impl->handles_, &raw);
+          : rocksdb::DB::Open(db_options, dir,
+                              create_families ? std::vector<rocksdb::ColumnFamilyDescriptor>(
+                                                    families.begin(), families.begin() + 1)
+                                              : families,
+                              &impl->handles_, &raw);
+  if (s.ok() && create_families) {
+    std::vector<rocksdb::ColumnFamilyHandle*> created;
+    s = raw->CreateColumnFamilies(
+        std::vector<rocksdb::ColumnFamilyDescriptor>(families.begin() + 1, families.end()),
+        &created);
+    impl->handles_.insert(impl->handles_.end(), created.begin(), created.end());
+    if (!s.ok()) {
+      for (auto* h : impl->handles_) raw->DestroyColumnFamilyHandle(h).PermitUncheckedError();
+      impl->handles_.clear();
+      delete raw;
+      raw = nullptr;
+    }
+  }
   if (!s.ok()) {
     // RocksDB's LOCK file (flock): held by another process ("While lock
     // file"), or by another DB of this one ("lock hold by current process").
