@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <map>
 
 #include "dynarock/item_size.h"
 #include "engine/item_codec.h"
@@ -31,7 +33,7 @@ constexpr size_t kFileBytes = 32u << 20;
 DBImpl::Loader::Loader(DBImpl* db, const TableInfo* table, bool unique_keys)
     : db_(db), table_(table), unique_keys_(unique_keys), ingest_(!db->options_.in_memory) {}
 
-DBImpl::Loader::~Loader() = default;
+DBImpl::Loader::~Loader() { (void)WaitForIngest(); }
 
 Status TableLoader::Prepare(Item* item) {
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(item));
@@ -67,11 +69,29 @@ Status DBImpl::Loader::Stage(Pending p, size_t size) {
     return InternalError("The database is closing");
   }
   // Only a key this load may have added already needs reading: nobody else
-  // writes to a loading table.
+  // writes to a loading table. Such an item waits for the end of the load
+  // (Finish), when everything added before it is readable: reading it back
+  // now would first write out every table file in progress, once per
+  // repeated key. Keys repeat in order, so the last version still wins.
   const bool maybe_seen = !unique_keys_ && !seen_.insert(std::hash<std::string>()(p.key)).second;
+  items_ += 1;
+  bytes_ += static_cast<int64_t>(size);
   if (maybe_seen) {
-    // Everything added so far must be readable first (rare).
-    DR_RETURN_IF_ERROR(Flush(/*all=*/true));
+    later_.push_back(std::move(p));
+    return Status();
+  }
+  pending_.push_back(std::move(p));
+  pending_bytes_ += size;
+  if (pending_.size() >= kBatchItems || pending_bytes_ >= kBatchBytes) return Flush(false);
+  return Status();
+}
+
+Status DBImpl::Loader::WriteRepeated() {
+  // One at a time, each reading the version before it: a few per cent of a
+  // load at most (keys given twice, or 64-bit hashes that collide).
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  for (Pending& p : later_) {
     rocksdb::PinnableSlice stored;
     rocksdb::Status rs = db_->db_->Get(rocksdb::ReadOptions(), db_->items_cf_, p.key, &stored);
     if (!rs.ok() && !rs.IsNotFound()) return FromRocksDB(rs);
@@ -85,12 +105,12 @@ Status DBImpl::Loader::Stage(Pending p, size_t size) {
       items_ -= 1;
       bytes_ -= static_cast<int64_t>(p.old_size);
     }
+    WriteSet writes;
+    DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,
+                                       p.item, &writes, nullptr, ChangeOrigin::kUser));
+    DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
   }
-  pending_.push_back(std::move(p));
-  items_ += 1;
-  bytes_ += static_cast<int64_t>(size);
-  pending_bytes_ += size;
-  if (pending_.size() >= kBatchItems || pending_bytes_ >= kBatchBytes) return Flush(false);
+  later_.clear();
   return Status();
 }
 
@@ -110,61 +130,121 @@ Status DBImpl::Loader::Flush(bool all) {
     // loading table has no stream or history records.
     rocksdb::WriteOptions wo;
     wo.disableWAL = true;
-    if (!ingest_) {
-      DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
-    } else {
-      // The table's and its indexes' entries wait for a table file; the rest
-      // (statistics, and deletions of entries replaced) is written now.
-      struct Router : rocksdb::WriteBatch::Handler {
-        Loader* self;
-        rocksdb::WriteBatch rest;
-        rocksdb::ColumnFamilyHandle* Handle(uint32_t id) const {
-          for (auto* h : self->db_->handles_)
-            if (h->GetID() == id) return h;
-          return nullptr;
-        }
-        rocksdb::Status PutCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
-          std::vector<Entry>* file = id == self->db_->items_cf_->GetID()     ? &self->items_file_
-                                     : id == self->db_->indexes_cf_->GetID() ? &self->index_file_
-                                                                             : nullptr;
-          if (file == nullptr) return rest.Put(Handle(id), k, v);
-          file->emplace_back(k.ToString(), v.ToString());
-          self->file_bytes_ += k.size() + v.size();
-          return rocksdb::Status::OK();
-        }
-        rocksdb::Status DeleteCF(uint32_t id, const rocksdb::Slice& k) override {
-          return rest.Delete(Handle(id), k);
-        }
-        rocksdb::Status MergeCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
-          return rest.Merge(Handle(id), k, v);
-        }
-      } router;
-      router.self = this;
-      DR_RETURN_IF_ERROR(FromRocksDB(writes.batch.Iterate(&router)));
-      if (router.rest.Count() > 0) DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &router.rest)));
+    // On disk the table's and its indexes' entries wait for a table file; the
+    // rest (deletions of entries replaced, statistics) is written now. The
+    // statistics merges, one per item and index entry, are summed into one
+    // per table and index: thousands of operands of one key would otherwise
+    // fill the memtable.
+    struct Router : rocksdb::WriteBatch::Handler {
+      Loader* self;
+      rocksdb::WriteBatch rest;
+      std::map<std::pair<uint32_t, std::string>, std::pair<int64_t, int64_t>> stats;
+      rocksdb::ColumnFamilyHandle* Handle(uint32_t id) const {
+        for (auto* h : self->db_->handles_)
+          if (h->GetID() == id) return h;
+        return nullptr;
+      }
+      rocksdb::Status PutCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
+        std::vector<Entry>* file = !self->ingest_                              ? nullptr
+                                   : id == self->db_->items_cf_->GetID()     ? &self->items_file_
+                                   : id == self->db_->indexes_cf_->GetID() ? &self->index_file_
+                                                                           : nullptr;
+        if (file == nullptr) return rest.Put(Handle(id), k, v);
+        file->emplace_back(k.ToString(), v.ToString());
+        self->file_bytes_ += k.size() + v.size();
+        return rocksdb::Status::OK();
+      }
+      rocksdb::Status DeleteCF(uint32_t id, const rocksdb::Slice& k) override {
+        return rest.Delete(Handle(id), k);
+      }
+      rocksdb::Status MergeCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
+        if (v.size() != 16) return rest.Merge(Handle(id), k, v);
+        int64_t count = 0, bytes = 0;
+        memcpy(&count, v.data(), 8);
+        memcpy(&bytes, v.data() + 8, 8);
+        auto& sum = stats[{id, k.ToString()}];
+        sum.first += count;
+        sum.second += bytes;
+        return rocksdb::Status::OK();
+      }
+    } router;
+    router.self = this;
+    DR_RETURN_IF_ERROR(FromRocksDB(writes.batch.Iterate(&router)));
+    for (const auto& [where, sum] : router.stats) {
+      DR_RETURN_IF_ERROR(FromRocksDB(
+          router.rest.Merge(router.Handle(where.first), where.second, StatsDelta(sum.first, sum.second))));
     }
+    if (router.rest.Count() > 0) DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &router.rest)));
   }
   if (ingest_ && (all || file_bytes_ >= kFileBytes)) {
-    DR_RETURN_IF_ERROR(Ingest(db_->items_cf_, &items_file_));
-    DR_RETURN_IF_ERROR(Ingest(db_->indexes_cf_, &index_file_));
+    // The table files are sorted, written and ingested on a thread of their
+    // own while the next items are staged: one file pair at a time.
+    DR_RETURN_IF_ERROR(WaitForIngest());
+    const int first = files_;
+    files_ += 2;
+    ingesting_ = std::thread([this, first, items = std::move(items_file_),
+                              index = std::move(index_file_)]() mutable {
+      Status s = Ingest(db_->items_cf_, &items, first);
+      if (s.ok()) s = Ingest(db_->indexes_cf_, &index, first + 1);
+      ingest_status_ = std::move(s);
+    });
+    items_file_.clear();
+    index_file_.clear();
     file_bytes_ = 0;
+    if (all) DR_RETURN_IF_ERROR(WaitForIngest());
   }
   return Status();
 }
 
-Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries) {
+Status DBImpl::Loader::WaitForIngest() {
+  if (ingesting_.joinable()) ingesting_.join();
+  Status s = std::move(ingest_status_);
+  ingest_status_ = Status();
+  return s;
+}
+
+Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries,
+                              int number) {
   if (entries->empty()) return Status();
-  // A key twice (an entry replaced within the file's span): the later wins.
-  std::stable_sort(entries->begin(), entries->end(),
-                   [](const Entry& a, const Entry& b) { return a.first < b.first; });
+  // Sorted by key; a key twice (an entry replaced within the file's span):
+  // the later wins. Entries are ordered through an index, first by the eight
+  // bytes after the prefix every key shares (the table's or index's id), then
+  // by the whole key, then by their order of arrival.
+  const std::vector<Entry>& e = *entries;
+  size_t common = e[0].first.size();
+  for (const Entry& x : e) {
+    size_t i = 0;
+    const size_t n = std::min(common, x.first.size());
+    while (i < n && x.first[i] == e[0].first[i]) ++i;
+    common = i;
+  }
+  struct Ref {
+    uint64_t prefix;
+    uint32_t at;
+  };
+  std::vector<Ref> order(e.size());
+  for (size_t i = 0; i < e.size(); ++i) {
+    uint64_t p = 0;
+    const std::string& k = e[i].first;
+    for (size_t b = 0; b < 8; ++b) {
+      p = (p << 8) | (common + b < k.size() ? static_cast<unsigned char>(k[common + b]) : 0);
+    }
+    order[i] = Ref{p, static_cast<uint32_t>(i)};
+  }
+  std::sort(order.begin(), order.end(), [&](const Ref& a, const Ref& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    const int c = e[a.at].first.compare(e[b.at].first);
+    return c != 0 ? c < 0 : a.at < b.at;
+  });
   const std::string path = db_->dir_ + "/load-" + std::to_string(table_->id) + "-" +
-                           std::to_string(files_++) + ".sst";
+                           std::to_string(number) + ".sst";
   rocksdb::Options o(db_->db_->GetDBOptions(), db_->db_->GetOptions(cf));
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o, cf);
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Open(path)));
-  for (size_t i = 0; i < entries->size(); ++i) {
-    if (i + 1 < entries->size() && (*entries)[i + 1].first == (*entries)[i].first) continue;
-    DR_RETURN_IF_ERROR(FromRocksDB(writer.Put((*entries)[i].first, (*entries)[i].second)));
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Entry& x = e[order[i].at];
+    if (i + 1 < order.size() && e[order[i + 1].at].first == x.first) continue;
+    DR_RETURN_IF_ERROR(FromRocksDB(writer.Put(x.first, x.second)));
   }
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Finish()));
   entries->clear();
@@ -178,6 +258,7 @@ Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry
 
 Status DBImpl::Loader::Finish() {
   DR_RETURN_IF_ERROR(Flush(/*all=*/true));
+  DR_RETURN_IF_ERROR(WriteRepeated());
   if (db_->options_.in_memory) return Status();
   // What went without the write-ahead log reaches table files.
   rocksdb::FlushOptions fo;

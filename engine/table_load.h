@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -55,18 +56,26 @@ class DBImpl::Loader : public TableLoader {
   // also ingests what is waiting for a table file, so that every item added
   // can be read back.
   Status Flush(bool all);
-  // Sorts one column family's entries into a table file and ingests it.
-  Status Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries);
+  // Writes the items whose keys were added before (later_), in order, each
+  // over the version it replaces; after everything else is readable.
+  Status WriteRepeated();
+  // Sorts one column family's entries into table file `number` and ingests it.
+  Status Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries, int number);
+  // Waits for the table files being written (ingesting_), and says how that went.
+  Status WaitForIngest();
 
   DBImpl* db_;
   const TableInfo* table_;
   bool unique_keys_;
   bool ingest_;  // on disk: through table files
   std::vector<Pending> pending_;
+  std::vector<Pending> later_;  // keys added before: written at Finish
   size_t pending_bytes_ = 0;
   std::vector<Entry> items_file_, index_file_;  // waiting for Ingest
   size_t file_bytes_ = 0;
   int files_ = 0;
+  std::thread ingesting_;  // writing and ingesting the previous files
+  Status ingest_status_;   // its outcome, read after joining it
   std::unordered_set<uint64_t> seen_;  // hashes of every key added
   int64_t items_ = 0;
   int64_t bytes_ = 0;

@@ -1,24 +1,30 @@
 // File: graph/bulk_loader.cc
 //
 // BulkLoader: edges are sent as soon as enough are buffered (BatchWriteItem from
-// `threads` threads, 25 items per request); edge-set entries (per source node)
-// and incoming types (per target node) are collected and written with the nodes
-// at Finish().
+// `threads` threads, 25 items per request), or go one by one into a table being
+// loaded (LoadNewGraph); edge-set entries (per source node) and incoming types
+// (per target node) are collected and written with the nodes at Finish().
 
 #include <algorithm>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "dynarock/backups.h"
+#include "dynarock/db.h"
 #include "dynarock/item_size.h"
 #include "engine/limits.h"
 #include "graph/graph.h"
+#include "graph/embedded_client.h"
 #include "graph/graph_internal.h"
 
 namespace dynarock::graph {
 
 BulkLoader::BulkLoader(Graph* graph, int threads)
     : graph_(graph), threads_(std::max(1, threads)) {}
+
+BulkLoader::BulkLoader(Graph* graph, TableLoader* target)
+    : graph_(graph), threads_(1), target_(target) {}
 
 BulkLoader::~BulkLoader() = default;
 
@@ -29,6 +35,7 @@ Status BulkLoader::AddNode(const std::string& id, Item attributes) {
     if (s.IsReserved(k)) return ValidationError("graph: attribute '" + k + "' is reserved");
   }
   nodes_[id] = std::move(attributes);
+  added_.insert(id);
   return Status::Ok();
 }
 
@@ -89,6 +96,13 @@ Status BulkLoader::Drain() {
   if (pending_.empty()) return Status::Ok();
   std::vector<Item> items = std::move(pending_);
   pending_.clear();
+  if (target_ != nullptr) {
+    // The table's loader keeps the last version of a key given twice.
+    items_written_ += static_cast<int64_t>(items.size());
+    graph_->counters().items_written += static_cast<int64_t>(items.size());
+    for (Item& item : items) DR_RETURN_IF_ERROR(target_->Add(std::move(item)));
+    return Status::Ok();
+  }
   // An edge added more than once is written in its last version only: one
   // BatchWriteItem refuses a key twice, and two threads must not race on it.
   // (Drains run one after another, so across drains the last one wins anyway.)
@@ -137,26 +151,58 @@ Status BulkLoader::Finish() {
   const Schema& s = graph_->schema();
   for (auto& [id, entries] : edge_sets_) nodes_.try_emplace(id);
   for (auto& [id, types] : in_types_) nodes_.try_emplace(id);
+  // Through the client the table may hold these nodes already (an earlier
+  // import, the application's own writes): their items are read first, so
+  // that a node keeps its attributes unless AddNode gave new ones, and its
+  // edge set and incoming types gain the new edges instead of losing the old.
+  // A table being loaded (LoadNewGraph) is new: nothing to read.
+  std::unordered_map<std::string, Item> existing;
+  if (target_ == nullptr && !nodes_.empty()) {
+    std::vector<Item> keys;
+    keys.reserve(nodes_.size());
+    for (const auto& [id, attrs] : nodes_) keys.push_back(s.NodeKey(id));
+    DR_RETURN_IF_ERROR(graph_->BatchGetEach(keys, /*consistent_read=*/true, [&](Item& item) {
+      auto pk = item.find(s.pk_attribute);
+      if (pk != item.end()) existing.emplace(pk->second.scalar(), std::move(item));
+    }));
+  }
   for (auto& [id, attrs] : nodes_) {
     Item item = std::move(attrs);
+    std::vector<std::string> old_entries, old_types;
+    if (auto old = existing.find(id); old != existing.end()) {
+      auto take_set = [&](const std::string& name, std::vector<std::string>* out) {
+        auto a = old->second.find(name);
+        if (a != old->second.end() && a->second.is(AttrType::kSS)) *out = a->second.set();
+        old->second.erase(name);
+      };
+      take_set(s.edge_set_attribute, &old_entries);
+      take_set(s.incoming_types_attribute, &old_types);
+      if (!added_.count(id)) item = std::move(old->second);  // a stub: the node as it is
+    }
     item[s.pk_attribute] = AttributeValue::S(id);
     item[s.sk_attribute] = AttributeValue::S(id);
     if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(s.NodeType(id));
-    auto in = in_types_.find(id);
-    if (in != in_types_.end() && !in->second.empty()) {
-      item[s.incoming_types_attribute] = AttributeValue::SS(
-          std::vector<std::string>(in->second.begin(), in->second.end()));
+    std::set<std::string> types(old_types.begin(), old_types.end());
+    if (auto in = in_types_.find(id); in != in_types_.end()) types.insert(in->second.begin(), in->second.end());
+    if (!types.empty()) {
+      item[s.incoming_types_attribute] =
+          AttributeValue::SS(std::vector<std::string>(types.begin(), types.end()));
     }
     auto es = edge_sets_.find(id);
-    if (es != edge_sets_.end() && !es->second.empty()) {
-      // One entry per edge, that of its last version (the rank may have changed).
+    std::vector<std::string> new_entries;
+    if (es != edge_sets_.end()) new_entries = std::move(es->second);
+    if (!new_entries.empty() || !old_entries.empty()) {
+      // One entry per edge, that of its last version (the rank may have
+      // changed): the new ones, newest first, then the old ones not replaced.
       std::vector<std::string> v;
       std::unordered_set<std::string> edges;
-      for (auto e = es->second.rbegin(); e != es->second.rend(); ++e) {
+      auto keep = [&](std::string& e) {
         EdgeRef ref;
-        std::string edge = s.ParseEdgeSetEntry(*e, &ref) ? ref.type + '\0' + ref.target : *e;
-        if (edges.insert(std::move(edge)).second) v.push_back(std::move(*e));
-      }
+        std::string edge = s.ParseEdgeSetEntry(e, &ref) ? ref.type + '\0' + ref.target : e;
+        if (edges.insert(std::move(edge)).second) v.push_back(std::move(e));
+      };
+      for (auto e = new_entries.rbegin(); e != new_entries.rend(); ++e) keep(*e);
+      for (std::string& e : old_entries) keep(e);
       std::sort(v.begin(), v.end());
       size_t bytes = s.edge_set_attribute.size();
       std::map<std::string, size_t> per_type;
@@ -178,15 +224,27 @@ Status BulkLoader::Finish() {
                                worst + " out of the edge set (Schema::OptOutOfEdgeSet(\"" + worst +
                                "\"))");
       }
-      item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
+      if (!v.empty()) item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
     }
     pending_.push_back(std::move(item));
     if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) DR_RETURN_IF_ERROR(Drain());
   }
   nodes_.clear();
+  added_.clear();
   edge_sets_.clear();
   in_types_.clear();
   return Drain();
+}
+
+StatusOr<TableDescription> LoadNewGraph(DB* db, const Schema& schema,
+                                        const std::function<Status(BulkLoader&)>& fill) {
+  return db->LoadTable(MakeCreateTableRequest(schema), [&](TableLoader& target) -> Status {
+    EmbeddedClient client(db);
+    Graph graph(&client, schema);
+    BulkLoader loader(&graph, &target);
+    DR_RETURN_IF_ERROR(fill(loader));
+    return loader.Finish();
+  });
 }
 
 }  // namespace dynarock::graph

@@ -33,12 +33,19 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 #include "graph/client.h"
 #include "graph/schema.h"
+
+namespace dynarock {
+class DB;
+class TableLoader;
+}  // namespace dynarock
 
 namespace dynarock::graph {
 
@@ -320,6 +327,7 @@ class Graph {
 
  private:
   friend class TxnPlanner;
+  friend class BulkLoader;
   // Runs `req` page by page, handing each item to `take` (true: kept) until
   // query.limit items are kept; returns the next page token. `key_attributes`
   // are the table's and the index's key attributes (a token resuming after the
@@ -359,16 +367,23 @@ class Graph {
 };
 
 // Fast loading for large graphs (benchmarks, imports): BatchWriteItem (25 items
-// per request, UnprocessedItems retried) from several threads, edge sets and
-// incoming types built in memory and written with their nodes at Finish(). No
-// transactions: load into a graph nobody else writes meanwhile. An edge added
-// twice is written in its last version. Nodes named by edges but never added
-// are created with only the layer's attributes. A node
-// whose edge set would pass 400 KB fails Finish() with an error naming the edge
-// type to opt out.
+// per request, UnprocessedItems retried) from several threads, or straight into
+// a new table's files (LoadNewGraph); edge sets and incoming types built in
+// memory and written with their nodes at Finish(). No transactions: load into a
+// graph nobody else writes meanwhile. An edge added twice is written in its
+// last version. At Finish() the nodes already in the table are read first (one
+// BatchGetItem per 100): a node keeps its attributes unless AddNode gave new
+// ones, and its edge set and incoming types keep their entries beside the new
+// ones. Nodes named by edges and not in the table are created with only the
+// layer's attributes. A node whose edge set would pass 400 KB fails Finish()
+// with an error naming the edge type to opt out.
 class BulkLoader {
  public:
+  // Items go through the graph's client: BatchWriteItem from `threads` threads.
   explicit BulkLoader(Graph* graph, int threads = 4);
+  // Items go into `target`, a table being created by DB::LoadTable (on disk:
+  // sorted table files, ingested; see LoadNewGraph).
+  BulkLoader(Graph* graph, TableLoader* target);
   ~BulkLoader();
   Status AddNode(const std::string& id, Item attributes = {});
   Status AddEdge(EdgeSpec edge, bool with_reverse = false);
@@ -388,12 +403,22 @@ class BulkLoader {
                const Item& properties, const std::string& rank, const std::string& entry);
   Graph* graph_;
   int threads_;
+  TableLoader* target_ = nullptr;
   std::vector<Item> pending_;
-  std::map<std::string, Item> nodes_;
-  std::map<std::string, std::vector<std::string>> edge_sets_;
-  std::map<std::string, std::set<std::string>> in_types_;
+  std::unordered_map<std::string, Item> nodes_;
+  std::unordered_set<std::string> added_;  // nodes given by AddNode (not only by edges)
+  std::unordered_map<std::string, std::vector<std::string>> edge_sets_;
+  std::unordered_map<std::string, std::set<std::string>> in_types_;
   int64_t items_written_ = 0;
 };
+
+// Creates the graph's table (MakeCreateTableRequest(schema)) in `db` and
+// fills it through a BulkLoader writing straight into it (DB::LoadTable): the
+// table is invisible until `fill` and the loader have finished, and is gone
+// again if either fails. Embedded only; the table must not exist. `fill` may
+// call Finish itself (to read items_written()): a second Finish writes nothing.
+StatusOr<TableDescription> LoadNewGraph(DB* db, const Schema& schema,
+                                        const std::function<Status(BulkLoader&)>& fill);
 
 }  // namespace dynarock::graph
 

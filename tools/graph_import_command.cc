@@ -1,9 +1,11 @@
 // File: tools/graph_import_command.cc
 //
-// `dynarock graph import FILE --table T (--data DIR | --endpoint URL)
-// [--format json|jsonl]`: nodes and edges into a graph-layer table through the
-// BulkLoader (BatchWriteItem from several threads, edge sets and incoming types
-// built in memory and written at the end).
+// `dynarock graph import FILE... --table T (--data DIR | --endpoint URL)
+// [--format json|jsonl|csv]`: nodes and edges into a graph-layer table through
+// the BulkLoader, edge sets and incoming types built in memory and written
+// with their nodes at the end. Into a new table of an embedded database the
+// load goes straight into table files (graph::LoadNewGraph: the table appears
+// whole, or not at all); otherwise BatchWriteItem from several threads.
 //
 //   json   what `dynarock graph export` writes: the whole file, its "schema"
 //          creating the table when missing; edges keep their stored rank and
@@ -11,20 +13,32 @@
 //          bytes
 //   jsonl  a record a line: {"node": ID, "attributes": {DynamoDB JSON}} or
 //          {"source": ID, "type": T, "target": ID, "properties": {DynamoDB JSON}}
-//          (ranks and edge sets from the table's conventions); a bad line is
-//          reported with its number and left out, the others imported
+//          (ranks and edge sets from the table's conventions)
+//   csv    a header line, then a record a line (RFC 4180 quoting): a nodes
+//          file has an id column, an edges file source and target columns and
+//          a type column or --edge-type; every other column is an attribute (a
+//          string, or a number with --number); an empty cell is no attribute
 //
-// The exit status is 1 when any record was refused.
+// A bad record is reported with its line (its position in a json file) and
+// left out, the others imported; the exit status is then 1.
 
 #include <simdjson.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/api/json_decode.h"
 #include "engine/item_validation.h"
+#include "engine/transfer/item_formats.h"
 #include "graph/explore.h"
 #include "tools/command.h"
 #include "tools/graph_client.h"
@@ -33,26 +47,38 @@ namespace dynarock::tools {
 namespace {
 
 constexpr char kImportHelp[] =
-    "Usage: dynarock graph import FILE --table T (--data DIR | --endpoint URL) [flags]\n"
+    "Usage: dynarock graph import FILE... --table T (--data DIR | --endpoint URL) [flags]\n"
     "\n"
     "Loads nodes and edges into a graph-layer table (created when missing), in\n"
-    "bulk: BatchWriteItem from several threads, edge sets and incoming types\n"
-    "written with their nodes at the end. Load into a table nobody else writes\n"
-    "meanwhile.\n"
+    "bulk; edge sets and incoming types are written with their nodes at the end.\n"
+    "Into a new table with --data the load goes straight into table files and the\n"
+    "table appears whole, or not at all; otherwise BatchWriteItem from several\n"
+    "threads, into a table nobody else writes meanwhile. Interrupted, run the\n"
+    "same command again: the writes are puts, so a second run ends in the same\n"
+    "table.\n"
     "\n"
     "Flags:\n"
     "  --table T          The graph table (required)\n"
-    "  --format F         json: a `dynarock graph export` file (its schema creates\n"
+    "  --format F         For every FILE (default: by its extension)\n"
+    "                     json: a `dynarock graph export` file (its schema creates\n"
     "                     the table; ranks and edge-set membership kept as stored);\n"
-    "                     jsonl (default for *.jsonl): one record a line,\n"
+    "                     jsonl (*.jsonl): one record a line,\n"
     "                     {\"node\": ID, \"attributes\": {DynamoDB JSON}} or {\"source\":\n"
-    "                     ID, \"type\": T, \"target\": ID, \"properties\": {DynamoDB JSON}}\n"
-    "  --threads N        Writer threads (default 4)\n"
+    "                     ID, \"type\": T, \"target\": ID, \"properties\": {DynamoDB JSON}};\n"
+    "                     csv (*.csv): a header, then a record a line: nodes (an id\n"
+    "                     column) or edges (source, target and type columns)\n"
+    "  --id COL           CSV: the node id column (default id)\n"
+    "  --source COL, --target COL, --type COL\n"
+    "                     CSV: the edge columns (default source, target, type)\n"
+    "  --edge-type T      CSV: every edge of a file without a type column is a T\n"
+    "  --number COL,...   CSV: columns whose values are numbers (else strings)\n"
+    "  --delimiter C      CSV: the field separator (default ,)\n"
+    "  --threads N        Writer threads over BatchWriteItem (default 4)\n"
     "  --endpoint URL, --region R, --ca-file FILE, --data DIR   Where the graph is\n"
     "  -h, --help         Show this help\n"
     "\n"
-    "A record that cannot be imported is reported with its line (jsonl) or\n"
-    "position (json) and left out; the exit status is then 1.\n";
+    "A record that cannot be imported is reported with its line (its position in\n"
+    "a json file) and left out; the exit status is then 1.\n";
 
 std::string Text(simdjson::dom::element e, const char* key, bool* ok) {
   std::string_view v;
@@ -114,7 +140,7 @@ void AddRecord(graph::BulkLoader& loader, simdjson::dom::element rec, bool store
     bool rank_ok = true;
     e.rank = Text(rec, "rank", &rank_ok);
     bool in_set = false;
-    (void)rec["in_edge_set"].get(in_set);
+    if (rec["in_edge_set"].get(in_set) != simdjson::SUCCESS) in_set = false;
     e.properties = std::move(props).value();
     s = loader.AddStoredEdge(e, in_set);
   } else {
@@ -146,16 +172,234 @@ graph::Schema SchemaOf(simdjson::dom::element doc, const std::string& table) {
   return s;
 }
 
+// Where a CSV file's columns are, and how its values are typed.
+struct CsvColumns {
+  std::string id = "id", source = "source", target = "target", type = "type", edge_type;
+  std::map<std::string, std::string, std::less<>> types;  // --number: "N"
+  char delimiter = ',';
+};
+
+// How far the import has come, on stderr: one line rewritten in place on a
+// terminal (at most ten times a second), a line every 100,000 records otherwise.
+class Progress {
+ public:
+  explicit Progress(uint64_t total_bytes)
+      : total_(total_bytes), tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  void Add(uint64_t bytes) {
+    bytes_ += bytes;
+    ++records_;
+    if (tty_) {
+      if ((records_ & 1023) != 0) return;
+      const auto now = Clock::now();
+      if (now - shown_ < std::chrono::milliseconds(100)) return;
+      shown_ = now;
+      Show(false);
+    } else if (records_ % 100000 == 0) {
+      Show(false);
+    }
+  }
+  void Done() {
+    if (tty_ && records_ >= 1024) Show(true);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void Show(bool last) {
+    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+    const double share = total_ > 0 ? std::min(1.0, static_cast<double>(bytes_) / total_) : 1.0;
+    const int width = 30, filled = static_cast<int>(share * width);
+    std::string bar(filled, '#');
+    bar.append(width - filled, '.');
+    std::fprintf(stderr, "%sdynarock graph import: [%s] %3.0f%%  %lld records  %.0f/s%s",
+                 tty_ ? "\r" : "", bar.c_str(), share * 100, static_cast<long long>(records_),
+                 seconds > 0 ? records_ / seconds : 0.0, tty_ && !last ? "" : "\n");
+  }
+  uint64_t total_, bytes_ = 0;
+  int64_t records_ = 0;
+  bool tty_;
+  Clock::time_point start_, shown_{};
+};
+
+// The text of an attribute used as a node id or an edge type (a string, or a
+// number when --number typed its column), removed from the item.
+bool TakeText(Item* item, const std::string& column, std::string* out) {
+  auto it = item->find(column);
+  if (it == item->end() || !(it->second.is(AttrType::kS) || it->second.is(AttrType::kN))) return false;
+  *out = it->second.scalar();
+  item->erase(it);
+  return true;
+}
+
+void FeedJsonl(graph::BulkLoader& loader, std::istream& in, const std::string& file,
+               Counts* counts, Progress* progress) {
+  simdjson::dom::parser parser;
+  std::string line;
+  int64_t number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    progress->Add(line.size() + 1);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = file + ":" + std::to_string(number);
+    simdjson::dom::element rec;
+    if (auto err = parser.parse(line).get(rec); err != simdjson::SUCCESS || !rec.is_object()) {
+      Refuse(counts, where,
+             err != simdjson::SUCCESS ? std::string("not JSON: ") + simdjson::error_message(err)
+                                      : std::string("not a JSON object"));
+      continue;
+    }
+    AddRecord(loader, rec, false, where, counts);
+  }
+}
+
+// A CSV file of nodes or of edges, as its header says. A file whose header
+// has neither shape is refused whole (a ValidationException).
+Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& file,
+               const CsvColumns& cols, Counts* counts, Progress* progress) {
+  std::string line, text;
+  int64_t number = 0;
+  std::vector<std::string> header;
+  while (header.empty() && std::getline(in, line)) {
+    ++number;
+    progress->Add(line.size() + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    text = text.empty() ? line : text + "\n" + line;
+    bool incomplete = false;
+    Status s = transfer::SplitCsvRecord(text, cols.delimiter, &header, &incomplete);
+    if (incomplete) {
+      header.clear();
+      continue;
+    }
+    if (!s.ok()) return Status(ErrorType::kValidation, file + ": the header: " + s.message());
+  }
+  if (header.empty()) return Status::Ok();  // an empty file
+  auto has = [&](const std::string& c) { return std::find(header.begin(), header.end(), c) != header.end(); };
+  const bool nodes = has(cols.id);
+  if (!nodes && !(has(cols.source) && has(cols.target))) {
+    return Status(ErrorType::kValidation,
+                  file + ": the header has no node id column (" + cols.id + ") and no edge columns (" +
+                      cols.source + " and " + cols.target + "): say which with --id, or --source and --target");
+  }
+  if (!nodes && !has(cols.type) && cols.edge_type.empty()) {
+    return Status(ErrorType::kValidation, file + ": the edges have no type column (" + cols.type +
+                                              "): name it with --type, or give every edge one with --edge-type");
+  }
+  transfer::ItemParser parser(transfer::DataFormat::kCsv, cols.delimiter, header, cols.types);
+  int64_t first_line = number + 1;
+  while (std::getline(in, line)) {
+    ++number;
+    progress->Add(line.size() + 1);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    Item item;
+    bool complete = false;
+    Status s = parser.Line(line, &item, &complete);
+    const std::string where = file + ":" + std::to_string(first_line);
+    if (!s.ok()) {
+      Refuse(counts, where, s.message());
+      first_line = number + 1;
+      continue;
+    }
+    if (!complete) {
+      if (line.empty()) first_line = number + 1;  // a blank line; else a record goes on
+      continue;
+    }
+    first_line = number + 1;
+    if (nodes) {
+      std::string id;
+      if (!TakeText(&item, cols.id, &id)) {
+        Refuse(counts, where, "no node id (column " + cols.id + ")");
+        continue;
+      }
+      if (Status v = NormalizeAndValidateItem(&item); !v.ok()) {
+        Refuse(counts, where, v.message());
+        continue;
+      }
+      if (Status a = loader.AddNode(id, std::move(item)); !a.ok()) {
+        Refuse(counts, where, a.message());
+        continue;
+      }
+      ++counts->nodes;
+      continue;
+    }
+    graph::EdgeSpec e;
+    if (!TakeText(&item, cols.source, &e.source) || !TakeText(&item, cols.target, &e.target)) {
+      Refuse(counts, where, "an edge needs a source and a target (columns " + cols.source + " and " +
+                                cols.target + ")");
+      continue;
+    }
+    if (!TakeText(&item, cols.type, &e.type)) e.type = cols.edge_type;
+    if (e.type.empty()) {
+      Refuse(counts, where, "no edge type (column " + cols.type + ")");
+      continue;
+    }
+    if (Status v = NormalizeAndValidateItem(&item); !v.ok()) {
+      Refuse(counts, where, v.message());
+      continue;
+    }
+    e.properties = std::move(item);
+    if (Status a = loader.AddEdge(std::move(e)); !a.ok()) {
+      Refuse(counts, where, a.message());
+      continue;
+    }
+    ++counts->edges;
+  }
+  if (Status s = parser.EndFile(); !s.ok()) Refuse(counts, file + ":" + std::to_string(first_line), s.message());
+  return Status::Ok();
+}
+
+// A `graph export` file, parsed whole.
+struct JsonFile {
+  std::string text;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+};
+
+Status FeedJson(graph::BulkLoader& loader, const JsonFile& f, const std::string& file,
+                Counts* counts, Progress* progress) {
+  simdjson::dom::array nodes, edges;
+  if (f.doc["nodes"].get(nodes) != simdjson::SUCCESS || f.doc["edges"].get(edges) != simdjson::SUCCESS) {
+    return Status(ErrorType::kValidation,
+                  file + " has no \"nodes\" and \"edges\" arrays (a `graph export` file)");
+  }
+  const uint64_t share = (f.text.size() + 1) / std::max<size_t>(1, nodes.size() + edges.size());
+  size_t i = 0;
+  for (simdjson::dom::element n : nodes) {
+    AddRecord(loader, n, true, file + ": nodes[" + std::to_string(i++) + "]", counts);
+    progress->Add(share);
+  }
+  i = 0;
+  for (simdjson::dom::element e : edges) {
+    AddRecord(loader, e, true, file + ": edges[" + std::to_string(i++) + "]", counts);
+    progress->Add(share);
+  }
+  return Status::Ok();
+}
+
+std::string FormatOf(const std::string& file, const std::string& given) {
+  if (!given.empty()) return given;
+  auto ends = [&](std::string_view x) {
+    return file.size() >= x.size() && file.compare(file.size() - x.size(), x.size(), x) == 0;
+  };
+  if (ends(".jsonl")) return "jsonl";
+  if (ends(".csv")) return "csv";
+  return "json";
+}
+
 }  // namespace
 
 int RunGraphImport(const Args& args) {
   GraphPlace place;
-  std::string file, table, format, v;
+  std::vector<std::string> files;
+  std::string table, format, v;
+  CsvColumns cols;
   int64_t threads = 4;
   ArgReader r(args);
   while (r.Next()) {
     const std::string_view flag = r.flag();
     int rc = kExitOk;
+    auto column = [&](std::string* out, const char* what) {
+      if (!r.Value(out) || out->empty()) return UsageError("graph import", std::string(what) + " needs a column name");
+      return kExitOk;
+    };
     if (place.Take(r, "graph import", &rc)) {
       if (rc != kExitOk) return rc;
     } else if (flag == "--help" || flag == "-h") {
@@ -164,9 +408,31 @@ int RunGraphImport(const Args& args) {
     } else if (flag == "--table") {
       if (!r.Value(&table) || table.empty()) return UsageError("graph import", "--table needs a table name");
     } else if (flag == "--format") {
-      if (!r.Value(&format) || (format != "json" && format != "jsonl")) {
-        return UsageError("graph import", "--format must be json or jsonl");
+      if (!r.Value(&format) || (format != "json" && format != "jsonl" && format != "csv")) {
+        return UsageError("graph import", "--format must be json, jsonl or csv");
       }
+    } else if (flag == "--id") {
+      if (int c = column(&cols.id, "--id"); c != kExitOk) return c;
+    } else if (flag == "--source") {
+      if (int c = column(&cols.source, "--source"); c != kExitOk) return c;
+    } else if (flag == "--target") {
+      if (int c = column(&cols.target, "--target"); c != kExitOk) return c;
+    } else if (flag == "--type") {
+      if (int c = column(&cols.type, "--type"); c != kExitOk) return c;
+    } else if (flag == "--edge-type") {
+      if (!r.Value(&cols.edge_type) || cols.edge_type.empty()) return UsageError("graph import", "--edge-type needs an edge type");
+    } else if (flag == "--number") {
+      if (!r.Value(&v) || v.empty()) return UsageError("graph import", "--number needs column names (a,b,...)");
+      std::stringstream list(v);
+      std::string c;
+      while (std::getline(list, c, ',')) {
+        if (!c.empty()) cols.types[c] = "N";
+      }
+    } else if (flag == "--delimiter") {
+      if (!r.Value(&v) || v.size() != 1 || v[0] == '"' || v[0] == '\n' || v[0] == '\r') {
+        return UsageError("graph import", "--delimiter must be one character (not a quote or a newline)");
+      }
+      cols.delimiter = v[0];
     } else if (flag == "--threads") {
       if (!r.Value(&v) || v.empty() || v.size() > 2 || v.find_first_not_of("0123456789") != std::string::npos ||
           (threads = std::stoll(v)) < 1 || threads > 64) {
@@ -174,83 +440,94 @@ int RunGraphImport(const Args& args) {
       }
     } else if (!flag.empty() && flag.front() == '-') {
       return UsageError("graph import", "unknown flag '" + std::string(flag) + "'");
-    } else if (file.empty()) {
-      file = std::string(flag);
     } else {
-      return UsageError("graph import", "one file at a time");
+      files.emplace_back(flag);
     }
   }
-  if (file.empty()) return UsageError("graph import", "expected a FILE to import");
+  if (files.empty()) return UsageError("graph import", "expected a FILE to import");
   if (table.empty()) return UsageError("graph import", "--table is required");
-  if (format.empty()) format = file.size() > 6 && file.substr(file.size() - 6) == ".jsonl" ? "jsonl" : "json";
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return CommandFailed("graph import", Status(ErrorType::kValidation, "cannot read " + file));
+  uint64_t total_bytes = 0;
+  for (const std::string& file : files) {
+    std::error_code ec;
+    const auto size = std::filesystem::file_size(file, ec);
+    if (ec || !std::ifstream(file, std::ios::binary)) {
+      return CommandFailed("graph import", Status(ErrorType::kValidation, "cannot read " + file));
+    }
+    total_bytes += size;
+  }
 
   std::unique_ptr<DB> db;
   std::unique_ptr<graph::Client> client;
   if (int rc = place.Open("graph import", &db, &client); rc != kExitOk) return rc;
-  simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  std::string whole;
-  if (format == "json") {
+  // `graph export` files are parsed first: the first one's schema is the table's.
+  std::map<std::string, std::unique_ptr<JsonFile>> json;
+  for (const std::string& file : files) {
+    if (FormatOf(file, format) != "json" || json.count(file)) continue;
+    auto f = std::make_unique<JsonFile>();
+    std::ifstream in(file, std::ios::binary);
     std::ostringstream ss;
     ss << in.rdbuf();
-    whole = std::move(ss).str();
-    if (auto err = parser.parse(whole).get(doc); err != simdjson::SUCCESS) {
+    f->text = std::move(ss).str();
+    if (auto err = f->parser.parse(f->text).get(f->doc); err != simdjson::SUCCESS) {
       return CommandFailed("graph import", Status(ErrorType::kValidation,
                                                   file + " is not JSON: " + simdjson::error_message(err)));
     }
+    json[file] = std::move(f);
   }
   // The table's conventions: the export's, a graph table's own, or the defaults.
   graph::Schema schema;
   auto detected = graph::DetectSchema(client.get(), table);
-  if (format == "json") {
-    schema = SchemaOf(doc, table);
+  const bool missing = !detected.ok() && detected.status().type() == ErrorType::kResourceNotFound;
+  if (!detected.ok() && !missing) return CommandFailed("graph import", detected.status());
+  const std::string first_json = [&] {
+    for (const std::string& f : files)
+      if (json.count(f)) return f;
+    return std::string();
+  }();
+  if (!first_json.empty()) {
+    schema = SchemaOf(json[first_json]->doc, table);
   } else if (detected.ok() && detected->reason.empty()) {
     schema = detected->schema;
   } else {
     schema.table_name = table;
   }
-  if (!detected.ok() && detected.status().type() != ErrorType::kResourceNotFound) {
-    return CommandFailed("graph import", detected.status());
-  }
-  graph::Graph g(client.get(), schema);
-  if (Status s = g.EnsureTable(); !s.ok()) return CommandFailed("graph import", s);
-  graph::BulkLoader loader(&g, static_cast<int>(threads));
+
   Counts counts;
-  if (format == "json") {
-    simdjson::dom::array nodes, edges;
-    if (doc["nodes"].get(nodes) != simdjson::SUCCESS || doc["edges"].get(edges) != simdjson::SUCCESS) {
-      return CommandFailed("graph import", Status(ErrorType::kValidation,
-                                                  file + " has no \"nodes\" and \"edges\" arrays (a `graph export` file)"));
-    }
-    size_t i = 0;
-    for (simdjson::dom::element n : nodes) AddRecord(loader, n, true, "nodes[" + std::to_string(i++) + "]", &counts);
-    i = 0;
-    for (simdjson::dom::element e : edges) AddRecord(loader, e, true, "edges[" + std::to_string(i++) + "]", &counts);
-  } else {
-    std::string line;
-    int64_t number = 0;
-    while (std::getline(in, line)) {
-      ++number;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      simdjson::dom::element rec;
-      if (auto err = parser.parse(line).get(rec); err != simdjson::SUCCESS || !rec.is_object()) {
-        Refuse(&counts, "line " + std::to_string(number),
-               err != simdjson::SUCCESS ? std::string("not JSON: ") + simdjson::error_message(err)
-                                        : std::string("not a JSON object"));
+  Progress progress(total_bytes);
+  int64_t items_written = 0;
+  auto feed = [&](graph::BulkLoader& loader) -> Status {
+    for (const std::string& file : files) {
+      const std::string f = FormatOf(file, format);
+      if (f == "json") {
+        DR_RETURN_IF_ERROR(FeedJson(loader, *json[file], file, &counts, &progress));
         continue;
       }
-      AddRecord(loader, rec, false, "line " + std::to_string(number), &counts);
-      if (number % 100000 == 0) {
-        std::fprintf(stderr, "dynarock graph import: %lld lines...\n", static_cast<long long>(number));
+      std::ifstream in(file, std::ios::binary);
+      if (f == "jsonl") {
+        FeedJsonl(loader, in, file, &counts, &progress);
+      } else {
+        DR_RETURN_IF_ERROR(FeedCsv(loader, in, file, cols, &counts, &progress));
       }
+      if (in.bad()) return Status(ErrorType::kValidation, "cannot read " + file);
     }
+    progress.Done();
+    DR_RETURN_IF_ERROR(loader.Finish());
+    items_written = loader.items_written();
+    return Status::Ok();
+  };
+  if (db && missing) {
+    // A new table of an embedded database: straight into table files.
+    auto loaded = graph::LoadNewGraph(db.get(), schema, feed);
+    if (!loaded.ok()) return CommandFailed("graph import", loaded.status());
+  } else {
+    graph::Graph g(client.get(), schema);
+    if (Status s = g.EnsureTable(); !s.ok()) return CommandFailed("graph import", s);
+    graph::BulkLoader loader(&g, static_cast<int>(threads));
+    if (Status s = feed(loader); !s.ok()) return CommandFailed("graph import", s);
   }
-  if (Status s = loader.Finish(); !s.ok()) return CommandFailed("graph import", s);
   std::fprintf(stderr, "dynarock graph import: %lld nodes, %lld edges, %lld items written%s\n",
                static_cast<long long>(counts.nodes), static_cast<long long>(counts.edges),
-               static_cast<long long>(loader.items_written()),
+               static_cast<long long>(items_written),
                counts.refused ? (", " + std::to_string(counts.refused) + " refused").c_str() : "");
   return counts.refused ? kExitFailure : kExitOk;
 }

@@ -15,7 +15,11 @@ command line.
   their share of the 400 KB item limit, as text and JSON, the same over HTTP;
 * import: export -> import -> export gives the same bytes for every seed graph
   (ranks and edge-set membership as stored), `dynarock check` clean; JSON lines
-  with bad records imported but for those, reported by line, exit 1;
+  and CSV (quoted fields over two lines, numbers by --number, columns named by
+  flags, --edge-type) with bad records imported but for those, reported by
+  file and line, exit 1; the same CSV into a new embedded table (table files)
+  and over HTTP (BatchWriteItem) gives the same export; a file refused whole
+  leaves no table behind;
 * query: answers as the seeds give them, as text and JSON, the same over HTTP;
 * bad input: a missing table, an unknown format, a node id without separator,
   flags that need --node, no --data/--endpoint: a clear message and exit 1 or 2.
@@ -243,7 +247,7 @@ class GraphExportTest(unittest.TestCase):
         r = dynarock("graph", "import", lines, "--data", other, "--table", "people", check=False)
         self.assertEqual(r.returncode, 1, r.stderr)
         for n in (4, 6, 7, 8):
-            self.assertIn("line %d: " % n, r.stderr)
+            self.assertIn("people.jsonl:%d: " % n, r.stderr)
         self.assertIn("2 nodes, 1 edges", r.stderr)
         self.assertIn("4 refused", r.stderr)
         g = json.loads(dynarock("graph", "export", "--data", other, "--table", "people").stdout)
@@ -255,6 +259,80 @@ class GraphExportTest(unittest.TestCase):
                        "--table", "people", check=False)
         self.assertEqual(bad.returncode, 1)
         self.assertIn("cannot read", bad.stderr)
+
+    def test_import_csv(self):
+        nodes = os.path.join(self.tmp, "people.csv")
+        edges = os.path.join(self.tmp, "knows.csv")
+        with open(nodes, "w") as f:
+            f.write('id,name,age\r\n'
+                    'P#ann,Ann,31\r\n'
+                    'P#bob,"Bob, ""the builder""",40\r\n'
+                    'P#cid,Cid,old\r\n'
+                    ',Nobody,1\r\n'
+                    'P#dee,"Dee\nof two lines",\r\n')
+        with open(edges, "w") as f:
+            f.write('from;to;since\n'
+                    'P#ann;P#bob;2020\n'
+                    'P#bob;P#dee;2021\n'
+                    'P#ann;;2022\n'
+                    'P#dee;P#ann;\n')
+        flags = ["--table", "people", "--number", "age,since"]
+        edge_flags = ["--source", "from", "--target", "to", "--edge-type", "KNOWS", "--delimiter", ";"]
+        embedded = os.path.join(self.tmp, "csv-embedded")
+        r = dynarock("graph", "import", nodes, "--data", embedded, *flags, check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("people.csv:4: The parameter cannot be converted to a numeric value: old", r.stderr)
+        self.assertIn("people.csv:5: no node id (column id)", r.stderr)
+        self.assertIn("3 nodes, 0 edges", r.stderr)
+        r = dynarock("graph", "import", edges, "--data", embedded, *flags, *edge_flags, check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("knows.csv:4: an edge needs a source and a target (columns from and to)", r.stderr)
+        self.assertIn("0 nodes, 3 edges", r.stderr)
+        g = json.loads(dynarock("graph", "export", "--data", embedded, "--table", "people").stdout)
+        by_id = {n["id"]: n for n in g["nodes"]}
+        self.assertEqual(sorted(by_id), ["P#ann", "P#bob", "P#dee"])
+        self.assertEqual(by_id["P#bob"]["attributes"], {"name": {"S": 'Bob, "the builder"'}, "age": {"N": "40"}})
+        self.assertEqual(by_id["P#dee"]["attributes"], {"name": {"S": "Dee\nof two lines"}})
+        self.assertEqual([(e["source"], e["type"], e["target"], e["attributes"]) for e in g["edges"]],
+                         [("P#ann", "KNOWS", "P#bob", {"since": {"N": "2020"}}),
+                          ("P#bob", "KNOWS", "P#dee", {"since": {"N": "2021"}}),
+                          ("P#dee", "KNOWS", "P#ann", {})])
+        self.assertEqual(dynarock("check", "--data", embedded).returncode, 0)
+
+        # Both files at once: into a new embedded table (table files) and over
+        # HTTP (BatchWriteItem), the same graph.
+        together = os.path.join(self.tmp, "csv-together")
+        args = [nodes, edges, *flags, *edge_flags[:4], "--edge-type", "KNOWS"]
+        semicolons = os.path.join(self.tmp, "knows-commas.csv")
+        with open(edges) as f, open(semicolons, "w") as out:
+            out.write(f.read().replace(";", ","))
+        args[1] = semicolons
+        r = dynarock("graph", "import", *args, "--data", together, check=False)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("3 nodes, 3 edges", r.stderr)
+        local = dynarock("graph", "export", "--data", together, "--table", "people").stdout
+        self.assertEqual(json.loads(local)["edges"], g["edges"])
+        proc, url = harness.launch(extra_args=["--shared-db"])
+        try:
+            r = dynarock("graph", "import", *args, "--endpoint", url, check=False)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertEqual(dynarock("graph", "export", "--endpoint", url, "--table", "people").stdout, local)
+        finally:
+            harness.stop_process(proc)
+
+        # A file refused whole (no id column, no edge columns) leaves no table.
+        odd = os.path.join(self.tmp, "odd.csv")
+        with open(odd, "w") as f:
+            f.write("a,b\n1,2\n")
+        empty = os.path.join(self.tmp, "csv-refused")
+        r = dynarock("graph", "import", nodes, odd, "--data", empty, "--table", "people", check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("odd.csv: the header has no node id column (id) and no edge columns", r.stderr)
+        listed = dynarock("graph", "stats", "--data", empty, "--table", "people", check=False)
+        self.assertEqual(listed.returncode, 1)
+        self.assertIn("ResourceNotFoundException", listed.stderr)
+        self.assertEqual(dynarock("graph", "import", nodes, "--format", "xml", "--data", empty,
+                                  "--table", "people", check=False).returncode, 2)
 
     def test_bad_input(self):
         base = [harness._find_binary(), "graph", "export"]

@@ -1,0 +1,214 @@
+// graph::BulkLoader's two ways in: straight into a new table's files
+// (LoadNewGraph, on a database on disk, where the table files are sorted and
+// ingested) and through the client into a table that may already hold the
+// graph (BatchWriteItem, reading the nodes it rewrites first).
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include "graph/embedded_client.h"
+#include "graph/graph.h"
+
+namespace dynarock::graph {
+namespace {
+
+AttributeValue Text(std::string s) { return AttributeValue::S(std::move(s)); }
+AttributeValue Number(int n) { return AttributeValue::N(std::to_string(n)); }
+
+class BulkLoadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("dynarock_bulk_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    Options o;
+    auto db = DB::Open(o, dir_.string());
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    db_ = std::move(db).value();
+    client_ = std::make_unique<EmbeddedClient>(db_.get());
+  }
+  void TearDown() override {
+    client_.reset();
+    db_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Every item of `table`, by its keys (items are compared whole).
+  std::map<std::string, Item> Items(const std::string& table) {
+    std::map<std::string, Item> out;
+    ScanRequest req;
+    req.table_name = table;
+    do {
+      auto r = db_->Scan(req);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (!r.ok()) break;
+      for (Item& item : r->items) {
+        out[item.at("PK").scalar() + "|" + item.at("SK").scalar()] = std::move(item);
+      }
+      req.exclusive_start_key = r->last_evaluated_key;
+    } while (req.exclusive_start_key && !req.exclusive_start_key->empty());
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<DB> db_;
+  std::unique_ptr<EmbeddedClient> client_;
+};
+
+// A random graph with repeated edges (a later version with another weight),
+// reverse edges and self-references, loaded both ways: the same items, and
+// the database consistent.
+TEST_F(BulkLoadTest, TableFilesAndBatchWritesLoadTheSameGraph) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> node(0, 299);
+  struct E {
+    int src, dst, w;
+  };
+  std::vector<E> edges;
+  for (int i = 0; i < 6000; ++i) edges.push_back({node(rng), node(rng), i});
+  auto fill = [&](BulkLoader& loader) -> Status {
+    for (int i = 0; i < 300; i += 2) {
+      DR_RETURN_IF_ERROR(loader.AddNode("N#" + std::to_string(i), {{"name", Text("node " + std::to_string(i))}}));
+    }
+    for (const E& e : edges) {
+      DR_RETURN_IF_ERROR(loader.AddEdge({"N#" + std::to_string(e.src), e.w % 3 ? "LINK" : "LIKES",
+                                         "N#" + std::to_string(e.dst), {{"w", Number(e.w)}}},
+                                        /*with_reverse=*/e.w % 5 == 0));
+    }
+    return Status::Ok();
+  };
+  Schema files;
+  files.table_name = "by_files";
+  int64_t written = 0;
+  auto loaded = LoadNewGraph(db_.get(), files, [&](BulkLoader& loader) -> Status {
+    DR_RETURN_IF_ERROR(fill(loader));
+    DR_RETURN_IF_ERROR(loader.Finish());
+    written = loader.items_written();
+    return Status::Ok();
+  });
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->table_status, "ACTIVE");
+  EXPECT_GT(written, 6000);
+
+  Schema batches;
+  batches.table_name = "by_batches";
+  Graph g(client_.get(), batches);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  {
+    BulkLoader loader(&g, 2);
+    ASSERT_TRUE(fill(loader).ok());
+    ASSERT_TRUE(loader.Finish().ok());
+  }
+  auto a = Items("by_files");
+  auto b = Items("by_batches");
+  EXPECT_EQ(a.size(), b.size());
+  EXPECT_TRUE(a == b);
+  DescribeTableRequest dt;
+  dt.table_name = "by_files";
+  auto d = db_->DescribeTable(dt);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->table.item_count, static_cast<int64_t>(a.size()));
+
+  // The loaded graph answers like the other, out and in.
+  Graph f(client_.get(), files);
+  for (const char* id : {"N#0", "N#17", "N#298"}) {
+    auto x = f.AllOutEdges(id, "");
+    auto y = g.AllOutEdges(id, "");
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_EQ(x->size(), y->size()) << id;
+    EdgeQuery q;
+    auto in_x = f.InEdges(id, "LINK", q);
+    auto in_y = g.InEdges(id, "LINK", q);
+    ASSERT_TRUE(in_x.ok() && in_y.ok());
+    EXPECT_EQ(in_x->edges.size(), in_y->edges.size()) << id;
+    auto set = f.VerifyEdgeSet(id);
+    ASSERT_TRUE(set.ok());
+    EXPECT_TRUE(set->ok()) << id;
+  }
+  auto check = db_->CheckConsistency();
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok());
+
+  // The table survives a reopen (the loaded files are durable).
+  client_.reset();
+  db_.reset();
+  auto reopened = DB::Open(Options(), dir_.string());
+  ASSERT_TRUE(reopened.ok());
+  db_ = std::move(reopened).value();
+  client_ = std::make_unique<EmbeddedClient>(db_.get());
+  EXPECT_TRUE(Items("by_files") == a);
+}
+
+TEST_F(BulkLoadTest, AFailedLoadLeavesNoTableAndAnExistingTableIsRefused) {
+  Schema s;
+  s.table_name = "broken";
+  auto r = LoadNewGraph(db_.get(), s, [](BulkLoader& loader) -> Status {
+    DR_RETURN_IF_ERROR(loader.AddEdge({"A#1", "LINK", "A#2", {}}));
+    return Status(ErrorType::kValidation, "the source broke");
+  });
+  EXPECT_EQ(r.status().message(), "the source broke");
+  DescribeTableRequest dt;
+  dt.table_name = "broken";
+  EXPECT_EQ(db_->DescribeTable(dt).status().type(), ErrorType::kResourceNotFound);
+
+  // A node whose edge set would pass 400 KB fails the load as a whole.
+  auto big = LoadNewGraph(db_.get(), s, [](BulkLoader& loader) -> Status {
+    for (int i = 0; i < 30000; ++i) {
+      DR_RETURN_IF_ERROR(loader.AddEdge({"HUB#h", "LINK", "LEAF#" + std::string(12, 'x') + std::to_string(i), {}}));
+    }
+    return Status::Ok();
+  });
+  EXPECT_EQ(big.status().type(), ErrorType::kValidation);
+  EXPECT_NE(big.status().message().find("400 KB"), std::string::npos);
+  EXPECT_EQ(db_->DescribeTable(dt).status().type(), ErrorType::kResourceNotFound);
+
+  Graph g(client_.get(), s);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  auto again = LoadNewGraph(db_.get(), s, [](BulkLoader&) { return Status::Ok(); });
+  EXPECT_EQ(again.status().type(), ErrorType::kTableAlreadyExists);
+}
+
+// Loading through the client into a graph that exists: nodes keep what they
+// had unless AddNode says otherwise, and edge sets and incoming types gain
+// the new edges beside the old.
+TEST_F(BulkLoadTest, LoadingIntoAnExistingGraphKeepsItsNodesAndEdgeSets) {
+  Schema s;
+  s.table_name = "existing";
+  Graph g(client_.get(), s);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  ASSERT_TRUE(g.PutNode("USER#ann", {{"name", Text("Ann")}}).ok());
+  ASSERT_TRUE(g.PutNode("USER#bob", {{"name", Text("Bob")}}).ok());
+  ASSERT_TRUE(g.AddEdge({"USER#ann", "FRIEND", "USER#bob", {}}).ok());
+  {
+    BulkLoader loader(&g, 2);
+    ASSERT_TRUE(loader.AddEdge({"USER#ann", "FOLLOWS", "USER#cy", {}}).ok());
+    ASSERT_TRUE(loader.AddEdge({"USER#cy", "FOLLOWS", "USER#bob", {}}).ok());
+    ASSERT_TRUE(loader.AddNode("USER#bob", {{"name", Text("Robert")}}).ok());
+    ASSERT_TRUE(loader.Finish().ok());
+  }
+  auto ann = g.GetNode("USER#ann", true);
+  ASSERT_TRUE(ann.ok() && ann->has_value());
+  EXPECT_EQ((*ann)->attributes.at("name").scalar(), "Ann");
+  std::set<std::string> refs;
+  for (const EdgeRef& r : (*ann)->edge_set) refs.insert(r.type + ">" + r.target);
+  EXPECT_EQ(refs, (std::set<std::string>{"FOLLOWS>USER#cy", "FRIEND>USER#bob"}));
+  auto bob = g.GetNode("USER#bob", true);
+  ASSERT_TRUE(bob.ok() && bob->has_value());
+  EXPECT_EQ((*bob)->attributes.at("name").scalar(), "Robert");
+  EXPECT_EQ((*bob)->incoming_types, (std::vector<std::string>{"FOLLOWS", "FRIEND"}));
+  for (const char* id : {"USER#ann", "USER#bob", "USER#cy"}) {
+    auto set = g.VerifyEdgeSet(id);
+    ASSERT_TRUE(set.ok());
+    EXPECT_TRUE(set->ok()) << id;
+  }
+}
+
+}  // namespace
+}  // namespace dynarock::graph
