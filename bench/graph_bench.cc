@@ -277,12 +277,15 @@ BENCHMARK(BM_TwoHop)
 // the roots + batch gets of the neighbours their edge sets name.
 void BM_ExpandEdgeSets(benchmark::State& state) {
   Graph* g = G(static_cast<int>(state.range(0)));
-  state.SetLabel(Label(static_cast<int>(state.range(0))));
+  state.SetLabel(std::string(Label(static_cast<int>(state.range(0)))) +
+                 (state.range(1) == 1 ? "/projected" : "/whole"));
   ExpandRequest x;
   x.node = Get()->in_target;
   x.edge_type = "LINK";
   x.limit = 50;
   x.expand_types = {"LINK"};
+  // /1: the neighbours' own attribute only, not their (large) edge sets.
+  if (state.range(1) == 1) x.neighbour_attributes = {"n"};
   GraphStats before = g->stats();
   size_t roots = 0, neighbours = 0;
   for (auto _ : state) {
@@ -298,7 +301,9 @@ void BM_ExpandEdgeSets(benchmark::State& state) {
   state.counters["roots"] = static_cast<double>(roots);
   state.counters["neighbours"] = static_cast<double>(neighbours);
 }
-BENCHMARK(BM_ExpandEdgeSets)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExpandEdgeSets)
+    ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})
+    ->Unit(benchmark::kMillisecond);
 
 // The same answer through the N+1 pattern: GSI query, batch get of the roots,
 // then one adjacency query per root, then batch gets of the neighbours.

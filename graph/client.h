@@ -40,6 +40,9 @@ class Client {
 
   // A short name for logs and benchmark labels ("embedded", "http://host:port").
   virtual std::string Describe() const = 0;
+  // True when each call is a round trip over a network: independent requests
+  // are then worth sending concurrently (Graph::set_max_concurrent_requests).
+  virtual bool remote() const { return false; }
 };
 
 }  // namespace dynarock::graph

@@ -18,9 +18,11 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <ctime>
 #include <set>
+#include <thread>
 
 #include "engine/api/base64.h"
 #include "engine/api/json_decode.h"
@@ -59,6 +61,29 @@ Status BatchPut(Client* client, const std::string& table, std::vector<Item> item
       Backoff(attempt);
     }
   }
+  return Status::Ok();
+}
+
+Status ParallelFor(size_t n, int concurrency, const std::function<Status(size_t)>& fn) {
+  if (n <= 1 || concurrency <= 1) {
+    for (size_t i = 0; i < n; ++i) DR_RETURN_IF_ERROR(fn(i));
+    return Status::Ok();
+  }
+  std::vector<Status> results(n);
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    for (size_t i; !failed.load() && (i = next.fetch_add(1)) < n;) {
+      results[i] = fn(i);
+      if (!results[i].ok()) failed.store(true);
+    }
+  };
+  std::vector<std::thread> helpers;
+  const size_t threads = std::min<size_t>(n, static_cast<size_t>(concurrency));
+  for (size_t t = 1; t < threads; ++t) helpers.emplace_back(work);
+  work();
+  for (auto& h : helpers) h.join();
+  for (const Status& s : results) DR_RETURN_IF_ERROR(s);
   return Status::Ok();
 }
 
@@ -492,7 +517,8 @@ class TxnPlanner {
 
 // ============================================================ Graph
 
-Graph::Graph(Client* client, Schema schema) : client_(client), schema_(std::move(schema)) {}
+Graph::Graph(Client* client, Schema schema)
+    : client_(client), schema_(std::move(schema)), max_concurrent_(client->remote() ? 4 : 1) {}
 
 Status Graph::EnsureTable() { return graph::EnsureTable(client_, schema_); }
 
@@ -628,11 +654,26 @@ Status Graph::UpdateNode(const std::string& id, const NodeUpdate& update) {
 }
 
 Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
-                           const std::function<void(Item&)>& each) {
-  for (size_t pos = 0; pos < keys.size(); pos += kBatchGetItemsMax) {
+                           const std::function<void(Item&)>& each,
+                           const std::vector<std::string>& attributes) {
+  // Requests of 100 keys, independent of each other: up to max_concurrent_
+  // in flight; `each` sees their items in the requests' order.
+  const size_t requests = (keys.size() + kBatchGetItemsMax - 1) / kBatchGetItemsMax;
+  std::vector<std::vector<Item>> got(requests);
+  auto one = [&](size_t n) -> Status {
     BatchGetItemRequest req;
     KeysAndAttributes& ka = req.request_items[schema_.table_name];
     ka.consistent_read = consistent_read;
+    if (!attributes.empty()) {
+      std::string projection;
+      for (size_t a = 0; a < attributes.size(); ++a) {
+        const std::string name = "#g_a" + std::to_string(a);
+        projection += (a ? ", " : "") + name;
+        ka.expression_attribute_names[name] = attributes[a];
+      }
+      ka.projection_expression = projection;
+    }
+    const size_t pos = n * kBatchGetItemsMax;
     const size_t end = std::min(keys.size(), pos + kBatchGetItemsMax);
     ka.keys.assign(keys.begin() + static_cast<long>(pos), keys.begin() + static_cast<long>(end));
     for (int attempt = 0;; ++attempt) {
@@ -640,10 +681,10 @@ Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
       DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
       for (auto& [table, items] : r.responses) {
         counters_.items_read += static_cast<int64_t>(items.size());
-        for (Item& item : items) each(item);
+        for (Item& item : items) got[n].push_back(std::move(item));
       }
       auto un = r.unprocessed_keys.find(schema_.table_name);
-      if (un == r.unprocessed_keys.end() || un->second.keys.empty()) break;
+      if (un == r.unprocessed_keys.end() || un->second.keys.empty()) return Status::Ok();
       if (attempt >= 12) {
         return Status(ErrorType::kProvisionedThroughputExceeded,
                       "graph: BatchGetItem keys still unprocessed after 12 retries");
@@ -651,29 +692,47 @@ Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
       req.request_items = std::move(r.unprocessed_keys);
       internal::Backoff(attempt);
     }
+  };
+  DR_RETURN_IF_ERROR(internal::ParallelFor(requests, max_concurrent_, one));
+  for (auto& items : got) {
+    for (Item& item : items) each(item);
   }
   return Status::Ok();
 }
 
-StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std::string>& ids) {
+StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std::string>& ids,
+                                                          const std::vector<std::string>& attributes) {
   std::vector<std::string> unique(ids.begin(), ids.end());
   std::sort(unique.begin(), unique.end());
   unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
   std::vector<Item> keys;
   keys.reserve(unique.size());
   for (const std::string& id : unique) keys.push_back(schema_.NodeKey(id));
+  std::vector<std::string> projected = attributes;
+  if (!projected.empty() &&
+      std::find(projected.begin(), projected.end(), schema_.pk_attribute) == projected.end()) {
+    projected.push_back(schema_.pk_attribute);  // the node's id
+  }
   std::map<std::string, Item> out;
-  DR_RETURN_IF_ERROR(BatchGetEach(keys, /*consistent_read=*/false, [&](Item& item) {
-    auto pk = item.find(schema_.pk_attribute);
-    if (pk == item.end()) return;
-    std::string id = pk->second.scalar();
-    out.emplace(std::move(id), std::move(item));
-  }));
+  DR_RETURN_IF_ERROR(BatchGetEach(
+      keys, /*consistent_read=*/false,
+      [&](Item& item) {
+        auto pk = item.find(schema_.pk_attribute);
+        if (pk == item.end()) return;
+        std::string id = pk->second.scalar();
+        out.emplace(std::move(id), std::move(item));
+      },
+      projected));
   return out;
 }
 
 StatusOr<std::vector<std::optional<Node>>> Graph::GetNodes(const std::vector<std::string>& ids) {
-  DR_ASSIGN_OR_RETURN(auto items, BatchGetByPk(ids));
+  return GetNodesWith(ids, {});
+}
+
+StatusOr<std::vector<std::optional<Node>>> Graph::GetNodesWith(
+    const std::vector<std::string>& ids, const std::vector<std::string>& attributes) {
+  DR_ASSIGN_OR_RETURN(auto items, BatchGetByPk(ids, attributes));
   std::vector<std::optional<Node>> out;
   out.reserve(ids.size());
   for (const std::string& id : ids) {

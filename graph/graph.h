@@ -178,6 +178,9 @@ struct ExpandRequest {
   // Edge-set entries to follow (empty: all), and an optional finer choice.
   std::vector<std::string> expand_types;
   std::function<bool(const EdgeRef&)> expand_filter;
+  // The neighbours' attributes to read (empty: whole items, their own edge
+  // sets included, which for well-connected nodes are most of the bytes).
+  std::vector<std::string> neighbour_attributes;
 };
 
 struct Expansion {
@@ -234,6 +237,14 @@ class Graph {
 
   const Schema& schema() const { return schema_; }
   Client* client() const { return client_; }
+
+  // How many independent requests a call may have in flight at once: the
+  // batch gets of more than 100 keys, and a traversal step's queries (one per
+  // node of its frontier). Results come in the same order either way. Default:
+  // 4 for a remote client (Client::remote()), 1 embedded, where a request is
+  // a function call. From 1 to 64.
+  void set_max_concurrent_requests(int n) { max_concurrent_ = n < 1 ? 1 : n > 64 ? 64 : n; }
+  int max_concurrent_requests() const { return max_concurrent_; }
 
   // Creates the table and its indexes when absent (graph::EnsureTable).
   Status EnsureTable();
@@ -341,10 +352,16 @@ class Graph {
                                 const std::string& exclude_attr = "",
                                 const std::optional<std::string>& exclude = std::nullopt);
   // BatchGetItem of `keys` in requests of 100, unprocessed keys retried with
-  // backoff; `each` sees every item returned.
+  // backoff; `each` sees every item returned. `attributes` (not empty): only
+  // those attributes are read (a ProjectionExpression).
   Status BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
-                      const std::function<void(Item&)>& each);
-  StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids);
+                      const std::function<void(Item&)>& each,
+                      const std::vector<std::string>& attributes = {});
+  StatusOr<std::map<std::string, Item>> BatchGetByPk(const std::vector<std::string>& ids,
+                                                     const std::vector<std::string>& attributes = {});
+  // GetNodes reading only `attributes` of each node (its id always).
+  StatusOr<std::vector<std::optional<Node>>> GetNodesWith(const std::vector<std::string>& ids,
+                                                          const std::vector<std::string>& attributes);
   Status ValidateEdges(const std::vector<EdgeSpec>& edges) const;
   StatusOr<WriteReport> AddEdgesImpl(const std::vector<EdgeSpec>& edges,
                                      const AddEdgeOptions& options);
@@ -363,6 +380,7 @@ class Graph {
 
   Client* client_;
   Schema schema_;
+  int max_concurrent_ = 1;
   mutable Counters counters_;
 };
 

@@ -6,6 +6,7 @@
 #define DYNAROCK_GRAPH_GRAPH_INTERNAL_H_
 
 #include <chrono>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
@@ -27,6 +28,12 @@ inline void Backoff(int attempt) {
   std::uniform_int_distribution<int64_t> d(0, cap);
   std::this_thread::sleep_for(std::chrono::milliseconds(d(rng)));
 }
+
+// Runs fn(0) .. fn(n - 1) on up to `concurrency` threads (the calling thread
+// among them), each index once; returns the error of the lowest index that
+// failed. With concurrency 1, or one index, everything runs on the caller's
+// thread, in order.
+Status ParallelFor(size_t n, int concurrency, const std::function<Status(size_t)>& fn);
 
 // Writes `items` (puts) with BatchWriteItem, 25 per request, retrying
 // UnprocessedItems with backoff (bounded).

@@ -106,6 +106,7 @@ class HttpClient final : public Client {
   StatusOr<TransactWriteItemsResponse> TransactWriteItems(
       const TransactWriteItemsRequest& req) override;
   std::string Describe() const override;
+  bool remote() const override { return true; }
 
   HttpClientStats stats() const;
   // The SigV4 region in use (given or derived).

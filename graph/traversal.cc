@@ -43,7 +43,8 @@ StatusOr<Expansion> Graph::Expand(const ExpandRequest& request) {
   std::sort(neighbour_ids.begin(), neighbour_ids.end());
   neighbour_ids.erase(std::unique(neighbour_ids.begin(), neighbour_ids.end()),
                       neighbour_ids.end());
-  DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> neighbours, GetNodes(neighbour_ids));
+  DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> neighbours,
+                      GetNodesWith(neighbour_ids, request.neighbour_attributes));
   for (auto& n : neighbours) {
     if (n) out.neighbours.emplace(n->id, std::move(*n));
   }
@@ -90,7 +91,7 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
     if (visited.insert(s).second) frontier.push_back(s);
   }
   result.levels.push_back(frontier);
-  std::map<std::string, Node> cache;  // nodes read for their edge sets
+  std::map<std::string, Node> cache;  // nodes read for their edge sets (only those)
 
   for (const Hop& hop : request.hops) {
     if (frontier.empty() || result.truncated) break;
@@ -119,7 +120,10 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
       for (const std::string& id : frontier) {
         if (!cache.count(id)) to_read.push_back(id);
       }
-      DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes, GetNodes(to_read));
+      // Only the edge sets are needed here (the nodes, when asked for, are
+      // read whole at the end).
+      DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes,
+                          GetNodesWith(to_read, {schema_.edge_set_attribute}));
       for (auto& n : nodes) {
         if (n) cache.emplace(n->id, std::move(*n));
       }
@@ -136,9 +140,14 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
         if (result.truncated) break;
       }
     } else {
-      for (const std::string& id : frontier) {
-        DR_ASSIGN_OR_RETURN(std::vector<std::string> ids,
-                            OutNeighbourIds(id, hop.edge_types, hop, &cache));
+      // One query (a page or a few) per frontier node, independent of each
+      // other: up to max_concurrent_ in flight, visited in the frontier's order.
+      std::vector<std::vector<std::string>> found(frontier.size());
+      DR_RETURN_IF_ERROR(internal::ParallelFor(frontier.size(), max_concurrent_, [&](size_t i) -> Status {
+        DR_ASSIGN_OR_RETURN(found[i], OutNeighbourIds(frontier[i], hop.edge_types, hop, nullptr));
+        return Status::Ok();
+      }));
+      for (const std::vector<std::string>& ids : found) {
         for (const std::string& n : ids) {
           if (!visit(n)) break;
         }
@@ -151,14 +160,7 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
 
   if (request.fetch_nodes) {
     std::vector<std::string> ids;
-    for (const std::string& id : visited) {
-      auto it = cache.find(id);
-      if (it != cache.end()) {
-        result.nodes.emplace(id, it->second);
-      } else {
-        ids.push_back(id);
-      }
-    }
+    for (const std::string& id : visited) ids.push_back(id);
     DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes, GetNodes(ids));
     for (auto& n : nodes) {
       if (n) result.nodes.emplace(n->id, std::move(*n));
@@ -173,7 +175,8 @@ StatusOr<std::vector<std::string>> Graph::MutualNeighbours(const std::string& a,
                                                            Direction direction) {
   std::set<std::string> na, nb;
   if (direction == Direction::kOut && schema_.InEdgeSet(type)) {
-    DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes, GetNodes({a, b}));
+    DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes,
+                        GetNodesWith({a, b}, {schema_.edge_set_attribute}));
     for (int i = 0; i < 2; ++i) {
       if (!nodes[i]) continue;
       for (const EdgeRef& ref : nodes[i]->edge_set) {
