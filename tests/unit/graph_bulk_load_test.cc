@@ -1,7 +1,8 @@
 // graph::BulkLoader's two ways in: straight into a new table's files
 // (LoadNewGraph, on a database on disk, where the table files are sorted and
 // ingested) and through the client into a table that may already hold the
-// graph (BatchWriteItem, reading the nodes it rewrites first).
+// graph (BatchWriteItem, reading the nodes it rewrites first); and the reads
+// of a large graph: requests in flight together, projections.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -207,6 +208,78 @@ TEST_F(BulkLoadTest, LoadingIntoAnExistingGraphKeepsItsNodesAndEdgeSets) {
     auto set = g.VerifyEdgeSet(id);
     ASSERT_TRUE(set.ok());
     EXPECT_TRUE(set->ok()) << id;
+  }
+}
+
+// Reads with several requests in flight give the answers of one at a time,
+// in the same order; projected neighbours carry only what was asked.
+TEST_F(BulkLoadTest, ConcurrentAndProjectedReadsAnswerAlike) {
+  Schema s;
+  s.table_name = "wide";
+  auto loaded = LoadNewGraph(db_.get(), s, [](BulkLoader& loader) -> Status {
+    for (int i = 0; i < 700; ++i) {
+      DR_RETURN_IF_ERROR(loader.AddNode("N#" + std::to_string(i), {{"n", Number(i)}}));
+      for (int k = 1; k <= 5; ++k) {
+        DR_RETURN_IF_ERROR(loader.AddEdge({"N#" + std::to_string(i), "LINK",
+                                           "N#" + std::to_string((i * 7 + k * 13) % 700), {}}));
+      }
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  Graph one(client_.get(), s), many(client_.get(), s);
+  EXPECT_EQ(one.max_concurrent_requests(), 1);  // embedded
+  many.set_max_concurrent_requests(8);
+  EXPECT_EQ(many.max_concurrent_requests(), 8);
+  std::vector<std::string> ids;
+  for (int i = 699; i >= 0; i -= 1) ids.push_back("N#" + std::to_string(i));
+  ids.push_back("N#missing");
+  auto a = one.GetNodes(ids);
+  auto b = many.GetNodes(ids);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), b->size());
+  for (size_t i = 0; i < a->size(); ++i) {
+    ASSERT_EQ((*a)[i].has_value(), (*b)[i].has_value()) << i;
+    if ((*a)[i]) {
+      EXPECT_EQ((*a)[i]->id, ids[i]);
+      EXPECT_EQ((*b)[i]->id, ids[i]);
+      EXPECT_EQ((*a)[i]->edge_set, (*b)[i]->edge_set);
+    }
+  }
+  EXPECT_FALSE(a->back().has_value());
+
+  for (bool sets : {true, false}) {
+    TraversalRequest t;
+    t.start = {"N#1", "N#2"};
+    Hop hop;
+    hop.edge_types = {"LINK"};
+    hop.use_edge_sets = sets;
+    t.hops = {hop, hop, hop};
+    t.fetch_nodes = true;
+    auto x = one.Traverse(t);
+    auto y = many.Traverse(t);
+    ASSERT_TRUE(x.ok() && y.ok());
+    EXPECT_EQ(x->levels, y->levels);
+    EXPECT_GT(x->levels.back().size(), 50u);
+    ASSERT_EQ(x->nodes.size(), y->nodes.size());
+    // Nodes asked for come whole, even those read for their edge sets.
+    EXPECT_EQ(x->nodes.at("N#1").attributes.at("n").scalar(), "1");
+  }
+
+  ExpandRequest e;
+  e.node = "N#13";
+  e.edge_type = "LINK";
+  e.neighbour_attributes = {"n"};
+  auto projected = many.Expand(e);
+  e.neighbour_attributes.clear();
+  auto whole = one.Expand(e);
+  ASSERT_TRUE(projected.ok() && whole.ok());
+  ASSERT_EQ(projected->neighbours.size(), whole->neighbours.size());
+  ASSERT_FALSE(whole->neighbours.empty());
+  for (const auto& [id, node] : projected->neighbours) {
+    EXPECT_TRUE(node.edge_set.empty()) << id;
+    EXPECT_FALSE(whole->neighbours.at(id).edge_set.empty()) << id;
+    EXPECT_EQ(node.attributes, whole->neighbours.at(id).attributes) << id;
   }
 }
 
