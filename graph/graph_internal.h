@@ -1,6 +1,7 @@
 // File: graph/graph_internal.h
 //
-// Helpers shared by graph.cc, traversal.cc and bulk_loader.cc. Not a public header.
+// Helpers shared by graph.cc, graph_writes.cc, traversal.cc and bulk_loader.cc.
+// Not a public header.
 
 #ifndef DYNAROCK_GRAPH_GRAPH_INTERNAL_H_
 #define DYNAROCK_GRAPH_GRAPH_INTERNAL_H_
@@ -9,6 +10,7 @@
 #include <functional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -19,6 +21,23 @@
 namespace dynarock::graph::internal {
 
 inline AttributeValue S(std::string s) { return AttributeValue::S(std::move(s)); }
+
+// The layer's own expression placeholders (users' filters must not use #g_/:g_).
+inline constexpr char kPk[] = "#g_pk";
+inline constexpr char kSk[] = "#g_sk";
+inline constexpr char kRk[] = "#g_rk";
+inline constexpr char kEs[] = "#g_es";
+inline constexpr char kTy[] = "#g_ty";
+inline constexpr char kIn[] = "#g_in";
+
+// Removing edges of ranked types: how many times in a row a transaction may find
+// a rank changed under it (re-read and retried) before the call gives up.
+inline constexpr int kMaxRankRaces = 8;
+
+// A DynamoDB refusal of an item or transaction over its size limit.
+inline bool IsSizeError(std::string_view message) {
+  return message.find("maximum allowed size") != std::string_view::npos;
+}
 
 // Sleeps before retry `attempt` (0-based): exponential with full jitter, 10 ms base,
 // 1 s cap.
