@@ -1,8 +1,8 @@
 // File: graph/graph.cc
 //
-// Nodes, the batched reads, and edge and neighbour queries. Edge writes, node
-// deletion and edge-set verification (with the transaction planner) are in
-// graph_writes.cc, traversals (Expand, Traverse, MutualNeighbours) in
+// Nodes, the batched reads, and edge and neighbour queries. Edge writes (with
+// the transaction planner) are in graph_writes.cc, node deletion and edge-set
+// verification in graph_upkeep.cc, traversals (Expand, Traverse, MutualNeighbours) in
 // traversal.cc, the bulk loader in bulk_loader.cc.
 
 #include "graph/graph.h"

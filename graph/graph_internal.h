@@ -1,7 +1,7 @@
 // File: graph/graph_internal.h
 //
-// Helpers shared by graph.cc, graph_writes.cc, traversal.cc and bulk_loader.cc.
-// Not a public header.
+// Helpers shared by graph.cc, graph_writes.cc, graph_upkeep.cc, traversal.cc and
+// bulk_loader.cc. Not a public header.
 
 #ifndef DYNAROCK_GRAPH_GRAPH_INTERNAL_H_
 #define DYNAROCK_GRAPH_GRAPH_INTERNAL_H_
