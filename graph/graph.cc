@@ -60,6 +60,17 @@ Status BatchPut(Client* client, const std::string& table, std::vector<Item> item
   return Status::Ok();
 }
 
+Filter WithValidAt(const Schema& schema, const std::optional<Filter>& filter, int64_t at) {
+  Filter f;
+  if (filter) f = *filter;
+  const std::string valid = "#g_vf <= :g_at AND (attribute_not_exists(#g_vt) OR #g_vt >= :g_at)";
+  f.expression = f.expression.empty() ? valid : "(" + f.expression + ") AND " + valid;
+  f.names["#g_vf"] = schema.valid_from_attribute;
+  f.names["#g_vt"] = schema.valid_to_attribute;
+  f.values[":g_at"] = AttributeValue::N(std::to_string(at));
+  return f;
+}
+
 Status ParallelFor(size_t n, int concurrency, const std::function<Status(size_t)>& fn) {
   if (n <= 1 || concurrency <= 1) {
     for (size_t i = 0; i < n; ++i) DR_RETURN_IF_ERROR(fn(i));
@@ -246,6 +257,7 @@ GraphStats Graph::stats() const {
   s.requests = counters_.requests.load();
   s.items_read = counters_.items_read.load();
   s.items_written = counters_.items_written.load();
+  s.read_units = counters_.read_units.load();
   return s;
 }
 
@@ -253,6 +265,7 @@ void Graph::ResetStats() {
   counters_.requests = 0;
   counters_.items_read = 0;
   counters_.items_written = 0;
+  counters_.read_units = 0;
 }
 
 Node Graph::ToNode(const Item& item) const {
@@ -346,8 +359,10 @@ StatusOr<std::optional<Node>> Graph::GetNode(const std::string& id, bool consist
   req.table_name = schema_.table_name;
   req.key = schema_.NodeKey(id);
   req.consistent_read = consistent_read;
+  req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
   counters_.requests++;
   DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(req));
+  counters_.Add(r.consumed_capacity);
   if (!r.item) return std::optional<Node>();
   counters_.items_read++;
   return std::optional<Node>(ToNode(*r.item));
@@ -381,6 +396,7 @@ Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
   std::vector<std::vector<Item>> got(requests);
   auto one = [&](size_t n) -> Status {
     BatchGetItemRequest req;
+    req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
     KeysAndAttributes& ka = req.request_items[schema_.table_name];
     ka.consistent_read = consistent_read;
     if (!attributes.empty()) {
@@ -398,6 +414,7 @@ Status Graph::BatchGetEach(const std::vector<Item>& keys, bool consistent_read,
     for (int attempt = 0;; ++attempt) {
       counters_.requests++;
       DR_ASSIGN_OR_RETURN(BatchGetItemResponse r, client_->BatchGetItem(req));
+      for (const ConsumedCapacity& c : r.consumed_capacity) counters_.read_units += c.capacity_units;
       for (auto& [table, items] : r.responses) {
         counters_.items_read += static_cast<int64_t>(items.size());
         for (Item& item : items) got[n].push_back(std::move(item));
@@ -505,6 +522,7 @@ StatusOr<std::string> Graph::PagedQuery(QueryRequest req, const EdgeQuery& query
                                         int64_t dropped_per_page,
                                         const std::function<bool(const Item&)>& take) {
   req.scan_index_forward = query.forward;
+  req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
   DR_ASSIGN_OR_RETURN(req.exclusive_start_key, DecodeToken(query.page_token));
   // DynamoDB's Limit counts items evaluated, before the filter. Without a filter
   // (nearly) every item is a result: ask for what is missing plus the few the
@@ -518,6 +536,7 @@ StatusOr<std::string> Graph::PagedQuery(QueryRequest req, const EdgeQuery& query
     counters_.requests++;
     DR_ASSIGN_OR_RETURN(QueryResponse r, client_->Query(req));
     counters_.items_read += r.scanned_count;
+    counters_.Add(r.consumed_capacity);
     for (size_t i = 0; i < r.items.size(); ++i) {
       if (!take(r.items[i])) continue;
       ++kept;
@@ -630,8 +649,10 @@ StatusOr<std::optional<Edge>> Graph::GetEdge(const std::string& source, const st
   req.table_name = schema_.table_name;
   req.key = schema_.EdgeKey(source, type, target);
   req.consistent_read = consistent_read;
+  req.return_consumed_capacity = ReturnConsumedCapacity::kTotal;
   counters_.requests++;
   DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(req));
+  counters_.Add(r.consumed_capacity);
   if (!r.item) return std::optional<Edge>();
   counters_.items_read++;
   return std::optional<Edge>(ToEdge(*r.item));
@@ -640,14 +661,7 @@ StatusOr<std::optional<Edge>> Graph::GetEdge(const std::string& source, const st
 StatusOr<std::vector<Edge>> Graph::EdgesValidAt(const std::string& node, const std::string& type,
                                                 int64_t at, const std::optional<Filter>& filter) {
   EdgeQuery q;
-  Filter f;
-  if (filter) f = *filter;
-  std::string valid = "#g_vf <= :g_at AND (attribute_not_exists(#g_vt) OR #g_vt >= :g_at)";
-  f.expression = f.expression.empty() ? valid : "(" + f.expression + ") AND " + valid;
-  f.names["#g_vf"] = schema_.valid_from_attribute;
-  f.names["#g_vt"] = schema_.valid_to_attribute;
-  f.values[":g_at"] = AttributeValue::N(std::to_string(at));
-  q.filter = std::move(f);
+  q.filter = internal::WithValidAt(schema_, filter, at);
   return AllOutEdges(node, type, q);
 }
 

@@ -192,28 +192,69 @@ struct Expansion {
 
 enum class Direction : uint8_t { kOut, kIn };
 
+// One step of a traversal (Graph::Traverse): from every node of the frontier,
+// along edges of some types in one direction (out: the adjacency list, one
+// Query per node, or the nodes' edge sets; in: the inverted index, one Query
+// per node), to the nodes not visited yet.
 struct Hop {
   std::vector<std::string> edge_types;  // required for kIn; empty = every type for kOut
   Direction direction = Direction::kOut;
-  std::optional<Filter> filter;         // on edge properties
+  // On edge properties: sent as the Query's FilterExpression.
+  std::optional<Filter> filter;
+  // A key condition, with one edge type: out, on the target node id
+  // (BeginsWith("USER#")); in, on the rank (rank ranges: Ge("400-CONTRIBUTOR")).
+  // Sent as part of the KeyConditionExpression.
+  std::optional<KeyCondition> key;
+  // Only edges valid at this time (validity intervals, seed 004; seconds since
+  // the epoch): valid_from <= at and no valid_to or valid_to >= at. Sent as part
+  // of the FilterExpression.
+  std::optional<int64_t> valid_at;
+  // On the attributes of the nodes the step reaches: the others are left out
+  // and not followed. BatchGetItem has no filter, so those nodes are read whole
+  // and the condition evaluated here, by DynamoDB's rules for a
+  // FilterExpression.
+  std::optional<Filter> node_filter;
   int64_t fan_out = 0;                  // neighbours taken per node; 0 = all
   // Read out-neighbours from the frontier's edge sets (one batch get per 100
-  // nodes) instead of one query per node, when every type is in the edge set and
-  // there is no filter.
+  // nodes, projected to the edge set) instead of one query per node, when every
+  // type is in the edge set and there is no filter, key or valid_at.
   bool use_edge_sets = true;
 };
 
 struct TraversalRequest {
-  std::vector<std::string> start;
+  std::vector<std::string> start;  // nodes that must exist
   std::vector<Hop> hops;
   int64_t max_visited = 100000;  // stop discovering once this many nodes are known
-  bool fetch_nodes = false;      // fill TraversalResult::nodes
+  bool fetch_nodes = false;      // fill TraversalResult::nodes (every node visited)
+  // Results: the nodes the last hop reaches, in the order found, `limit` at a
+  // time (0: all at once). `cursor`: a previous result's next_cursor, for the
+  // same traversal (another traversal's cursor is refused); the traversal runs
+  // again and its answer continues where that page ended.
+  int64_t limit = 0;
+  std::string cursor;
+};
+
+// What a step did and cost, as `dynarock patterns` reports an access pattern.
+// The figures are the Graph's counters over the step: they include any other
+// request made through the same Graph meanwhile.
+struct TraversalStep {
+  std::string plan;        // how the step reads ("Query <table> per node: ...")
+  int64_t frontier = 0;    // nodes it started from
+  int64_t reached = 0;     // nodes it added
+  int64_t requests = 0;
+  int64_t items_read = 0;  // items evaluated by queries, returned by gets
+  double read_units = 0;   // read capacity consumed
 };
 
 struct TraversalResult {
   std::vector<std::vector<std::string>> levels;  // levels[0] = start; levels[k] = new at hop k
   std::map<std::string, Node> nodes;
   bool truncated = false;  // max_visited reached
+  std::vector<std::string> results;  // this page of the last level
+  std::string next_cursor;           // empty: no more results
+  // steps[0]: checking the start nodes; steps[k]: hop k; then reading the nodes
+  // (fetch_nodes), when asked.
+  std::vector<TraversalStep> steps;
 };
 
 struct EdgeSetReport {
@@ -228,6 +269,7 @@ struct GraphStats {
   int64_t requests = 0;
   int64_t items_read = 0;     // items evaluated by queries, returned by gets
   int64_t items_written = 0;  // items in write requests and transactions
+  double read_units = 0;      // read capacity the reads consumed (as DynamoDB reports it)
 };
 
 class Graph {
@@ -333,6 +375,10 @@ class Graph {
   // ---- Internal, used by BulkLoader and the implementation
   struct Counters {
     std::atomic<int64_t> requests{0}, items_read{0}, items_written{0};
+    std::atomic<double> read_units{0};
+    void Add(const std::optional<ConsumedCapacity>& c) {
+      if (c) read_units += c->capacity_units;
+    }
   };
   Counters& counters() const { return counters_; }
 

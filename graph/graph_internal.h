@@ -17,6 +17,7 @@
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 #include "graph/client.h"
+#include "graph/graph.h"
 
 namespace dynarock::graph::internal {
 
@@ -47,6 +48,10 @@ inline void Backoff(int attempt) {
   std::uniform_int_distribution<int64_t> d(0, cap);
   std::this_thread::sleep_for(std::chrono::milliseconds(d(rng)));
 }
+
+// `filter` (may be absent) AND "valid at `at`": valid_from <= at and (no
+// valid_to or valid_to >= at), on the schema's validity attributes (seed 004).
+Filter WithValidAt(const Schema& schema, const std::optional<Filter>& filter, int64_t at);
 
 // Runs fn(0) .. fn(n - 1) on up to `concurrency` threads (the calling thread
 // among them), each index once; returns the error of the lowest index that

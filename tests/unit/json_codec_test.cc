@@ -33,7 +33,7 @@ Status ErrorOf(const StatusOr<T>& r) {
   return r.status();
 }
 
-#define EXPECT_ERROR(expr, type_, message_)                  \
+#define EXPECT_CODEC_ERROR(expr, type_, message_)                  \
   do {                                                       \
     Status s_ = ErrorOf(expr);                               \
     EXPECT_EQ(s_.type(), ErrorType::type_) << s_.ToString(); \
@@ -203,33 +203,33 @@ TEST(JsonDecode, StructurallyInvalidAttributeValues) {
   const char* kMany =
       "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the "
       "supported datatypes";
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{}})"), kValidation, kEmpty);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"X":"1"}})"), kValidation, kEmpty);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"S":null}})"), kValidation, kEmpty);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"L":[{}]}})"), kValidation, kEmpty);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"S":"x","N":"1"}})"), kValidation, kMany);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"M":{"b":{"S":"x","S":"y"}}}})"), kValidation, kMany);
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"NULL":false}})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{}})"), kValidation, kEmpty);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"X":"1"}})"), kValidation, kEmpty);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"S":null}})"), kValidation, kEmpty);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"L":[{}]}})"), kValidation, kEmpty);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"S":"x","N":"1"}})"), kValidation, kMany);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"M":{"b":{"S":"x","S":"y"}}}})"), kValidation, kMany);
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"NULL":false}})"), kValidation,
                "One or more parameter values were invalid: Null attribute value types must "
                "have the value of true");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"B":"not base64"}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"B":"not base64"}})"), kSerialization,
                "Base64 encoded length is expected a multiple of 4 bytes but found: 10");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"BS":["AA=="," AA="]}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"BS":["AA=="," AA="]}})"), kSerialization,
                "Invalid Base64 character: ' '");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"S":5}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"S":5}})"), kSerialization,
                "NUMBER_VALUE cannot be converted to String");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"N":5}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"N":5}})"), kSerialization,
                "NUMBER_VALUE cannot be converted to String");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"BOOL":"true"}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"BOOL":"true"}})"), kSerialization,
                "STRING_VALUE cannot be converted to Boolean");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"SS":"x"}})"), kSerialization, "Unexpected field type");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"M":[]}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"SS":"x"}})"), kSerialization, "Unexpected field type");
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"M":[]}})"), kSerialization,
                "Start of list found where not expected");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{"L":{}}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{"L":{}}})"), kSerialization,
                "Start of structure or map found where not expected");
-  EXPECT_ERROR(DecodeItemJson(R"({"a":"x"})"), kSerialization, "Unexpected field type");
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":"x"})"), kSerialization, "Unexpected field type");
   // A serialization error anywhere wins over an earlier invalid value.
-  EXPECT_ERROR(DecodeItemJson(R"({"a":{},"b":{"S":true}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeItemJson(R"({"a":{},"b":{"S":true}})"), kSerialization,
                "TRUE_VALUE cannot be converted to String");
 }
 
@@ -296,12 +296,12 @@ TEST(JsonDecode, CreateTable) {
 }
 
 TEST(JsonDecode, CreateTableErrors) {
-  EXPECT_ERROR(DecodeCreateTableRequest("{}"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest("{}"), kValidation,
                "3 validation errors detected: "
                "Value null at 'attributeDefinitions' failed to satisfy constraint: Member must not be null; "
                "Value null at 'tableName' failed to satisfy constraint: Member must not be null; "
                "Value null at 'keySchema' failed to satisfy constraint: Member must not be null");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl",
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl",
       "AttributeDefinitions":[{"AttributeName":"pk","AttributeType":"X"}],
       "KeySchema":[{"AttributeName":"pk","KeyType":"HASH"},{"KeyType":"SORT"}],
       "BillingMode":"ON_DEMAND"})"),
@@ -315,7 +315,7 @@ TEST(JsonDecode, CreateTableErrors) {
                "Member must satisfy enum value set: [HASH, RANGE]; "
                "Value 'ON_DEMAND' at 'billingMode' failed to satisfy constraint: Member must "
                "satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":0}})"),
                kValidation,
                "3 validation errors detected: "
@@ -325,13 +325,13 @@ TEST(JsonDecode, CreateTableErrors) {
                "constraint: Member must have value greater than or equal to 1; "
                "Value null at 'provisionedThroughput.writeCapacityUnits' failed to satisfy "
                "constraint: Member must not be null");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":{},
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":{},
       "KeySchema":[]})"),
                kSerialization, "Start of structure or map found where not expected");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[],"ProvisionedThroughput":{"ReadCapacityUnits":"5","WriteCapacityUnits":5}})"),
                kSerialization, "STRING_VALUE cannot be converted to Long");
-  EXPECT_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
+  EXPECT_CODEC_ERROR(DecodeCreateTableRequest(R"({"TableName":"tbl","AttributeDefinitions":[],
       "KeySchema":[{"AttributeName":"a","KeyType":"HASH"}],
       "GlobalSecondaryIndexes":[{"IndexName":"i","KeySchema":[]}]})"),
                kValidation,
@@ -366,17 +366,17 @@ TEST(JsonDecode, ViolationsListedAtMostTen) {
 
 // Empty lists and maps whose shape wants an entry, shown as DynamoDB shows them.
 TEST(JsonDecode, EmptyListsAndMaps) {
-  EXPECT_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{}})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{}})"), kValidation,
                "1 validation error detected: Value '{}' at 'requestItems' failed to satisfy "
                "constraint: Member must have length greater than or equal to 1");
-  EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[]})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[]})"), kValidation,
                "1 validation error detected: Value '[]' at 'transactItems' failed to satisfy "
                "constraint: Member must have length greater than or equal to 1");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":[]})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":[]})"),
                kValidation,
                "1 validation error detected: Value '[]' at 'attributesToGet' failed to satisfy "
                "constraint: Member must have length greater than or equal to 1");
-  EXPECT_ERROR(DecodeListTablesRequest(R"({"ExclusiveStartTableName":"a;"})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(R"({"ExclusiveStartTableName":"a;"})"), kValidation,
                "2 validation errors detected: Value 'a;' at 'exclusiveStartTableName' failed to "
                "satisfy constraint: Member must satisfy regular expression pattern: "
                "[a-zA-Z0-9_.-]+; Value 'a;' at 'exclusiveStartTableName' failed to satisfy "
@@ -385,9 +385,9 @@ TEST(JsonDecode, EmptyListsAndMaps) {
 
 // An N member's number is read before the members are counted.
 TEST(JsonDecode, NumberBeforeDatatypeCount) {
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"b"}}})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"b"}}})"),
                kValidation, "The parameter cannot be converted to a numeric value: b");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"1"}}})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{"a":{"S":"a","N":"1"}}})"),
                kValidation,
                "Supplied AttributeValue has more than one datatypes set, must contain exactly "
                "one of the supported datatypes");
@@ -398,20 +398,20 @@ TEST(JsonDecode, SimpleTableOperations) {
   EXPECT_EQ(Must(DecodeDeleteTableRequest(R"({"TableName":"Music"})")).table_name, "Music");
   // DescribeTable, DeleteTable and DescribeTimeToLive word a missing or
   // ill-sized TableName their own way (captured from DynamoDB).
-  EXPECT_ERROR(DecodeDescribeTableRequest("{}"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeDescribeTableRequest("{}"), kValidation,
                "The parameter 'TableName' is required but was not present in the request");
-  EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":null})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeDeleteTableRequest(R"({"TableName":null})"), kValidation,
                "The parameter 'TableName' is required but was not present in the request");
-  EXPECT_ERROR(DecodeDescribeTimeToLiveRequest(R"({"TableName":"ab"})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeDescribeTimeToLiveRequest(R"({"TableName":"ab"})"), kValidation,
                "TableName must be at least 3 characters long and at most 255 characters long");
-  EXPECT_ERROR(DecodeDescribeTableRequest(R"({"TableName":"abc;"})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeDescribeTableRequest(R"({"TableName":"abc;"})"), kValidation,
                "1 validation error detected: Value 'abc;' at 'tableName' failed to satisfy "
                "constraint: Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
-  EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":12})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeDeleteTableRequest(R"({"TableName":12})"), kSerialization,
                "NUMBER_VALUE cannot be converted to String");
-  EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":false})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeDeleteTableRequest(R"({"TableName":false})"), kSerialization,
                "FALSE_VALUE cannot be converted to String");
-  EXPECT_ERROR(DecodeDeleteTableRequest(R"({"TableName":["a"]})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeDeleteTableRequest(R"({"TableName":["a"]})"), kSerialization,
                "Start of list found where not expected");
 
   auto l = Must(DecodeListTablesRequest(R"({"ExclusiveStartTableName":"Forum","Limit":3})"));
@@ -419,17 +419,17 @@ TEST(JsonDecode, SimpleTableOperations) {
   EXPECT_EQ(l.limit, 3);
   auto empty = Must(DecodeListTablesRequest("{}"));
   EXPECT_FALSE(empty.limit);
-  EXPECT_ERROR(DecodeListTablesRequest(""), kSerialization, "");
-  EXPECT_ERROR(DecodeListTablesRequest(" \n"), kSerialization, "");
-  EXPECT_ERROR(DecodeListTablesRequest(R"({"Limit":0})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(""), kSerialization, "");
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(" \n"), kSerialization, "");
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(R"({"Limit":0})"), kValidation,
                "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: "
                "Member must have value greater than or equal to 1");
-  EXPECT_ERROR(DecodeListTablesRequest(R"({"Limit":101})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(R"({"Limit":101})"), kValidation,
                "1 validation error detected: Value '101' at 'limit' failed to satisfy "
                "constraint: Member must have value less than or equal to 100");
-  EXPECT_ERROR(DecodeListTablesRequest(R"({"Limit":"3"})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(R"({"Limit":"3"})"), kSerialization,
                "STRING_VALUE cannot be converted to Integer");
-  EXPECT_ERROR(DecodeListTablesRequest(R"({"Limit":2.5})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeListTablesRequest(R"({"Limit":2.5})"), kSerialization,
                "NUMBER_VALUE cannot be converted to Integer");
 }
 
@@ -460,7 +460,7 @@ TEST(JsonDecode, UpdateTable) {
   ASSERT_TRUE(r.stream_specification);
   EXPECT_FALSE(r.stream_specification->stream_enabled);
   EXPECT_EQ(r.deletion_protection_enabled, true);
-  EXPECT_ERROR(DecodeUpdateTableRequest(R"({"TableName":"tbl","GlobalSecondaryIndexUpdates":
+  EXPECT_CODEC_ERROR(DecodeUpdateTableRequest(R"({"TableName":"tbl","GlobalSecondaryIndexUpdates":
       [{"Update":{"IndexName":"idx"}}]})"),
                kValidation,
                "1 validation error detected: Value null at "
@@ -523,15 +523,15 @@ TEST(JsonDecode, PutItemLegacyExpectedAndEmptyMaps) {
 }
 
 TEST(JsonDecode, PutItemErrors) {
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl"})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl"})"), kValidation,
                "1 validation error detected: Value null at 'item' failed to satisfy "
                "constraint: Member must not be null");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},"ReturnValues":"ALL"})"),
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},"ReturnValues":"ALL"})"),
                kValidation,
                "1 validation error detected: Value 'ALL' at 'returnValues' failed to satisfy "
                "constraint: Member must satisfy enum value set: [ALL_NEW, UPDATED_OLD, ALL_OLD, "
                "NONE, UPDATED_NEW]");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"Item":{},"ReturnConsumedCapacity":"SOME",
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"Item":{},"ReturnConsumedCapacity":"SOME",
       "ReturnItemCollectionMetrics":"ALL"})"),
                kValidation,
                "3 validation errors detected: "
@@ -540,19 +540,19 @@ TEST(JsonDecode, PutItemErrors) {
                "must satisfy enum value set: [INDEXES, TOTAL, NONE]; "
                "Value 'ALL' at 'returnItemCollectionMetrics' failed to satisfy constraint: "
                "Member must satisfy enum value set: [SIZE, NONE]");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{"a":{}},
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{"a":{}},
       "Expected":{"a":{"ComparisonOperator":"EQUALS"}}})"),
                kValidation,
                "1 validation error detected: Value 'EQUALS' at "
                "'expected.a.member.comparisonOperator' failed to satisfy constraint: Member must "
                "satisfy enum value set: [IN, NULL, BETWEEN, LT, NOT_CONTAINS, EQ, GT, NOT_NULL, "
                "NE, LE, BEGINS_WITH, GE, CONTAINS]");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":[]})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":[]})"), kSerialization,
                "Start of list found where not expected");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
       "ExpressionAttributeNames":"{\"#a\":\"a\"}"})"),
                kSerialization, "Unexpected field type");
-  EXPECT_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
+  EXPECT_CODEC_ERROR(DecodePutItemRequest(R"({"TableName":"tbl","Item":{},
       "ExpressionAttributeNames":{"#a":1}})"),
                kSerialization, "NUMBER_VALUE cannot be converted to String");
 }
@@ -565,9 +565,9 @@ TEST(JsonDecode, MalformedJson) {
     EXPECT_EQ(r.status().type(), ErrorType::kSerialization) << body;
     EXPECT_EQ(r.status().message(), "") << body;
   }
-  EXPECT_ERROR(DecodeGetItemRequest("[]"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest("[]"), kSerialization,
                "Start of list found where not expected");
-  EXPECT_ERROR(DecodeGetItemRequest(std::string("{\"TableName\":\"\xff\"}")), kSerialization, "");
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(std::string("{\"TableName\":\"\xff\"}")), kSerialization, "");
 }
 
 TEST(JsonDecode, GetItem) {
@@ -587,11 +587,11 @@ TEST(JsonDecode, GetItem) {
   EXPECT_EQ(r.expression_attribute_names.at("#t"), "Tags");
   EXPECT_TRUE(r.consistent_read);
   EXPECT_EQ(r.return_consumed_capacity, ReturnConsumedCapacity::kIndexes);
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":"yes"})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":"yes"})"),
                kSerialization, "STRING_VALUE cannot be converted to Boolean");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":1})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"ConsistentRead":1})"),
                kSerialization, "NUMBER_VALUE cannot be converted to Boolean");
-  EXPECT_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":"a"})"),
+  EXPECT_CODEC_ERROR(DecodeGetItemRequest(R"({"TableName":"tbl","Key":{},"AttributesToGet":"a"})"),
                kSerialization, "Unexpected field type");
 }
 
@@ -605,7 +605,7 @@ TEST(JsonDecode, DeleteItem) {
   EXPECT_EQ(r.key.size(), 2u);
   EXPECT_EQ(r.condition_expression, "attribute_not_exists(Replies)");
   EXPECT_EQ(r.return_values, ReturnValue::kAllOld);
-  EXPECT_ERROR(DecodeDeleteItemRequest(R"({"TableName":"tbl"})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeDeleteItemRequest(R"({"TableName":"tbl"})"), kValidation,
                "1 validation error detected: Value null at 'key' failed to satisfy constraint: "
                "Member must not be null");
 }
@@ -636,7 +636,7 @@ TEST(JsonDecode, UpdateItem) {
   EXPECT_EQ(legacy.attribute_updates["n"].value, N("3"));
   EXPECT_FALSE(legacy.attribute_updates["gone"].value);
   EXPECT_EQ(legacy.attribute_updates["p"].action, "PUT");
-  EXPECT_ERROR(DecodeUpdateItemRequest(R"({"TableName":"tbl","Key":{},
+  EXPECT_CODEC_ERROR(DecodeUpdateItemRequest(R"({"TableName":"tbl","Key":{},
       "AttributeUpdates":{"n":{"Action":"REMOVE"}}})"),
                kValidation,
                "1 validation error detected: Value 'REMOVE' at "
@@ -694,7 +694,7 @@ TEST(JsonDecode, Query) {
   EXPECT_EQ(legacy.attributes_to_get.size(), 2u);
   EXPECT_TRUE(legacy.scan_index_forward);
 
-  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","Limit":0,"Select":"EVERYTHING"})"),
+  EXPECT_CODEC_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","Limit":0,"Select":"EVERYTHING"})"),
                kValidation,
                "2 validation errors detected: "
                "Value 'EVERYTHING' at 'select' failed to satisfy constraint: Member must satisfy "
@@ -702,7 +702,7 @@ TEST(JsonDecode, Query) {
                "ALL_PROJECTED_ATTRIBUTES]; "
                "Value '0' at 'limit' failed to satisfy constraint: Member must have value "
                "greater than or equal to 1");
-  EXPECT_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","KeyConditions":{"a":{}}})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeQueryRequest(R"({"TableName":"tbl","KeyConditions":{"a":{}}})"), kValidation,
                "1 validation error detected: Value null at "
                "'keyConditions.a.member.comparisonOperator' failed to satisfy constraint: "
                "Member must not be null");
@@ -725,14 +725,14 @@ TEST(JsonDecode, Scan) {
   EXPECT_EQ(r.scan_filter["Votes"].comparison_operator, "NOT_NULL");
   EXPECT_EQ(r.conditional_operator, "AND");
   EXPECT_EQ(r.select, Select::kCount);
-  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"tbl","Segment":-1,"TotalSegments":1000001})"),
+  EXPECT_CODEC_ERROR(DecodeScanRequest(R"({"TableName":"tbl","Segment":-1,"TotalSegments":1000001})"),
                kValidation,
                "2 validation errors detected: "
                "Value '-1' at 'segment' failed to satisfy constraint: Member must have value "
                "greater than or equal to 0; "
                "Value '1000001' at 'totalSegments' failed to satisfy constraint: Member must "
                "have value less than or equal to 1000000");
-  EXPECT_ERROR(DecodeScanRequest(R"({"TableName":"tbl","ConditionalOperator":"XOR"})"),
+  EXPECT_CODEC_ERROR(DecodeScanRequest(R"({"TableName":"tbl","ConditionalOperator":"XOR"})"),
                kValidation,
                "1 validation error detected: Value 'XOR' at 'conditionalOperator' failed to "
                "satisfy constraint: Member must satisfy enum value set: [AND, OR]");
@@ -762,10 +762,10 @@ TEST(JsonDecode, BatchGetItem) {
   EXPECT_TRUE(r.request_items["Forum"].has_expression_attribute_names);
   EXPECT_TRUE(r.request_items["Thread"].consistent_read);
   EXPECT_EQ(r.return_consumed_capacity, ReturnConsumedCapacity::kTotal);
-  EXPECT_ERROR(DecodeBatchGetItemRequest("{}"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeBatchGetItemRequest("{}"), kValidation,
                "1 validation error detected: Value null at 'requestItems' failed to satisfy "
                "constraint: Member must not be null");
-  EXPECT_ERROR(DecodeBatchGetItemRequest(R"({"RequestItems":{"T":{}}})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeBatchGetItemRequest(R"({"RequestItems":{"T":{}}})"), kValidation,
                "1 validation error detected: Value null at 'requestItems.T.member.keys' failed "
                "to satisfy constraint: Member must not be null");
 }
@@ -787,12 +787,12 @@ TEST(JsonDecode, BatchWriteItem) {
   EXPECT_FALSE(r.request_items["Forum"][0].delete_key);
   EXPECT_EQ(r.request_items["Forum"][2].delete_key->at("Name"), S("Amazon Redshift"));
   EXPECT_TRUE(r.return_item_collection_metrics);
-  EXPECT_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{"F":[{"PutRequest":{}}]}})"),
+  EXPECT_CODEC_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{"F":[{"PutRequest":{}}]}})"),
                kValidation,
                "1 validation error detected: Value null at "
                "'requestItems.F.member.1.member.putRequest.item' failed to satisfy constraint: "
                "Member must not be null");
-  EXPECT_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{"F":{}}})"), kSerialization,
+  EXPECT_CODEC_ERROR(DecodeBatchWriteItemRequest(R"({"RequestItems":{"F":{}}})"), kSerialization,
                "Start of structure or map found where not expected");
 }
 
@@ -809,7 +809,7 @@ TEST(JsonDecode, TransactGetItems) {
   EXPECT_EQ(r.transact_items[1].table_name, "Customers");
   EXPECT_EQ(r.transact_items[1].projection_expression, "#n");
   EXPECT_TRUE(r.transact_items[1].has_expression_attribute_names);
-  EXPECT_ERROR(DecodeTransactGetItemsRequest(R"({"TransactItems":[{},{"Get":{"Key":{}}}]})"),
+  EXPECT_CODEC_ERROR(DecodeTransactGetItemsRequest(R"({"TransactItems":[{},{"Get":{"Key":{}}}]})"),
                kValidation,
                "2 validation errors detected: "
                "Value null at 'transactItems.1.member.get' failed to satisfy constraint: Member "
@@ -848,7 +848,7 @@ TEST(JsonDecode, TransactWriteItems) {
   EXPECT_EQ(r.client_request_token, "token-1");
   EXPECT_FALSE(r.return_item_collection_metrics);
 
-  EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
+  EXPECT_CODEC_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
       {"Update":{"TableName":"tbl","Key":{}}},
       {"ConditionCheck":{"TableName":"tbl","Key":{}}}]})"),
                kValidation,
@@ -857,12 +857,12 @@ TEST(JsonDecode, TransactWriteItems) {
                "constraint: Member must not be null; "
                "Value null at 'transactItems.2.member.conditionCheck.conditionExpression' failed "
                "to satisfy constraint: Member must not be null");
-  EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[{}]})"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[{}]})"), kValidation,
                "TransactItems can only contain one of Check, Put, Update or Delete");
-  EXPECT_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
+  EXPECT_CODEC_ERROR(DecodeTransactWriteItemsRequest(R"({"TransactItems":[
       {"Put":{"TableName":"tbl","Item":{}},"Delete":{"TableName":"tbl","Key":{}}}]})"),
                kValidation, "TransactItems can only contain one of Check, Put, Update or Delete");
-  EXPECT_ERROR(DecodeTransactWriteItemsRequest("{}"), kValidation,
+  EXPECT_CODEC_ERROR(DecodeTransactWriteItemsRequest("{}"), kValidation,
                "1 validation error detected: Value null at 'transactItems' failed to satisfy "
                "constraint: Member must not be null");
 }
