@@ -213,12 +213,14 @@ StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
   scan.limit = sample_items;
   DR_ASSIGN_OR_RETURN(ScanResponse page, client->Scan(scan));
   std::map<std::string, int> set_with_sep, set_without_sep;
+  std::vector<const Item*> edge_items;
   bool separator_found = false;
   for (const Item& item : page.items) {
     auto p = item.find(pk);
     auto s = item.find(sk);
-    if (p == item.end() || s == item.end() || !p->second.is(AttrType::kS) ||
-        !(p->second == s->second)) {
+    if (p == item.end() || s == item.end() || !p->second.is(AttrType::kS)) continue;
+    if (!(p->second == s->second)) {
+      edge_items.push_back(&item);
       continue;
     }
     const std::string& id = p->second.scalar();
@@ -246,6 +248,22 @@ StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
   d.schema.edge_set_attribute = most(set_with_sep, d.schema.edge_set_attribute);
   set_without_sep.erase(d.schema.edge_set_attribute);
   d.schema.incoming_types_attribute = most(set_without_sep, d.schema.incoming_types_attribute);
+  // Edge types whose rank is not the source id have a rank function the
+  // table does not record: marked ranked (by the stored rank), so that their
+  // edge-set entries ("target|rank") read as target and rank.
+  if (separator_found) {
+    for (const Item* item : edge_items) {
+      auto r = item->find(d.schema.rank_attribute);
+      std::string type, target;
+      if (r == item->end() || !r->second.is(AttrType::kS) ||
+          r->second.scalar() == item->at(pk).scalar() ||
+          !d.schema.SplitEdgeSortKey(item->at(sk).scalar(), &type, &target) ||
+          d.schema.HasRank(type) || !d.schema.ValidateEdgeType(type).ok()) {
+        continue;
+      }
+      d.schema.RankByAttribute(type, d.schema.rank_attribute);
+    }
+  }
   return d;
 }
 

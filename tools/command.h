@@ -47,6 +47,7 @@ int RunGraph(const Args& args);
 int RunGraphExport(const Args& args);  // tools/graph_export_command.cc
 int RunGraphStats(const Args& args);   // tools/graph_stats_command.cc
 int RunGraphQuery(const Args& args);   // tools/graph_query_command.cc
+int RunGraphQueryWalk(const Args& args);  // tools/graph_walk_command.cc (graph query walk)
 int RunGraphImport(const Args& args);  // tools/graph_import_command.cc
 int RunCheck(const Args& args);
 int RunPatterns(const Args& args);

@@ -1,6 +1,6 @@
 // File: tools/graph_query_command.cc
 //
-// `dynarock graph query neighbours|khop|path|common|degree ... --table T
+// `dynarock graph query neighbours|khop|path|common|degree|walk ... --table T
 // (--data DIR | --endpoint URL) [--format table|json]`: the graph layer's
 // questions from the command line (graph/explore.h, graph/paths.h,
 // Graph::MutualNeighbours), on a table whose conventions are detected.
@@ -30,6 +30,10 @@ constexpr char kQueryHelp[] =
     "  common A B             The nodes both A and B have an edge of --type T to (or,\n"
     "                         with --direction in, from)\n"
     "  degree NODE            The node's edges, out and in, by type\n"
+    "  walk NODE... --step DIR:TYPES ...\n"
+    "                         A traversal of steps, each with its key condition,\n"
+    "                         filters and validity time; pages and each step's plan\n"
+    "                         and cost (`dynarock graph query walk --help`)\n"
     "\n"
     "Flags:\n"
     "  --table T              The graph table (required); its conventions are detected\n"
@@ -50,6 +54,7 @@ std::string Padded(std::string s, size_t width) {
 }  // namespace
 
 int RunGraphQuery(const Args& args) {
+  if (!args.empty() && args[0] == "walk") return RunGraphQueryWalk(Args(args.begin() + 1, args.end()));
   GraphPlace place;
   std::string question, table, direction, types, type, format = "table", v;
   std::vector<std::string> ids;
@@ -104,7 +109,7 @@ int RunGraphQuery(const Args& args) {
                       : question == "neighbours" || question == "khop" || question == "degree" ? 1
                                                                                                  : 0;
   if (want == 0) {
-    return UsageError("graph query", question.empty() ? "expected a question: neighbours, khop, path, common or degree"
+    return UsageError("graph query", question.empty() ? "expected a question: neighbours, khop, path, common, degree or walk"
                                                       : "unknown question '" + question + "'");
   }
   if (ids.size() != want) {

@@ -21,6 +21,10 @@ command line.
   and over HTTP (BatchWriteItem) gives the same export; a file refused whole
   leaves no table behind;
 * query: answers as the seeds give them, as text and JSON, the same over HTTP;
+* query walk: seed 001's "who leads the goals Dora contributes to" by a rank
+  condition and a pushed-down edge filter, with its plan and cost; seed 004's
+  addresses as of a date; pages through cursors, a foreign cursor refused; the
+  same answers over HTTP; bad steps refused;
 * bad input: a missing table, an unknown format, a node id without separator,
   flags that need --node, no --data/--endpoint: a clear message and exit 1 or 2.
 """
@@ -333,6 +337,76 @@ class GraphExportTest(unittest.TestCase):
         self.assertIn("ResourceNotFoundException", listed.stderr)
         self.assertEqual(dynarock("graph", "import", nodes, "--format", "xml", "--data", empty,
                                   "--table", "people", check=False).returncode, 2)
+
+    def walk(self, *args, where=None, check=True):
+        place = where or ["--data", self.data]
+        return dynarock("graph", "query", "walk", *args, *place, check=check)
+
+    def test_query_walk(self):
+        koan = ["--table", "demo_records"]
+        leads = ["USER-U1", "--step", "in:GOALMEMBERSHIP", "--key", "= 400-CONTRIBUTOR",
+                 "--step", "out:GOALMEMBERSHIP", "--edge-filter", "#r = :lead",
+                 "--names", '{"#r": "memberRole"}', "--values", '{":lead": {"S": "LEAD"}}', *koan]
+        out = self.walk(*leads, "--plan").stdout
+        self.assertTrue(out.startswith("USER-U3\n\nplan and cost:\n"), out)
+        self.assertIn("index gsi0-index", out)
+        self.assertIn("FilterExpression: #r = :lead", out)
+        self.assertIn("  total: 3 requests, 5 items read, 1.5 RCU", out)
+        j = json.loads(self.walk(*leads, "--plan", "--format", "json").stdout)
+        self.assertEqual(j["results"], ["USER-U3"])
+        self.assertEqual(j["levels"], [["USER-U1"], ["GOAL-G3"], ["USER-U3"]])
+        self.assertEqual([s["requests"] for s in j["steps"]], [1, 1, 1])
+        self.assertEqual(j["steps"][2]["items_read"], 3)
+
+        # Seed 004: who shared an address with Bob in mid-2005, and in 2009.
+        contact = ["--table", "demo_Contact", "--valid-from", "StartTimestampUTC",
+                   "--valid-to", "EndTimestampUTC"]
+        mid_2005, mid_2009 = "1117584000", "1243814400"
+        shared = lambda at: self.walk("Person#bob", "--step", "out:PersonAddress", "--valid-at", at,
+                                      "--step", "in:PersonAddress", "--valid-at", at, *contact).stdout
+        self.assertEqual(shared(mid_2005), "Person#sally\n")
+        self.assertEqual(sorted(shared(mid_2009).split()), ["Person#joe", "Person#sally"])
+
+        # Pages: a cursor continues its own walk, and only its own.
+        members = ["GOAL-G1", "--step", "out:GOALMEMBERSHIP", "--step", "in:GOALMEMBERSHIP", *koan]
+        whole = self.walk(*members).stdout.split()
+        self.assertEqual(whole, ["GOAL-G2", "GOAL-G3"])
+        first = self.walk(*members, "--limit", "1").stdout.splitlines()
+        self.assertEqual(first[0], "GOAL-G2")
+        self.assertTrue(first[1].startswith("more: --cursor "), first)
+        cursor = first[1].split()[-1]
+        self.assertEqual(self.walk(*members, "--limit", "1", "--cursor", cursor).stdout, "GOAL-G3\n")
+        foreign = self.walk("GOAL-G2", *members[1:], "--cursor", cursor, check=False)
+        self.assertEqual(foreign.returncode, 1)
+        self.assertIn("does not belong to this traversal", foreign.stderr)
+
+        # Over HTTP: the same answers and costs.
+        proc, url = harness.launch(extra_args=["--shared-db"])
+        try:
+            dynarock("graph", "demo", "--endpoint", url)
+            remote = json.loads(self.walk(*leads, "--plan", "--format", "json",
+                                          where=["--endpoint", url]).stdout)
+            self.assertEqual(remote, j)
+        finally:
+            harness.stop_process(proc)
+
+        cases = [
+            (["GOAL-G1", "--key", "= x", *koan], 2, "give --step first"),
+            (["GOAL-G1", "--step", "in", *koan], 2, "an in step names its edge types"),
+            (["GOAL-G1", "--step", "up:X", *koan], 2, "--step is out:TYPES or in:TYPES"),
+            (["GOAL-G1", "--step", "out", "--key", "~ x", *koan], 2, "--key's operator"),
+            (["GOAL-G1", *koan], 2, "expected at least one --step"),
+            (["GOAL-G9", "--step", "out", *koan], 1, "ResourceNotFoundException: graph: the start node GOAL-G9"),
+            (["GOAL-G1", "--step", "out:GOALMEMBERSHIP", "--edge-filter", "#r = ", "--names",
+              '{"#r": "memberRole"}', *koan], 1, "the edge filter is not valid"),
+            (["GOAL-G1", "--step", "out:GOALMEMBERSHIP,GOALSUBSCRIBER", "--key", "= USER-U1", *koan], 1,
+             "a key condition applies to one edge type"),
+        ]
+        for args, code, words in cases:
+            r = self.walk(*args, check=False)
+            self.assertEqual(r.returncode, code, (args, r.stderr))
+            self.assertIn(words, r.stderr, args)
+            self.assertEqual(r.stdout, "", args)
 
     def test_bad_input(self):
         base = [harness._find_binary(), "graph", "export"]
