@@ -324,6 +324,13 @@ class GraphRequest {
     *out = std::move(*item);
     return Status();
   }
+  // The object at `key`, if there is one.
+  bool Object(const char* key, simdjson::dom::object* out) const {
+    return obj_[key].get(*out) == simdjson::SUCCESS;
+  }
+  bool Array(const char* key, simdjson::dom::array* out) const {
+    return obj_[key].get(*out) == simdjson::SUCCESS;
+  }
   Status MissingMember() const {
     return dynarock::ValidationError("1 validation error detected: Value null at '" + missing_ +
                                      "' failed to satisfy constraint: Member must not be null");
@@ -334,6 +341,91 @@ class GraphRequest {
   simdjson::dom::object obj_;
   std::string missing_;
 };
+
+Status Invalid(const std::string& what) {
+  return dynarock::ValidationError("Traverse: " + what);
+}
+
+// {"Expression", "Names": {"#n": "name"}, "Values": {":v": AttributeValue}}
+Status ReadFilter(simdjson::dom::object o, dynarock::graph::Filter* f) {
+  std::string_view text;
+  if (o["Expression"].get(text) != simdjson::SUCCESS) return Invalid("a filter needs its \"Expression\"");
+  f->expression = std::string(text);
+  simdjson::dom::object names;
+  if (o["Names"].get(names) == simdjson::SUCCESS) {
+    for (auto [k, v] : names) {
+      std::string_view s;
+      if (v.get(s) != simdjson::SUCCESS) return Invalid("a filter's \"Names\" are strings");
+      f->names[std::string(k)] = std::string(s);
+    }
+  }
+  simdjson::dom::element values;
+  if (o["Values"].get(values) == simdjson::SUCCESS) {
+    auto item = dynarock::api::DecodeItemJson(simdjson::minify(values));
+    if (!item.ok()) return item.status();
+    for (auto& [k, v] : *item) f->values[k] = std::move(v);
+  }
+  return Status();
+}
+
+// One of Traverse's "Steps": {"Direction": "OUT"|"IN", "Types": [..], "Key":
+// {"Op", "Value", "Value2"}, "EdgeFilter": {..}, "ValidAt": n, "NodeFilter":
+// {..}, "FanOut": n, "UseEdgeSets": bool}
+Status ReadStep(simdjson::dom::object o, dynarock::graph::Hop* h) {
+  using dynarock::graph::KeyCondition;
+  using dynarock::graph::KeyOp;
+  std::string_view dir = "OUT";
+  if (o["Direction"].error() == simdjson::SUCCESS && o["Direction"].get(dir) != simdjson::SUCCESS) {
+    return Invalid("a step's \"Direction\" is \"OUT\" or \"IN\"");
+  }
+  if (dir != "OUT" && dir != "IN") return Invalid("a step's \"Direction\" is \"OUT\" or \"IN\"");
+  h->direction = dir == "OUT" ? dynarock::graph::Direction::kOut : dynarock::graph::Direction::kIn;
+  simdjson::dom::array types;
+  if (o["Types"].get(types) == simdjson::SUCCESS) {
+    for (auto t : types) {
+      std::string_view s;
+      if (t.get(s) != simdjson::SUCCESS) return Invalid("a step's \"Types\" are strings");
+      h->edge_types.emplace_back(s);
+    }
+  }
+  simdjson::dom::object key;
+  if (o["Key"].get(key) == simdjson::SUCCESS) {
+    std::string_view op, value, value2;
+    if (key["Op"].get(op) != simdjson::SUCCESS || key["Value"].get(value) != simdjson::SUCCESS) {
+      return Invalid("a step's \"Key\" has \"Op\" and \"Value\"");
+    }
+    static const std::pair<std::string_view, KeyOp> ops[] = {
+        {"=", KeyOp::kEq}, {"<", KeyOp::kLt}, {"<=", KeyOp::kLe}, {">", KeyOp::kGt},
+        {">=", KeyOp::kGe}, {"BETWEEN", KeyOp::kBetween}, {"BEGINS_WITH", KeyOp::kBeginsWith}};
+    KeyCondition k;
+    bool known = false;
+    for (const auto& [name, kind] : ops) {
+      if (op == name) k.op = kind, known = true;
+    }
+    if (!known) return Invalid("a step's \"Key\" \"Op\" is one of = < <= > >= BETWEEN BEGINS_WITH");
+    k.value = std::string(value);
+    if (k.op == KeyOp::kBetween) {
+      if (key["Value2"].get(value2) != simdjson::SUCCESS) return Invalid("BETWEEN needs \"Value2\"");
+      k.value2 = std::string(value2);
+    }
+    h->key = std::move(k);
+  }
+  simdjson::dom::object f;
+  if (o["EdgeFilter"].get(f) == simdjson::SUCCESS) {
+    h->filter.emplace();
+    DR_RETURN_IF_ERROR(ReadFilter(f, &*h->filter));
+  }
+  if (o["NodeFilter"].get(f) == simdjson::SUCCESS) {
+    h->node_filter.emplace();
+    DR_RETURN_IF_ERROR(ReadFilter(f, &*h->node_filter));
+  }
+  int64_t n = 0;
+  if (o["ValidAt"].get(n) == simdjson::SUCCESS) h->valid_at = n;
+  if (o["FanOut"].get(n) == simdjson::SUCCESS) h->fan_out = n;
+  bool sets = true;
+  if (o["UseEdgeSets"].get(sets) == simdjson::SUCCESS) h->use_edge_sets = sets;
+  return Status();
+}
 
 void WriteEdge(dynarock::api::JsonWriter* w, const dynarock::graph::Edge& e) {
   w->BeginObject();
@@ -412,6 +504,53 @@ StatusOr<std::string> RunGraph(DbState& s, std::string_view op, GraphRequest& r)
     for (const auto& e : page.edges) WriteEdge(&w, e);
     w.EndArray();
     if (!page.next_page_token.empty()) w.Member("NextPageToken", page.next_page_token);
+  } else if (op == "Traverse") {
+    dynarock::graph::TraversalRequest t;
+    simdjson::dom::array list;
+    if (!r.Array("Start", &list)) return Invalid("\"Start\" is an array of node ids");
+    for (auto e : list) {
+      std::string_view id;
+      if (e.get(id) != simdjson::SUCCESS) return Invalid("\"Start\" is an array of node ids");
+      t.start.emplace_back(id);
+    }
+    if (!r.Array("Steps", &list)) return Invalid("\"Steps\" is an array of steps");
+    for (auto e : list) {
+      simdjson::dom::object step;
+      if (e.get(step) != simdjson::SUCCESS) return Invalid("each of \"Steps\" is an object");
+      t.hops.emplace_back();
+      DR_RETURN_IF_ERROR(ReadStep(step, &t.hops.back()));
+    }
+    t.limit = r.Int("Limit", 0);
+    t.max_visited = r.Int("MaxVisited", t.max_visited);
+    r.Str("Cursor", &t.cursor, "");
+    DR_ASSIGN_OR_RETURN(dynarock::graph::TraversalResult res, g->Traverse(t));
+    w.Key("Results");
+    w.BeginArray();
+    for (const std::string& id : res.results) w.String(id);
+    w.EndArray();
+    w.Key("Levels");
+    w.BeginArray();
+    for (const auto& level : res.levels) {
+      w.BeginArray();
+      for (const std::string& id : level) w.String(id);
+      w.EndArray();
+    }
+    w.EndArray();
+    w.MemberBool("Truncated", res.truncated);
+    if (!res.next_cursor.empty()) w.Member("NextCursor", res.next_cursor);
+    w.Key("Steps");
+    w.BeginArray();
+    for (const auto& st : res.steps) {
+      w.BeginObject();
+      w.Member("Plan", st.plan);
+      w.MemberInt("Frontier", st.frontier);
+      w.MemberInt("Reached", st.reached);
+      w.MemberInt("Requests", st.requests);
+      w.MemberInt("ItemsRead", st.items_read);
+      w.MemberDouble("ReadUnits", st.read_units);
+      w.EndObject();
+    }
+    w.EndArray();
   } else {
     return Status(dynarock::ErrorType::kUnknownOperation,
                   "Unknown graph operation: " + std::string(op));

@@ -253,6 +253,53 @@ TEST(CAbi, GraphOperations) {
   EXPECT_EQ(missing.type, "ValidationException");
   EXPECT_EQ(Exec(db, "Fly", "{}", true).type, "UnknownOperationException");
   EXPECT_EQ(Exec(db, "GetNode", "nope", true).type, "SerializationException");
+
+  // A traversal composed of steps, with a node filter, its plan and cost, and
+  // pages through a cursor.
+  EXPECT_EQ(Exec(db, "PutNode", R"({"Id":"USER#Sam","Attributes":{"age":{"N":"38"}}})", true).code,
+            DYNAROCK_OK);
+  EXPECT_EQ(Exec(db, "AddEdge", R"({"Source":"USER#Sam","Type":"CARRIES","Target":"RING#One"})", true)
+                .code,
+            DYNAROCK_OK);
+  const char* bearers =
+      R"({"Start":["USER#Frodo"],"Steps":[{"Direction":"OUT","Types":["CARRIES"]},)"
+      R"({"Direction":"IN","Types":["CARRIES"],"NodeFilter":{"Expression":"age < :a",)"
+      R"("Values":{":a":{"N":"45"}}}}]})";
+  Result t = Exec(db, "Traverse", bearers, true);
+  ASSERT_EQ(t.code, DYNAROCK_OK) << t.message;
+  EXPECT_NE(t.body.find(R"("Results":["USER#Sam"])"), std::string::npos) << t.body;
+  EXPECT_NE(t.body.find(R"("Levels":[["USER#Frodo"],["RING#One"],["USER#Sam"]])"), std::string::npos)
+      << t.body;
+  EXPECT_NE(t.body.find(R"("Plan":"Query graph index inverted per node and type)"), std::string::npos)
+      << t.body;
+  EXPECT_NE(t.body.find(R"("ReadUnits":)"), std::string::npos) << t.body;
+  Result page = Exec(db, "Traverse",
+                     R"({"Start":["RING#One"],"Steps":[{"Direction":"IN","Types":["CARRIES"]}],"Limit":1})",
+                     true);
+  const size_t at = page.body.find(R"("NextCursor":")");
+  ASSERT_NE(at, std::string::npos) << page.body;
+  const std::string cursor = page.body.substr(at + 14, page.body.find('"', at + 14) - at - 14);
+  Result second = Exec(
+      db, "Traverse",
+      (R"({"Start":["RING#One"],"Steps":[{"Direction":"IN","Types":["CARRIES"]}],"Limit":1,"Cursor":")" +
+       cursor + R"("})")
+          .c_str(),
+      true);
+  EXPECT_EQ(second.code, DYNAROCK_OK) << second.message;
+  EXPECT_NE(second.body.find(R"("Results":["USER#Sam"])"), std::string::npos) << second.body;
+  EXPECT_EQ(second.body.find("NextCursor"), std::string::npos) << second.body;
+  EXPECT_EQ(Exec(db, "Traverse", R"({"Start":["USER#Nobody"],"Steps":[{"Types":["CARRIES"]}]})", true).type,
+            "ResourceNotFoundException");
+  EXPECT_EQ(Exec(db, "Traverse", R"({"Start":["USER#Frodo"],"Steps":[{"Direction":"SIDEWAYS"}]})", true)
+                .type,
+            "ValidationException");
+  EXPECT_EQ(Exec(db, "Traverse", R"({"Start":"USER#Frodo","Steps":[]})", true).type, "ValidationException");
+  Result bad_filter = Exec(
+      db, "Traverse",
+      R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"],"EdgeFilter":{"Expression":"a = "}}]})",
+      true);
+  EXPECT_EQ(bad_filter.type, "ValidationException");
+  EXPECT_NE(bad_filter.message.find("the edge filter is not valid"), std::string::npos) << bad_filter.message;
   dynarock_close(db);
 }
 

@@ -111,6 +111,13 @@ class PackageBasics(unittest.TestCase):
             db.graph("AddEdge", {"Source": "USER#a", "Type": "KNOWS", "Target": "USER#b"})
             out = db.graph("OutEdges", {"Node": "USER#a", "Type": "KNOWS"})
             self.assertEqual([e["Target"] for e in out["Edges"]], ["USER#b"])
+            walk = db.graph("Traverse", {"Start": ["USER#b"],
+                                         "Steps": [{"Direction": "IN", "Types": ["KNOWS"]}]})
+            self.assertEqual(walk["Results"], ["USER#a"])
+            self.assertEqual([s["Requests"] for s in walk["Steps"]], [1, 1])
+            with self.assertRaises(dynarock.ClientError) as missing:
+                db.graph("Traverse", {"Start": ["USER#zed"], "Steps": [{"Types": ["KNOWS"]}]})
+            self.assertEqual(missing.exception.response["Error"]["Code"], "ResourceNotFoundException")
 
 
 if __name__ == "__main__":

@@ -171,15 +171,21 @@ DYNAROCK_EXPORT dynarock_code dynarock_set_capacity(dynarock_db* db, const char*
 /* ---------------------------------------------------------------- the graph layer */
 
 /* Runs one graph operation on the database (graph/graph.h), with JSON in and
- * out; docs/embedding.md lists them:
- *   "PutNode"   {"Graph":g,"Type":t,"Id":id,"Attributes":{name: AttributeValue}}
- *   "GetNode"   {"Graph":g,"Type":t,"Id":id}         -> {"Node":{...}} or {}
- *   "DeleteNode"{"Graph":g,"Type":t,"Id":id}
- *   "PutEdge"   {"Graph":g,"From":{"Type":t,"Id":id},"Label":l,"To":{...},
- *                "Attributes":{...}}
- *   "DeleteEdge"{"Graph":g,"From":{...},"Label":l,"To":{...}}
- *   "Neighbors" {"Graph":g,"Node":{"Type":t,"Id":id},"Label":l,
- *                "Direction":"OUT"|"IN","Limit":n}   -> {"Edges":[...]}
+ * out; docs/embedding.md lists them. Each takes "Table" (default "graph"):
+ *   "PutNode"    {"Id":id,"Attributes":{name: AttributeValue}}
+ *   "GetNode"    {"Id":id}                 -> {"Node":{"Id","Type","Attributes"}} or {}
+ *   "DeleteNode" {"Id":id}                 -> {"Done":bool,"EdgesDeleted":n}
+ *   "AddEdge"    {"Source":id,"Type":t,"Target":id,"Properties":{...}}
+ *   "RemoveEdge" {"Source":id,"Type":t,"Target":id}
+ *   "OutEdges", "InEdges" {"Node":id,"Type":t,"Limit":n,"PageToken":s}
+ *                -> {"Edges":[{"Source","Type","Target","Properties"}],"NextPageToken"}
+ *   "Traverse"   {"Start":[id],"Steps":[{"Direction":"OUT"|"IN","Types":[t],
+ *                 "Key":{"Op","Value","Value2"},"EdgeFilter":{"Expression","Names",
+ *                 "Values"},"ValidAt":n,"NodeFilter":{...},"FanOut":n}],
+ *                 "Limit":n,"Cursor":s,"MaxVisited":n}
+ *                -> {"Results":[id],"Levels":[[id]],"Truncated":bool,"NextCursor":s,
+ *                    "Steps":[{"Plan","Frontier","Reached","Requests","ItemsRead",
+ *                              "ReadUnits"}]}
  * The graph's table is created on first use. */
 DYNAROCK_EXPORT dynarock_code dynarock_graph_execute(dynarock_db* db, const char* operation,
                                                      const char* request_json,
