@@ -34,6 +34,7 @@
 #include "graph/embedded_client.h"
 #include "graph/graph.h"
 #include "graph/http_client.h"
+#include "graph/paths.h"
 #include "tools/server/http_server.h"
 
 namespace dynarock::graph {
@@ -341,6 +342,65 @@ void BM_ExpandNPlusOne(benchmark::State& state) {
   state.counters["neighbours"] = static_cast<double>(neighbours);
 }
 BENCHMARK(BM_ExpandNPlusOne)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// A shortest path between the node with ~100 out-edges and the node with ~50
+// in-edges (bidirectional breadth-first search, graph/paths.h), out-edges only.
+void BM_ShortestPath(benchmark::State& state) {
+  Graph* g = G(static_cast<int>(state.range(0)));
+  state.SetLabel(Label(static_cast<int>(state.range(0))));
+  PathRequest p;
+  p.from = Get()->node100;
+  p.to = Get()->in_target;
+  p.types = {"LINK"};
+  GraphStats before = g->stats();
+  size_t hops = 0, visited = 0;
+  for (auto _ : state) {
+    auto r = ShortestPath(*g, p);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    hops = r->found ? r->edges.size() : 0;
+    visited = static_cast<size_t>(r->visited);
+  }
+  Report(state, g, before);
+  state.counters["hops"] = static_cast<double>(hops);
+  state.counters["visited"] = static_cast<double>(visited);
+}
+BENCHMARK(BM_ShortestPath)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+// A composed walk with its plan and cost: the nodes linking to the ~50-in-edge
+// node, then (by edge sets) everything they link to, 100 results a page.
+void BM_Walk(benchmark::State& state) {
+  Graph* g = G(static_cast<int>(state.range(0)));
+  state.SetLabel(Label(static_cast<int>(state.range(0))));
+  TraversalRequest t;
+  t.start = {Get()->in_target};
+  Hop in;
+  in.direction = Direction::kIn;
+  in.edge_types = {"LINK"};
+  Hop out;
+  out.edge_types = {"LINK"};
+  t.hops = {in, out};
+  t.limit = 100;
+  GraphStats before = g->stats();
+  size_t results = 0;
+  double units = 0;
+  for (auto _ : state) {
+    auto r = g->Traverse(t);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+    results = r->levels.back().size();
+    units = 0;
+    for (const TraversalStep& st : r->steps) units += st.read_units;
+  }
+  Report(state, g, before);
+  state.counters["reached"] = static_cast<double>(results);
+  state.counters["rcu"] = units;
+}
+BENCHMARK(BM_Walk)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace dynarock::graph
