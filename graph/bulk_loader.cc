@@ -54,6 +54,7 @@ Status BulkLoader::Queue(const std::string& src, const std::string& type, const 
   }
   in_types_[tgt].insert(type);
   edge_sets_[tgt];
+  if (edge_items_written_) return Status::Ok();
   pending_.push_back(std::move(item));
   if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) return Drain();
   return Status::Ok();
@@ -143,6 +144,7 @@ Status BulkLoader::Drain() {
     graph_->counters().requests += requests[t];
     DR_RETURN_IF_ERROR(results[t]);
   }
+  if (on_written_) on_written_();
   return Status::Ok();
 }
 

@@ -459,6 +459,13 @@ class BulkLoader {
   Status AddStoredEdge(const Edge& edge, bool in_edge_set);
   Status Finish();
   int64_t items_written() const { return items_written_; }
+  // Through the client: called after each batch of items is written (a
+  // resumable import records how far it got).
+  void OnBatchWritten(std::function<void()> f) { on_written_ = std::move(f); }
+  // While set, AddEdge and AddStoredEdge record the edge's edge-set entry and
+  // incoming type but do not write the edge's item: an import resumed past
+  // edges an earlier run wrote.
+  void set_edge_items_written(bool written) { edge_items_written_ = written; }
 
  private:
   Status Drain();
@@ -474,6 +481,8 @@ class BulkLoader {
   std::unordered_map<std::string, std::vector<std::string>> edge_sets_;
   std::unordered_map<std::string, std::set<std::string>> in_types_;
   int64_t items_written_ = 0;
+  std::function<void()> on_written_;
+  bool edge_items_written_ = false;
 };
 
 // Creates the graph's table (MakeCreateTableRequest(schema)) in `db` and

@@ -37,6 +37,7 @@
 #include <vector>
 
 #include "engine/api/json_decode.h"
+#include "engine/api/json_writer.h"
 #include "engine/item_validation.h"
 #include "engine/transfer/item_formats.h"
 #include "graph/explore.h"
@@ -55,7 +56,7 @@ constexpr char kImportHelp[] =
     "table appears whole, or not at all; otherwise BatchWriteItem from several\n"
     "threads, into a table nobody else writes meanwhile. Interrupted, run the\n"
     "same command again: the writes are puts, so a second run ends in the same\n"
-    "table.\n"
+    "table; with --resume it skips the edges the first run wrote.\n"
     "\n"
     "Flags:\n"
     "  --table T          The graph table (required)\n"
@@ -74,6 +75,10 @@ constexpr char kImportHelp[] =
     "  --number COL,...   CSV: columns whose values are numbers (else strings)\n"
     "  --delimiter C      CSV: the field separator (default ,)\n"
     "  --threads N        Writer threads over BatchWriteItem (default 4)\n"
+    "  --resume FILE      Keep the import's progress in FILE (through BatchWriteItem):\n"
+    "                     run the same command again after an interruption and the\n"
+    "                     edges already written are not sent again; FILE is removed\n"
+    "                     when the import is complete\n"
     "  --endpoint URL, --region R, --ca-file FILE, --data DIR   Where the graph is\n"
     "  -h, --help         Show this help\n"
     "\n"
@@ -179,15 +184,27 @@ struct CsvColumns {
   char delimiter = ',';
 };
 
-// How far the import has come, on stderr: one line rewritten in place on a
-// terminal (at most ten times a second), a line every 100,000 records otherwise.
+// How far the import has come: on stderr, one line rewritten in place on a
+// terminal (at most ten times a second), a line every 100,000 records
+// otherwise; and, resuming, whether the record about to be added had its
+// edge written by an earlier run. Add() is called before each record (each
+// line of a jsonl or CSV file, each element of a json file), so positions
+// are the same from one run to the next on the same input.
 class Progress {
  public:
   explicit Progress(uint64_t total_bytes)
       : total_(total_bytes), tty_(isatty(STDERR_FILENO) == 1), start_(Clock::now()) {}
+  // Records up to position `done` had their edges written by an earlier run.
+  void Resume(graph::BulkLoader* loader, int64_t done) {
+    loader_ = loader;
+    done_ = done;
+  }
+  // The position of the record being added (1 for the first).
+  int64_t position() const { return records_; }
   void Add(uint64_t bytes) {
     bytes_ += bytes;
     ++records_;
+    if (loader_ != nullptr) loader_->set_edge_items_written(records_ <= done_);
     if (tty_) {
       if ((records_ & 1023) != 0) return;
       const auto now = Clock::now();
@@ -216,6 +233,8 @@ class Progress {
   }
   uint64_t total_, bytes_ = 0;
   int64_t records_ = 0;
+  graph::BulkLoader* loader_ = nullptr;
+  int64_t done_ = 0;
   bool tty_;
   Clock::time_point start_, shown_{};
 };
@@ -363,14 +382,87 @@ Status FeedJson(graph::BulkLoader& loader, const JsonFile& f, const std::string&
   const uint64_t share = (f.text.size() + 1) / std::max<size_t>(1, nodes.size() + edges.size());
   size_t i = 0;
   for (simdjson::dom::element n : nodes) {
-    AddRecord(loader, n, true, file + ": nodes[" + std::to_string(i++) + "]", counts);
     progress->Add(share);
+    AddRecord(loader, n, true, file + ": nodes[" + std::to_string(i++) + "]", counts);
   }
   i = 0;
   for (simdjson::dom::element e : edges) {
-    AddRecord(loader, e, true, file + ": edges[" + std::to_string(i++) + "]", counts);
     progress->Add(share);
+    AddRecord(loader, e, true, file + ": edges[" + std::to_string(i++) + "]", counts);
   }
+  return Status::Ok();
+}
+
+// --resume FILE: what an import through BatchWriteItem has written so far,
+// one JSON object rewritten (atomically) after each batch and removed at the
+// end: {"table": T, "files": [[name, bytes], ...], "done": position}.
+struct ResumeState {
+  std::string table;
+  std::vector<std::pair<std::string, uint64_t>> files;
+  int64_t done = 0;
+};
+
+std::string EncodeResume(const ResumeState& r) {
+  api::JsonWriter w;
+  w.BeginObject();
+  w.Member("table", r.table);
+  w.Key("files");
+  w.BeginArray();
+  for (const auto& [name, bytes] : r.files) {
+    w.BeginArray();
+    w.String(name);
+    w.Int(static_cast<int64_t>(bytes));
+    w.EndArray();
+  }
+  w.EndArray();
+  w.MemberInt("done", r.done);
+  w.EndObject();
+  return w.Release() + "\n";
+}
+
+// The earlier run's position, when FILE exists and describes this import.
+StatusOr<int64_t> ReadResume(const std::string& path, const ResumeState& now) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return int64_t{0};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::string_view table;
+  int64_t done = 0;
+  simdjson::dom::array files;
+  if (parser.parse(text).get(doc) != simdjson::SUCCESS || doc["table"].get(table) != simdjson::SUCCESS ||
+      doc["done"].get(done) != simdjson::SUCCESS || doc["files"].get(files) != simdjson::SUCCESS || done < 0) {
+    return Status(ErrorType::kValidation, path + " is not an import's progress file");
+  }
+  std::vector<std::pair<std::string, uint64_t>> was;
+  for (simdjson::dom::element f : files) {
+    std::string_view name;
+    uint64_t bytes = 0;
+    if (f.at(0).get(name) != simdjson::SUCCESS || f.at(1).get(bytes) != simdjson::SUCCESS) {
+      return Status(ErrorType::kValidation, path + " is not an import's progress file");
+    }
+    was.emplace_back(std::string(name), bytes);
+  }
+  if (table != now.table || was != now.files) {
+    return Status(ErrorType::kValidation,
+                  path + " records another import (table " + std::string(table) +
+                      ", other files or sizes): give another --resume file, or remove it to start over");
+  }
+  return done;
+}
+
+Status WriteResume(const std::string& path, const ResumeState& r) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << EncodeResume(r);
+    if (!out.flush()) return Status(ErrorType::kValidation, "cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Status(ErrorType::kValidation, "cannot write " + path + ": " + ec.message());
   return Status::Ok();
 }
 
@@ -389,7 +481,7 @@ std::string FormatOf(const std::string& file, const std::string& given) {
 int RunGraphImport(const Args& args) {
   GraphPlace place;
   std::vector<std::string> files;
-  std::string table, format, v;
+  std::string table, format, v, resume_path;
   CsvColumns cols;
   int64_t threads = 4;
   ArgReader r(args);
@@ -433,6 +525,8 @@ int RunGraphImport(const Args& args) {
         return UsageError("graph import", "--delimiter must be one character (not a quote or a newline)");
       }
       cols.delimiter = v[0];
+    } else if (flag == "--resume") {
+      if (!r.Value(&resume_path) || resume_path.empty()) return UsageError("graph import", "--resume needs a FILE");
     } else if (flag == "--threads") {
       if (!r.Value(&v) || v.empty() || v.size() > 2 || v.find_first_not_of("0123456789") != std::string::npos ||
           (threads = std::stoll(v)) < 1 || threads > 64) {
@@ -447,6 +541,8 @@ int RunGraphImport(const Args& args) {
   if (files.empty()) return UsageError("graph import", "expected a FILE to import");
   if (table.empty()) return UsageError("graph import", "--table is required");
   uint64_t total_bytes = 0;
+  ResumeState resume;
+  resume.table = table;
   for (const std::string& file : files) {
     std::error_code ec;
     const auto size = std::filesystem::file_size(file, ec);
@@ -454,6 +550,13 @@ int RunGraphImport(const Args& args) {
       return CommandFailed("graph import", Status(ErrorType::kValidation, "cannot read " + file));
     }
     total_bytes += size;
+    resume.files.emplace_back(file, size);
+  }
+  int64_t resumed_at = 0;
+  if (!resume_path.empty()) {
+    auto at = ReadResume(resume_path, resume);
+    if (!at.ok()) return CommandFailed("graph import", at.status());
+    resumed_at = *at;
   }
 
   std::unique_ptr<DB> db;
@@ -516,14 +619,36 @@ int RunGraphImport(const Args& args) {
     return Status::Ok();
   };
   if (db && missing) {
-    // A new table of an embedded database: straight into table files.
+    // A new table of an embedded database: straight into table files, whole
+    // or not at all (an earlier run's progress does not apply).
     auto loaded = graph::LoadNewGraph(db.get(), schema, feed);
     if (!loaded.ok()) return CommandFailed("graph import", loaded.status());
   } else {
     graph::Graph g(client.get(), schema);
     if (Status s = g.EnsureTable(); !s.ok()) return CommandFailed("graph import", s);
     graph::BulkLoader loader(&g, static_cast<int>(threads));
-    if (Status s = feed(loader); !s.ok()) return CommandFailed("graph import", s);
+    if (!resume_path.empty()) {
+      if (resumed_at > 0) {
+        std::fprintf(stderr, "dynarock graph import: resuming: the edges of the first %lld records were written\n",
+                     static_cast<long long>(resumed_at));
+      }
+      progress.Resume(&loader, resumed_at);
+      // After each batch every record before the current one has its edge
+      // written (the current one may have half of an edge and its reverse).
+      Status write_failed;
+      loader.OnBatchWritten([&] {
+        resume.done = std::max(resumed_at, progress.position() - 1);
+        if (Status s = WriteResume(resume_path, resume); !s.ok() && write_failed.ok()) write_failed = s;
+      });
+      if (Status s = feed(loader); !s.ok()) return CommandFailed("graph import", s);
+      if (!write_failed.ok()) return CommandFailed("graph import", write_failed);
+    } else if (Status s = feed(loader); !s.ok()) {
+      return CommandFailed("graph import", s);
+    }
+  }
+  if (!resume_path.empty()) {
+    std::error_code ec;
+    std::filesystem::remove(resume_path, ec);  // done: nothing to resume
   }
   std::fprintf(stderr, "dynarock graph import: %lld nodes, %lld edges, %lld items written%s\n",
                static_cast<long long>(counts.nodes), static_cast<long long>(counts.edges),

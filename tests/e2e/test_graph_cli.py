@@ -19,7 +19,9 @@ command line.
   flags, --edge-type) with bad records imported but for those, reported by
   file and line, exit 1; the same CSV into a new embedded table (table files)
   and over HTTP (BatchWriteItem) gives the same export; a file refused whole
-  leaves no table behind;
+  leaves no table behind; --resume: an import killed midway and run again
+  skips what it wrote and ends with the graph a clean import gives, a progress
+  file of another import refused;
 * query: answers as the seeds give them, as text and JSON, the same over HTTP;
 * query walk: seed 001's "who leads the goals Dora contributes to" by a rank
   condition and a pushed-down edge filter, with its plan and cost; seed 004's
@@ -33,7 +35,9 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 import xml.etree.ElementTree as ET
 
@@ -337,6 +341,64 @@ class GraphExportTest(unittest.TestCase):
         self.assertIn("ResourceNotFoundException", listed.stderr)
         self.assertEqual(dynarock("graph", "import", nodes, "--format", "xml", "--data", empty,
                                   "--table", "people", check=False).returncode, 2)
+
+    def test_import_resume(self):
+        lines = os.path.join(self.tmp, "ring.jsonl")
+        with open(lines, "w") as f:
+            for i in range(20000):
+                f.write(json.dumps({"source": "R#%d" % i, "type": "NEXT", "target": "R#%d" % ((i + 1) % 20000),
+                                    "properties": {"i": {"N": str(i)}}}) + "\n")
+        state = os.path.join(self.tmp, "ring.progress")
+        proc, url = harness.launch(extra_args=["--shared-db"])
+        try:
+            where = ["--endpoint", url]
+            dynarock("graph", "import", lines, "--table", "ring_clean", *where)
+            # Killed midway, once the progress file says some edges are written.
+            cmd = [harness._find_binary(), "graph", "import", lines, "--table", "ring", "--threads", "1",
+                   "--resume", state, *where]
+            first = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            done = 0
+            for _ in range(600):
+                if os.path.exists(state):
+                    try:
+                        with open(state) as f:
+                            done = json.load(f)["done"]
+                    except ValueError:
+                        done = 0
+                    if done > 0:
+                        break
+                if first.poll() is not None:
+                    break
+                time.sleep(0.01)
+            first.kill()
+            first.wait()
+            r = dynarock("graph", "import", lines, "--table", "ring", "--threads", "1", "--resume", state, *where)
+            sys.stderr.write("(killed with %d of 20000 records' edges written) " % done)
+            if done > 0 and done < 20000:
+                self.assertIn("resuming: the edges of the first %d records were written" % done, r.stderr)
+            self.assertFalse(os.path.exists(state))
+            clean = json.loads(dynarock("graph", "export", "--table", "ring_clean", *where).stdout)
+            resumed = json.loads(dynarock("graph", "export", "--table", "ring", *where).stdout)
+            self.assertEqual(len(resumed["edges"]), 20000)
+            self.assertEqual(resumed["nodes"], clean["nodes"])
+            self.assertEqual(resumed["edges"], clean["edges"])
+
+            # A progress file of another import (another file size) is refused.
+            with open(state, "w") as f:
+                json.dump({"table": "ring", "files": [[lines, 1]], "done": 5}, f)
+            r = dynarock("graph", "import", lines, "--table", "ring", "--resume", state, *where, check=False)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("records another import", r.stderr)
+            # A progress file saying 19,990 records are written: only the last
+            # ten edges are sent (into a new table, so the others are absent).
+            with open(state, "w") as f:
+                json.dump({"table": "ring_tail", "files": [[lines, os.path.getsize(lines)]], "done": 19990}, f)
+            r = dynarock("graph", "import", lines, "--table", "ring_tail", "--resume", state, *where)
+            self.assertIn("0 nodes, 20000 edges", r.stderr)
+            stats = json.loads(dynarock("graph", "stats", "--table", "ring_tail", "--format", "json", *where).stdout)
+            self.assertEqual(stats["edges"], 10)
+        finally:
+            harness.stop_process(proc)
 
     def walk(self, *args, where=None, check=True):
         place = where or ["--data", self.data]
