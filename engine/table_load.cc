@@ -116,8 +116,12 @@ Status DBImpl::Loader::WriteRepeated() {
 
 Status DBImpl::Loader::Flush(bool all) {
   if (!pending_.empty()) {
-    std::sort(pending_.begin(), pending_.end(),
-              [](const Pending& a, const Pending& b) { return a.key < b.key; });
+    // In memory the batch goes to the memtable in key order; on disk its
+    // entries are sorted with their table file's, so it is staged as it came.
+    if (!ingest_) {
+      std::sort(pending_.begin(), pending_.end(),
+                [](const Pending& a, const Pending& b) { return a.key < b.key; });
+    }
     WriteSet writes;
     for (Pending& p : pending_) {
       DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,

@@ -5,8 +5,10 @@
 // (TableInfo::loading). Items go through StageWrite, so index entries and
 // statistics are those of any write; how they reach RocksDB is the loader's
 // own (engine/table_load.cc): on disk, the table's and its indexes' entries
-// are sorted into table files and ingested, bypassing the memtable and the
-// write-ahead log; in memory, sorted batches without the write-ahead log.
+// are sorted into table files and ingested (on a thread of the loader's own),
+// bypassing the memtable and the write-ahead log; in memory, sorted batches
+// without the write-ahead log. A key added twice is written again at Finish,
+// over the version before it.
 
 #ifndef DYNAROCK_ENGINE_TABLE_LOAD_H_
 #define DYNAROCK_ENGINE_TABLE_LOAD_H_
