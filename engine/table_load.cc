@@ -27,6 +27,9 @@ namespace {
 constexpr size_t kBatchItems = 4096;
 constexpr size_t kBatchBytes = 4u << 20;
 constexpr size_t kFileBytes = 32u << 20;
+// Items whose keys were added before, held for the end of the load at most.
+constexpr size_t kLaterItems = 65536;
+constexpr size_t kLaterBytes = 64u << 20;
 
 }  // namespace
 
@@ -77,7 +80,14 @@ Status DBImpl::Loader::Stage(Pending p, size_t size) {
   items_ += 1;
   bytes_ += static_cast<int64_t>(size);
   if (maybe_seen) {
+    later_bytes_ += size;
     later_.push_back(std::move(p));
+    // Many repeats (a source listing most keys twice): write them now rather
+    // than hold them all, once everything before them is readable.
+    if (later_.size() >= kLaterItems || later_bytes_ >= kLaterBytes) {
+      DR_RETURN_IF_ERROR(Flush(/*all=*/true));
+      return WriteRepeated();
+    }
     return Status();
   }
   pending_.push_back(std::move(p));
@@ -87,8 +97,8 @@ Status DBImpl::Loader::Stage(Pending p, size_t size) {
 }
 
 Status DBImpl::Loader::WriteRepeated() {
-  // One at a time, each reading the version before it: a few per cent of a
-  // load at most (keys given twice, or 64-bit hashes that collide).
+  // One at a time, each reading the version before it (keys given twice, or
+  // 64-bit hashes that collide); at most kLaterItems wait at once.
   rocksdb::WriteOptions wo;
   wo.disableWAL = true;
   for (Pending& p : later_) {
@@ -111,6 +121,7 @@ Status DBImpl::Loader::WriteRepeated() {
     DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
   }
   later_.clear();
+  later_bytes_ = 0;
   return Status();
 }
 
@@ -202,9 +213,7 @@ Status DBImpl::Loader::Flush(bool all) {
 
 Status DBImpl::Loader::WaitForIngest() {
   if (ingesting_.joinable()) ingesting_.join();
-  Status s = std::move(ingest_status_);
-  ingest_status_ = Status();
-  return s;
+  return ingest_status_;  // an error stays: the load cannot be whole any more
 }
 
 Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries,
@@ -338,6 +347,9 @@ StatusOr<TableDescription> DBImpl::LoadTable(const CreateTableRequest& req,
   if (s.ok()) s = loader.Finish();
   if (s.ok()) s = FinishLoading(*table);
   if (!s.ok()) {
+    // A table file being ingested must be in before the table's range is
+    // dropped, or it would land after the drop and stay, orphaned.
+    (void)loader.WaitForIngest();
     DropLoadingTable(*table);
     return s;
   }

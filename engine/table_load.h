@@ -38,6 +38,10 @@ class DBImpl::Loader : public TableLoader {
   Status AddStored(std::string_view stored);
   // Writes everything added, durably: the table can turn ACTIVE.
   Status Finish();
+  // Waits for the table files being written (ingesting_), and says how that
+  // went; an error is kept, and returned by every later call. A load that
+  // fails waits for it before its table is dropped.
+  Status WaitForIngest();
 
   int64_t items() const override { return items_; }
   int64_t bytes() const override { return bytes_; }
@@ -63,15 +67,15 @@ class DBImpl::Loader : public TableLoader {
   Status WriteRepeated();
   // Sorts one column family's entries into table file `number` and ingests it.
   Status Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries, int number);
-  // Waits for the table files being written (ingesting_), and says how that went.
-  Status WaitForIngest();
+
 
   DBImpl* db_;
   const TableInfo* table_;
   bool unique_keys_;
   bool ingest_;  // on disk: through table files
   std::vector<Pending> pending_;
-  std::vector<Pending> later_;  // keys added before: written at Finish
+  std::vector<Pending> later_;  // keys added before: written at Finish (or when many)
+  size_t later_bytes_ = 0;
   size_t pending_bytes_ = 0;
   std::vector<Entry> items_file_, index_file_;  // waiting for Ingest
   size_t file_bytes_ = 0;

@@ -29,6 +29,7 @@ BulkLoader::BulkLoader(Graph* graph, TableLoader* target)
 BulkLoader::~BulkLoader() = default;
 
 Status BulkLoader::AddNode(const std::string& id, Item attributes) {
+  DR_RETURN_IF_ERROR(failed_);
   const Schema& s = graph_->schema();
   DR_RETURN_IF_ERROR(s.ValidateNodeId(id));
   for (const auto& [k, v] : attributes) {
@@ -60,11 +61,36 @@ Status BulkLoader::Queue(const std::string& src, const std::string& type, const 
   return Status::Ok();
 }
 
+Status BulkLoader::CheckEdgeItem(const std::string& src, const std::string& type,
+                                 const std::string& tgt, const Item& properties,
+                                 const std::string& rank) const {
+  // The edge's item as Queue writes it, sized before anything is recorded: an
+  // edge over 400 KB is this edge's refusal, not a batch's failure.
+  const Schema& s = graph_->schema();
+  size_t size = ItemSize(properties);
+  auto attr = [&](const std::string& name, size_t value_bytes) {
+    if (!name.empty() && !properties.count(name)) size += name.size() + value_bytes;
+  };
+  attr(s.pk_attribute, src.size());
+  attr(s.sk_attribute, s.EdgeSortKey(type, tgt).size());
+  attr(s.rank_attribute, rank.size());
+  attr(s.type_attribute, type.size());
+  if (size > kItemSizeBytesMax) {
+    return ValidationError("graph: the edge " + src + " -" + type + "-> " + tgt + " (~" +
+                           std::to_string(size / 1024) +
+                           " KB with its properties) exceeds DynamoDB's 400 KB item limit");
+  }
+  return Status::Ok();
+}
+
 Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
+  DR_RETURN_IF_ERROR(failed_);
   const Schema& s = graph_->schema();
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
   DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
+  DR_RETURN_IF_ERROR(CheckEdgeItem(e.source, e.type, e.target, e.properties,
+                                   s.Rank(e.type, e.source, e.properties)));
   auto one = [&](const std::string& src, const std::string& type, const std::string& tgt) {
     const std::string rank = s.Rank(type, src, e.properties);
     return Queue(src, type, tgt, e.properties, rank,
@@ -80,11 +106,13 @@ Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
 }
 
 Status BulkLoader::AddStoredEdge(const Edge& e, bool in_edge_set) {
+  DR_RETURN_IF_ERROR(failed_);
   const Schema& s = graph_->schema();
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
   DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
   const std::string rank = e.rank.empty() ? e.source : e.rank;
+  DR_RETURN_IF_ERROR(CheckEdgeItem(e.source, e.type, e.target, e.properties, rank));
   std::string entry;
   if (in_edge_set) {
     entry = s.EdgeSortKey(e.type, e.target);
@@ -94,6 +122,13 @@ Status BulkLoader::AddStoredEdge(const Edge& e, bool in_edge_set) {
 }
 
 Status BulkLoader::Drain() {
+  DR_RETURN_IF_ERROR(failed_);
+  Status s = DrainBatch();
+  if (!s.ok()) failed_ = s;
+  return s;
+}
+
+Status BulkLoader::DrainBatch() {
   if (pending_.empty()) return Status::Ok();
   std::vector<Item> items = std::move(pending_);
   pending_.clear();
@@ -150,6 +185,12 @@ Status BulkLoader::Drain() {
 
 Status BulkLoader::Finish() {
   DR_RETURN_IF_ERROR(Drain());
+  Status s = FinishNodes();
+  if (!s.ok()) failed_ = s;
+  return s;
+}
+
+Status BulkLoader::FinishNodes() {
   const Schema& s = graph_->schema();
   for (auto& [id, entries] : edge_sets_) nodes_.try_emplace(id);
   for (auto& [id, types] : in_types_) nodes_.try_emplace(id);

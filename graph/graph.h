@@ -459,6 +459,11 @@ class BulkLoader {
   Status AddStoredEdge(const Edge& edge, bool in_edge_set);
   Status Finish();
   int64_t items_written() const { return items_written_; }
+  // The first failure to write a batch (through the client, or into the
+  // target): once set, every later call returns it, and items added since may
+  // not be written. A refusal of one edge or node by its own checks (an id, a
+  // type, a size) is not a failure: the call returns it and the load goes on.
+  const Status& failed() const { return failed_; }
   // Through the client: called after each batch of items is written (a
   // resumable import records how far it got).
   void OnBatchWritten(std::function<void()> f) { on_written_ = std::move(f); }
@@ -468,7 +473,14 @@ class BulkLoader {
   void set_edge_items_written(bool written) { edge_items_written_ = written; }
 
  private:
+  // Writes what is pending; a failure is kept in failed_.
   Status Drain();
+  Status DrainBatch();
+  // Finish's node items (edge sets, incoming types, merged with the table's).
+  Status FinishNodes();
+  // Refuses an edge whose item would pass 400 KB.
+  Status CheckEdgeItem(const std::string& src, const std::string& type, const std::string& tgt,
+                       const Item& properties, const std::string& rank) const;
   // Queues the edge item; `entry` (empty: none) goes into the source's edge set.
   Status Queue(const std::string& src, const std::string& type, const std::string& tgt,
                const Item& properties, const std::string& rank, const std::string& entry);
@@ -483,6 +495,7 @@ class BulkLoader {
   int64_t items_written_ = 0;
   std::function<void()> on_written_;
   bool edge_items_written_ = false;
+  Status failed_;
 };
 
 // Creates the graph's table (MakeCreateTableRequest(schema)) in `db` and

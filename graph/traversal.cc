@@ -209,6 +209,7 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
   if (request.start.empty()) return ValidationError("graph: a traversal needs start nodes");
   for (const std::string& id : request.start) DR_RETURN_IF_ERROR(schema_.ValidateNodeId(id));
   if (request.limit < 0) return ValidationError("graph: a traversal's limit must be 0 (all) or more");
+  if (request.max_visited < 1) return ValidationError("graph: a traversal's max_visited must be 1 or more");
   std::vector<std::optional<NodePredicate>> node_filters;
   for (size_t k = 0; k < request.hops.size(); ++k) {
     const Hop& hop = request.hops[k];
@@ -349,17 +350,22 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
       }
     } else {
       // One query (a page or a few) per frontier node, independent of each
-      // other: up to max_concurrent_ in flight, visited in the frontier's order.
-      std::vector<std::vector<std::string>> found(frontier.size());
-      DR_RETURN_IF_ERROR(internal::ParallelFor(frontier.size(), max_concurrent_, [&](size_t i) -> Status {
-        DR_ASSIGN_OR_RETURN(found[i], OutNeighbourIds(frontier[i], hop.edge_types, hop, nullptr));
-        return Status::Ok();
-      }));
-      for (const std::vector<std::string>& ids : found) {
-        for (const std::string& n : ids) {
-          if (!visit(n)) break;
+      // other: up to max_concurrent_ in flight, visited in the frontier's
+      // order, a round at a time so that max_visited stops the reading too.
+      const size_t round = static_cast<size_t>(std::max(1, max_concurrent_));
+      for (size_t from = 0; from < frontier.size() && !result.truncated; from += round) {
+        const size_t n = std::min(round, frontier.size() - from);
+        std::vector<std::vector<std::string>> found(n);
+        DR_RETURN_IF_ERROR(internal::ParallelFor(n, max_concurrent_, [&](size_t i) -> Status {
+          DR_ASSIGN_OR_RETURN(found[i], OutNeighbourIds(frontier[from + i], hop.edge_types, hop, nullptr));
+          return Status::Ok();
+        }));
+        for (const std::vector<std::string>& ids : found) {
+          for (const std::string& id : ids) {
+            if (!visit(id)) break;
+          }
+          if (result.truncated) break;
         }
-        if (result.truncated) break;
       }
     }
     if (node_filters[k] && !next.empty()) {

@@ -129,7 +129,8 @@ void AddRecord(graph::BulkLoader& loader, simdjson::dom::element rec, bool store
     bool exists = true;
     if (stored && rec["exists"].get(exists) == simdjson::SUCCESS && !exists) return;  // an edge's stub end
     Status s = loader.AddNode(id, std::move(attrs).value());
-    if (!s.ok()) return Refuse(c, where, s.message());
+    if (!s.ok() && loader.failed().ok()) return Refuse(c, where, s.message());
+    if (!s.ok()) return;  // a write failed: the import stops (loader.failed())
     ++c->nodes;
     return;
   }
@@ -151,7 +152,8 @@ void AddRecord(graph::BulkLoader& loader, simdjson::dom::element rec, bool store
   } else {
     s = loader.AddEdge({e.source, e.type, e.target, std::move(props).value()});
   }
-  if (!s.ok()) return Refuse(c, where, s.message());
+  if (!s.ok() && loader.failed().ok()) return Refuse(c, where, s.message());
+  if (!s.ok()) return;  // a write failed: the import stops (loader.failed())
   ++c->edges;
 }
 
@@ -249,7 +251,7 @@ bool TakeText(Item* item, const std::string& column, std::string* out) {
   return true;
 }
 
-void FeedJsonl(graph::BulkLoader& loader, std::istream& in, const std::string& file,
+Status FeedJsonl(graph::BulkLoader& loader, std::istream& in, const std::string& file,
                Counts* counts, Progress* progress) {
   simdjson::dom::parser parser;
   std::string line;
@@ -267,7 +269,9 @@ void FeedJsonl(graph::BulkLoader& loader, std::istream& in, const std::string& f
       continue;
     }
     AddRecord(loader, rec, false, where, counts);
+    DR_RETURN_IF_ERROR(loader.failed());
   }
+  return Status::Ok();
 }
 
 // A CSV file of nodes or of edges, as its header says. A file whose header
@@ -333,6 +337,7 @@ Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& f
         continue;
       }
       if (Status a = loader.AddNode(id, std::move(item)); !a.ok()) {
+        if (!loader.failed().ok()) return loader.failed();
         Refuse(counts, where, a.message());
         continue;
       }
@@ -356,6 +361,7 @@ Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& f
     }
     e.properties = std::move(item);
     if (Status a = loader.AddEdge(std::move(e)); !a.ok()) {
+      if (!loader.failed().ok()) return loader.failed();
       Refuse(counts, where, a.message());
       continue;
     }
@@ -384,11 +390,13 @@ Status FeedJson(graph::BulkLoader& loader, const JsonFile& f, const std::string&
   for (simdjson::dom::element n : nodes) {
     progress->Add(share);
     AddRecord(loader, n, true, file + ": nodes[" + std::to_string(i++) + "]", counts);
+    DR_RETURN_IF_ERROR(loader.failed());
   }
   i = 0;
   for (simdjson::dom::element e : edges) {
     progress->Add(share);
     AddRecord(loader, e, true, file + ": edges[" + std::to_string(i++) + "]", counts);
+    DR_RETURN_IF_ERROR(loader.failed());
   }
   return Status::Ok();
 }
@@ -595,6 +603,12 @@ int RunGraphImport(const Args& args) {
     schema.table_name = table;
   }
 
+  if (missing && resumed_at > 0) {
+    // The edges the progress file counts went into a table that is gone.
+    return CommandFailed("graph import", Status(ErrorType::kValidation,
+        resume_path + " records an import into " + table +
+            ", which no longer exists: remove the file to import from the start"));
+  }
   Counts counts;
   Progress progress(total_bytes);
   int64_t items_written = 0;
@@ -607,7 +621,7 @@ int RunGraphImport(const Args& args) {
       }
       std::ifstream in(file, std::ios::binary);
       if (f == "jsonl") {
-        FeedJsonl(loader, in, file, &counts, &progress);
+        DR_RETURN_IF_ERROR(FeedJsonl(loader, in, file, &counts, &progress));
       } else {
         DR_RETURN_IF_ERROR(FeedCsv(loader, in, file, cols, &counts, &progress));
       }

@@ -324,6 +324,15 @@ class GraphRequest {
     *out = std::move(*item);
     return Status();
   }
+  // Whether `key` is there and not an integer (a mistyped optional number).
+  bool NotInt(const char* key) const {
+    int64_t v = 0;
+    return obj_[key].error() == simdjson::SUCCESS && obj_[key].get(v) != simdjson::SUCCESS;
+  }
+  bool NotString(const char* key) const {
+    std::string_view v;
+    return obj_[key].error() == simdjson::SUCCESS && obj_[key].get(v) != simdjson::SUCCESS;
+  }
   // The object at `key`, if there is one.
   bool Object(const char* key, simdjson::dom::object* out) const {
     return obj_[key].get(*out) == simdjson::SUCCESS;
@@ -346,13 +355,18 @@ Status Invalid(const std::string& what) {
   return dynarock::ValidationError("Traverse: " + what);
 }
 
+bool Present(simdjson::dom::object o, const char* key) { return o[key].error() == simdjson::SUCCESS; }
+
 // {"Expression", "Names": {"#n": "name"}, "Values": {":v": AttributeValue}}
 Status ReadFilter(simdjson::dom::object o, dynarock::graph::Filter* f) {
   std::string_view text;
   if (o["Expression"].get(text) != simdjson::SUCCESS) return Invalid("a filter needs its \"Expression\"");
   f->expression = std::string(text);
   simdjson::dom::object names;
-  if (o["Names"].get(names) == simdjson::SUCCESS) {
+  if (Present(o, "Names") && o["Names"].get(names) != simdjson::SUCCESS) {
+    return Invalid("a filter's \"Names\" is an object");
+  }
+  if (Present(o, "Names")) {
     for (auto [k, v] : names) {
       std::string_view s;
       if (v.get(s) != simdjson::SUCCESS) return Invalid("a filter's \"Names\" are strings");
@@ -360,6 +374,7 @@ Status ReadFilter(simdjson::dom::object o, dynarock::graph::Filter* f) {
     }
   }
   simdjson::dom::element values;
+  if (Present(o, "Values") && !o["Values"].is_object()) return Invalid("a filter's \"Values\" is an object");
   if (o["Values"].get(values) == simdjson::SUCCESS) {
     auto item = dynarock::api::DecodeItemJson(simdjson::minify(values));
     if (!item.ok()) return item.status();
@@ -381,7 +396,10 @@ Status ReadStep(simdjson::dom::object o, dynarock::graph::Hop* h) {
   if (dir != "OUT" && dir != "IN") return Invalid("a step's \"Direction\" is \"OUT\" or \"IN\"");
   h->direction = dir == "OUT" ? dynarock::graph::Direction::kOut : dynarock::graph::Direction::kIn;
   simdjson::dom::array types;
-  if (o["Types"].get(types) == simdjson::SUCCESS) {
+  if (Present(o, "Types") && o["Types"].get(types) != simdjson::SUCCESS) {
+    return Invalid("a step's \"Types\" is an array of strings");
+  }
+  if (Present(o, "Types")) {
     for (auto t : types) {
       std::string_view s;
       if (t.get(s) != simdjson::SUCCESS) return Invalid("a step's \"Types\" are strings");
@@ -389,7 +407,8 @@ Status ReadStep(simdjson::dom::object o, dynarock::graph::Hop* h) {
     }
   }
   simdjson::dom::object key;
-  if (o["Key"].get(key) == simdjson::SUCCESS) {
+  if (Present(o, "Key") && o["Key"].get(key) != simdjson::SUCCESS) return Invalid("a step's \"Key\" is an object");
+  if (Present(o, "Key")) {
     std::string_view op, value, value2;
     if (key["Op"].get(op) != simdjson::SUCCESS || key["Value"].get(value) != simdjson::SUCCESS) {
       return Invalid("a step's \"Key\" has \"Op\" and \"Value\"");
@@ -410,20 +429,30 @@ Status ReadStep(simdjson::dom::object o, dynarock::graph::Hop* h) {
     }
     h->key = std::move(k);
   }
-  simdjson::dom::object f;
-  if (o["EdgeFilter"].get(f) == simdjson::SUCCESS) {
-    h->filter.emplace();
-    DR_RETURN_IF_ERROR(ReadFilter(f, &*h->filter));
-  }
-  if (o["NodeFilter"].get(f) == simdjson::SUCCESS) {
-    h->node_filter.emplace();
-    DR_RETURN_IF_ERROR(ReadFilter(f, &*h->node_filter));
+  for (const char* name : {"EdgeFilter", "NodeFilter"}) {
+    if (!Present(o, name)) continue;
+    simdjson::dom::object f;
+    if (o[name].get(f) != simdjson::SUCCESS) {
+      return Invalid(std::string("a step's \"") + name + "\" is an object {\"Expression\", \"Names\", \"Values\"}");
+    }
+    std::optional<dynarock::graph::Filter>& into = name[0] == 'E' ? h->filter : h->node_filter;
+    into.emplace();
+    DR_RETURN_IF_ERROR(ReadFilter(f, &*into));
   }
   int64_t n = 0;
-  if (o["ValidAt"].get(n) == simdjson::SUCCESS) h->valid_at = n;
-  if (o["FanOut"].get(n) == simdjson::SUCCESS) h->fan_out = n;
-  bool sets = true;
-  if (o["UseEdgeSets"].get(sets) == simdjson::SUCCESS) h->use_edge_sets = sets;
+  if (Present(o, "ValidAt")) {
+    if (o["ValidAt"].get(n) != simdjson::SUCCESS) return Invalid("a step's \"ValidAt\" is an integer (seconds)");
+    h->valid_at = n;
+  }
+  if (Present(o, "FanOut")) {
+    if (o["FanOut"].get(n) != simdjson::SUCCESS) return Invalid("a step's \"FanOut\" is an integer");
+    h->fan_out = n;
+  }
+  if (Present(o, "UseEdgeSets")) {
+    bool sets = true;
+    if (o["UseEdgeSets"].get(sets) != simdjson::SUCCESS) return Invalid("a step's \"UseEdgeSets\" is true or false");
+    h->use_edge_sets = sets;
+  }
   return Status();
 }
 
@@ -520,6 +549,10 @@ StatusOr<std::string> RunGraph(DbState& s, std::string_view op, GraphRequest& r)
       t.hops.emplace_back();
       DR_RETURN_IF_ERROR(ReadStep(step, &t.hops.back()));
     }
+    for (const char* key : {"Limit", "MaxVisited"}) {
+      if (r.NotInt(key)) return Invalid(std::string("\"") + key + "\" is an integer");
+    }
+    if (r.NotString("Cursor")) return Invalid("\"Cursor\" is a string (a result's NextCursor)");
     t.limit = r.Int("Limit", 0);
     t.max_visited = r.Int("MaxVisited", t.max_visited);
     r.Str("Cursor", &t.cursor, "");

@@ -294,6 +294,16 @@ TEST(CAbi, GraphOperations) {
                 .type,
             "ValidationException");
   EXPECT_EQ(Exec(db, "Traverse", R"({"Start":"USER#Frodo","Steps":[]})", true).type, "ValidationException");
+  // A member of the wrong type is refused, not ignored.
+  for (const char* mistyped :
+       {R"({"Start":["USER#Frodo"],"Steps":[{"Types":"CARRIES"}]})",
+        R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"],"EdgeFilter":"a = :v"}]})",
+        R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"],"NodeFilter":[]}]})",
+        R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"],"ValidAt":1.5}]})",
+        R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"]}],"Limit":"10"})",
+        R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"]}],"MaxVisited":0})"}) {
+    EXPECT_EQ(Exec(db, "Traverse", mistyped, true).type, "ValidationException") << mistyped;
+  }
   Result bad_filter = Exec(
       db, "Traverse",
       R"({"Start":["USER#Frodo"],"Steps":[{"Types":["CARRIES"],"EdgeFilter":{"Expression":"a = "}}]})",

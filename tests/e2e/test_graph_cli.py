@@ -21,7 +21,7 @@ command line.
   and over HTTP (BatchWriteItem) gives the same export; a file refused whole
   leaves no table behind; --resume: an import killed midway and run again
   skips what it wrote and ends with the graph a clean import gives, a progress
-  file of another import refused;
+  file of another import, or of a table since deleted, refused;
 * query: answers as the seeds give them, as text and JSON, the same over HTTP;
 * query walk: seed 001's "who leads the goals Dora contributes to" by a rank
   condition and a pushed-down edge filter, with its plan and cost; seed 004's
@@ -389,10 +389,18 @@ class GraphExportTest(unittest.TestCase):
             r = dynarock("graph", "import", lines, "--table", "ring", "--resume", state, *where, check=False)
             self.assertEqual(r.returncode, 1)
             self.assertIn("records another import", r.stderr)
-            # A progress file saying 19,990 records are written: only the last
-            # ten edges are sent (into a new table, so the others are absent).
+            # A progress file saying 19,990 records are written: refused while
+            # the table does not exist (those edges would be lost), then only
+            # the last ten edges are sent (into a table that does not have the
+            # others, so they are absent).
             with open(state, "w") as f:
                 json.dump({"table": "ring_tail", "files": [[lines, os.path.getsize(lines)]], "done": 19990}, f)
+            r = dynarock("graph", "import", lines, "--table", "ring_tail", "--resume", state, *where, check=False)
+            self.assertEqual(r.returncode, 1)
+            self.assertIn("records an import into ring_tail, which no longer exists", r.stderr)
+            empty = os.path.join(self.tmp, "empty.jsonl")
+            open(empty, "w").close()
+            dynarock("graph", "import", empty, "--table", "ring_tail", *where)
             r = dynarock("graph", "import", lines, "--table", "ring_tail", "--resume", state, *where)
             self.assertIn("0 nodes, 20000 edges", r.stderr)
             stats = json.loads(dynarock("graph", "stats", "--table", "ring_tail", "--format", "json", *where).stdout)

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -209,6 +210,75 @@ TEST_F(BulkLoadTest, LoadingIntoAnExistingGraphKeepsItsNodesAndEdgeSets) {
     ASSERT_TRUE(set.ok());
     EXPECT_TRUE(set->ok()) << id;
   }
+}
+
+// A client whose BatchWriteItem fails from the third call on; the rest
+// goes to the database.
+class FailingClient : public Client {
+ public:
+  explicit FailingClient(DB* db) : inner_(db) {}
+  StatusOr<BatchWriteItemResponse> BatchWriteItem(const BatchWriteItemRequest& r) override {
+    if (++calls_ > 2) return Status(ErrorType::kInternalServerError, "the disk is full");
+    return inner_.BatchWriteItem(r);
+  }
+  StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& r) override { return inner_.CreateTable(r); }
+  StatusOr<DescribeTableResponse> DescribeTable(const DescribeTableRequest& r) override {
+    return inner_.DescribeTable(r);
+  }
+  StatusOr<DeleteTableResponse> DeleteTable(const DeleteTableRequest& r) override { return inner_.DeleteTable(r); }
+  StatusOr<PutItemResponse> PutItem(const PutItemRequest& r) override { return inner_.PutItem(r); }
+  StatusOr<GetItemResponse> GetItem(const GetItemRequest& r) override { return inner_.GetItem(r); }
+  StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& r) override { return inner_.UpdateItem(r); }
+  StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& r) override { return inner_.DeleteItem(r); }
+  StatusOr<QueryResponse> Query(const QueryRequest& r) override { return inner_.Query(r); }
+  StatusOr<ScanResponse> Scan(const ScanRequest& r) override { return inner_.Scan(r); }
+  StatusOr<BatchGetItemResponse> BatchGetItem(const BatchGetItemRequest& r) override {
+    return inner_.BatchGetItem(r);
+  }
+  StatusOr<TransactWriteItemsResponse> TransactWriteItems(const TransactWriteItemsRequest& r) override {
+    return inner_.TransactWriteItems(r);
+  }
+  std::string Describe() const override { return "failing"; }
+
+ private:
+  EmbeddedClient inner_;
+  std::atomic<int> calls_{0};
+};
+
+// One edge too big is that edge's refusal; a failed write stops the load:
+// every later call says so, nothing is counted as written that was not.
+TEST_F(BulkLoadTest, AnOversizeEdgeIsRefusedAloneAndAFailedWriteStopsTheLoad) {
+  Schema s;
+  s.table_name = "failing";
+  Graph g(client_.get(), s);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  {
+    BulkLoader loader(&g, 1);
+    Status big = loader.AddEdge({"A#1", "LINK", "A#2", {{"blob", Text(std::string(410 * 1024, 'x'))}}});
+    EXPECT_EQ(big.type(), ErrorType::kValidation);
+    EXPECT_NE(big.message().find("400 KB"), std::string::npos) << big.message();
+    EXPECT_TRUE(loader.failed().ok());
+    ASSERT_TRUE(loader.AddEdge({"A#1", "LINK", "A#3", {}}).ok());
+    ASSERT_TRUE(loader.Finish().ok());
+    auto out = g.AllOutEdges("A#1", "");
+    ASSERT_TRUE(out.ok());
+    EXPECT_EQ(out->size(), 1u);
+  }
+  FailingClient failing(db_.get());
+  Graph f(&failing, s);
+  BulkLoader loader(&f, 1);
+  Status first_failure;
+  int added = 0;
+  for (int i = 0; i < 10000 && first_failure.ok(); ++i) {
+    first_failure = loader.AddEdge({"B#1", "LINK", "B#" + std::to_string(i + 2), {}});
+    if (first_failure.ok()) ++added;
+  }
+  EXPECT_EQ(first_failure.type(), ErrorType::kInternalServerError);
+  EXPECT_EQ(loader.failed().message(), "the disk is full");
+  EXPECT_EQ(loader.AddNode("B#9").type(), ErrorType::kInternalServerError);
+  EXPECT_EQ(loader.AddEdge({"B#1", "LINK", "B#2", {}}).type(), ErrorType::kInternalServerError);
+  EXPECT_EQ(loader.Finish().type(), ErrorType::kInternalServerError);
+  EXPECT_LT(added, 10000);
 }
 
 // Reads with several requests in flight give the answers of one at a time,

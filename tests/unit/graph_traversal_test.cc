@@ -186,6 +186,30 @@ TEST_F(TraversalTest, PagesWithCursors) {
   EXPECT_EQ(rest->results, std::vector<std::string>(whole->results.begin() + 1, whole->results.end()));
 }
 
+// max_visited stops the reading, not only the answer: a step's queries stop
+// once it is reached (a round of max_concurrent_requests at a time).
+TEST_F(TraversalTest, MaxVisitedStopsTheQueries) {
+  TraversalRequest r;
+  r.start = {"GOAL-G1"};
+  Hop members = Out("GOALMEMBERSHIP");
+  members.use_edge_sets = false;
+  r.hops = {members, In("GOALMEMBERSHIP")};
+  auto whole = koan_->Traverse(r);
+  ASSERT_TRUE(whole.ok());
+  ASSERT_EQ(whole->levels[1].size(), 3u);
+  EXPECT_EQ(whole->steps[2].requests, 3);  // one query per member
+  r.max_visited = 5;  // the goal, its three members, one more
+  auto t = koan_->Traverse(r);
+  ASSERT_TRUE(t.ok());
+  EXPECT_TRUE(t->truncated);
+  EXPECT_EQ(t->levels[2].size(), 1u);
+  // The first member's query finds the fifth node, the second's a sixth that
+  // does not fit: the third member is never queried.
+  EXPECT_EQ(t->steps[2].requests, 2);
+  r.max_visited = 0;
+  EXPECT_EQ(koan_->Traverse(r).status().type(), ErrorType::kValidation);
+}
+
 TEST_F(TraversalTest, BadTraversalsAreRefusedBeforeAnyRequest) {
   const GraphStats before = koan_->stats();
   auto refuse = [&](TraversalRequest r, ErrorType type, const std::string& words) {
