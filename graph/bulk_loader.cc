@@ -72,7 +72,7 @@ Status BulkLoader::CheckEdgeItem(const std::string& src, const std::string& type
     if (!name.empty() && !properties.count(name)) size += name.size() + value_bytes;
   };
   attr(s.pk_attribute, src.size());
-  attr(s.sk_attribute, s.EdgeSortKey(type, tgt).size());
+  attr(s.sk_attribute, type.size() + s.separator.size() + tgt.size());  // EdgeSortKey
   attr(s.rank_attribute, rank.size());
   attr(s.type_attribute, type.size());
   if (size > kItemSizeBytesMax) {
@@ -89,18 +89,27 @@ Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.source));
   DR_RETURN_IF_ERROR(s.ValidateNodeId(e.target));
   DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
-  DR_RETURN_IF_ERROR(CheckEdgeItem(e.source, e.type, e.target, e.properties,
-                                   s.Rank(e.type, e.source, e.properties)));
-  auto one = [&](const std::string& src, const std::string& type, const std::string& tgt) {
-    const std::string rank = s.Rank(type, src, e.properties);
-    return Queue(src, type, tgt, e.properties, rank,
-                 s.InEdgeSet(type) ? s.EdgeSetEntry(type, tgt, rank) : std::string());
+  // Both directions are checked before either is queued: an edge is loaded
+  // whole or refused.
+  struct Direction {
+    const std::string* src;
+    std::string type;
+    const std::string* tgt;
+    std::string rank;
   };
-  DR_RETURN_IF_ERROR(one(e.source, e.type, e.target));
+  std::vector<Direction> ways = {{&e.source, e.type, &e.target, s.Rank(e.type, e.source, e.properties)}};
   if (with_reverse) {
     std::string r = s.ReverseType(e.type);
     if (r.empty()) r = e.type;
-    if (!(e.source == e.target && r == e.type)) DR_RETURN_IF_ERROR(one(e.target, r, e.source));
+    if (!(e.source == e.target && r == e.type)) {
+      std::string rank = s.Rank(r, e.target, e.properties);
+      ways.push_back({&e.target, std::move(r), &e.source, std::move(rank)});
+    }
+  }
+  for (const Direction& w : ways) DR_RETURN_IF_ERROR(CheckEdgeItem(*w.src, w.type, *w.tgt, e.properties, w.rank));
+  for (const Direction& w : ways) {
+    DR_RETURN_IF_ERROR(Queue(*w.src, w.type, *w.tgt, e.properties, w.rank,
+                             s.InEdgeSet(w.type) ? s.EdgeSetEntry(w.type, *w.tgt, w.rank) : std::string()));
   }
   return Status::Ok();
 }
