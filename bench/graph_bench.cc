@@ -279,14 +279,16 @@ BENCHMARK(BM_TwoHop)
 void BM_ExpandEdgeSets(benchmark::State& state) {
   Graph* g = G(static_cast<int>(state.range(0)));
   state.SetLabel(std::string(Label(static_cast<int>(state.range(0)))) +
-                 (state.range(1) == 1 ? "/projected" : "/whole"));
+                 (state.range(1) == 2 ? "/ids" : state.range(1) == 1 ? "/projected" : "/whole"));
   ExpandRequest x;
   x.node = Get()->in_target;
   x.edge_type = "LINK";
   x.limit = 50;
   x.expand_types = {"LINK"};
-  // /1: the neighbours' own attribute only, not their (large) edge sets.
+  // /1: the neighbours' own attribute only, not their (large) edge sets;
+  // /2: the neighbours' ids only (the roots' edge sets), no neighbour read.
   if (state.range(1) == 1) x.neighbour_attributes = {"n"};
+  if (state.range(1) == 2) x.read_neighbours = false;
   GraphStats before = g->stats();
   size_t roots = 0, neighbours = 0;
   for (auto _ : state) {
@@ -296,21 +298,25 @@ void BM_ExpandEdgeSets(benchmark::State& state) {
       break;
     }
     roots = r->roots.size();
-    neighbours = r->neighbours.size();
+    std::set<std::string> ids;
+    for (const auto& [root, refs] : r->refs)
+      for (const EdgeRef& ref : refs) ids.insert(ref.target);
+    neighbours = ids.size();
   }
   Report(state, g, before);
   state.counters["roots"] = static_cast<double>(roots);
   state.counters["neighbours"] = static_cast<double>(neighbours);
 }
 BENCHMARK(BM_ExpandEdgeSets)
-    ->Args({0, 0})->Args({0, 1})->Args({1, 0})->Args({1, 1})
+    ->Args({0, 0})->Args({0, 1})->Args({0, 2})->Args({1, 0})->Args({1, 1})->Args({1, 2})
     ->Unit(benchmark::kMillisecond);
 
 // The same answer through the N+1 pattern: GSI query, batch get of the roots,
 // then one adjacency query per root, then batch gets of the neighbours.
 void BM_ExpandNPlusOne(benchmark::State& state) {
   Graph* g = G(static_cast<int>(state.range(0)));
-  state.SetLabel(Label(static_cast<int>(state.range(0))));
+  state.SetLabel(std::string(Label(static_cast<int>(state.range(0)))) +
+                 (state.range(1) == 2 ? "/ids" : "/whole"));
   const std::string target = Get()->in_target;
   GraphStats before = g->stats();
   size_t roots = 0, neighbours = 0;
@@ -333,15 +339,21 @@ void BM_ExpandNPlusOne(benchmark::State& state) {
     }
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    auto nodes = g->GetNodes(ids);
     roots = root_nodes.ok() ? root_nodes->size() : 0;
+    if (state.range(1) == 2) {  // the neighbours' ids only
+      neighbours = ids.size();
+      continue;
+    }
+    auto nodes = g->GetNodes(ids);
     neighbours = nodes.ok() ? nodes->size() : 0;
   }
   Report(state, g, before);
   state.counters["roots"] = static_cast<double>(roots);
   state.counters["neighbours"] = static_cast<double>(neighbours);
 }
-BENCHMARK(BM_ExpandNPlusOne)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExpandNPlusOne)
+    ->Args({0, 0})->Args({0, 2})->Args({1, 0})->Args({1, 2})
+    ->Unit(benchmark::kMillisecond);
 
 // A shortest path between the node with ~100 out-edges and the node with ~50
 // in-edges (bidirectional breadth-first search, graph/paths.h), out-edges only.

@@ -181,6 +181,9 @@ struct ExpandRequest {
   // The neighbours' attributes to read (empty: whole items, their own edge
   // sets included, which for well-connected nodes are most of the bytes).
   std::vector<std::string> neighbour_attributes;
+  // false: stop at the roots' edge sets (Expansion::refs, the neighbours' ids):
+  // two requests in all, for up to 100 roots.
+  bool read_neighbours = true;
 };
 
 struct Expansion {

@@ -46,6 +46,7 @@ StatusOr<Expansion> Graph::Expand(const ExpandRequest& request) {
     }
     out.roots.push_back(std::move(*r));
   }
+  if (!request.read_neighbours) return out;
   std::sort(neighbour_ids.begin(), neighbour_ids.end());
   neighbour_ids.erase(std::unique(neighbour_ids.begin(), neighbour_ids.end()),
                       neighbour_ids.end());

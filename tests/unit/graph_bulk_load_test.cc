@@ -351,6 +351,15 @@ TEST_F(BulkLoadTest, ConcurrentAndProjectedReadsAnswerAlike) {
     EXPECT_FALSE(whole->neighbours.at(id).edge_set.empty()) << id;
     EXPECT_EQ(node.attributes, whole->neighbours.at(id).attributes) << id;
   }
+  // Only the neighbours' ids: the roots and their edge sets, two requests.
+  e.read_neighbours = false;
+  const GraphStats before = one.stats();
+  auto refs_only = one.Expand(e);
+  ASSERT_TRUE(refs_only.ok());
+  EXPECT_EQ(one.stats().requests - before.requests, 2);
+  EXPECT_TRUE(refs_only->neighbours.empty());
+  EXPECT_EQ(refs_only->refs, whole->refs);
+  EXPECT_EQ(refs_only->roots.size(), whole->roots.size());
 }
 
 }  // namespace
