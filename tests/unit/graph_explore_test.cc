@@ -14,20 +14,13 @@
 #include "graph/paths.h"
 #include "graph/seed_graphs.h"
 #include "graph/survey.h"
+#include "tests/unit/graph_fixture.h"
 
 namespace dynarock::graph {
 namespace {
 
-class ExploreTest : public ::testing::Test {
+class ExploreTest : public EmbeddedGraphTest {
  protected:
-  void SetUp() override {
-    Options o;
-    o.in_memory = true;
-    auto db = DB::Open(o, "");
-    ASSERT_TRUE(db.ok());
-    db_ = std::move(db).value();
-    client_ = std::make_unique<EmbeddedClient>(db_.get());
-  }
   // A graph of `schema`, created and loaded by `load`.
   std::unique_ptr<Graph> Load(Schema schema, StatusOr<WriteReport> (*load)(Graph&)) {
     auto g = std::make_unique<Graph>(client_.get(), std::move(schema));
@@ -40,9 +33,6 @@ class ExploreTest : public ::testing::Test {
     for (const auto& node : n.nodes) out[node.id] = node.depth;
     return out;
   }
-
-  std::unique_ptr<DB> db_;
-  std::unique_ptr<EmbeddedClient> client_;
 };
 
 TEST_F(ExploreTest, OneHopOutFollowsEveryTypeAndMarksEdgeSetEntries) {

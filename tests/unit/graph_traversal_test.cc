@@ -13,19 +13,15 @@
 #include "graph/embedded_client.h"
 #include "graph/graph.h"
 #include "graph/seed_graphs.h"
+#include "tests/unit/graph_fixture.h"
 
 namespace dynarock::graph {
 namespace {
 
-class TraversalTest : public ::testing::Test {
+class TraversalTest : public EmbeddedGraphTest {
  protected:
   void SetUp() override {
-    Options o;
-    o.in_memory = true;
-    auto db = DB::Open(o, "");
-    ASSERT_TRUE(db.ok());
-    db_ = std::move(db).value();
-    client_ = std::make_unique<EmbeddedClient>(db_.get());
+    EmbeddedGraphTest::SetUp();
     koan_ = std::make_unique<Graph>(client_.get(), seeds::KoanSchema("records"));
     ASSERT_TRUE(koan_->EnsureTable().ok());
     ASSERT_TRUE(seeds::LoadKoan(*koan_).ok());
@@ -36,8 +32,6 @@ class TraversalTest : public ::testing::Test {
 
   static std::set<std::string> Set(const std::vector<std::string>& v) { return {v.begin(), v.end()}; }
 
-  std::unique_ptr<DB> db_;
-  std::unique_ptr<EmbeddedClient> client_;
   std::unique_ptr<Graph> koan_, contact_;
 };
 
