@@ -217,8 +217,11 @@ class Progress {
       Show(false);
     }
   }
+  // The input is read; the nodes (with their edge sets) are written next.
   void Done() {
-    if (tty_ && records_ >= 1024) Show(true);
+    if (!tty_ || records_ < 1024) return;
+    Show(true);
+    std::fputs("dynarock graph import: writing the nodes with their edge sets...\n", stderr);
   }
 
  private:
