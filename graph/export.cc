@@ -176,4 +176,35 @@ std::string ExportGraph(const Neighbourhood& n, const Schema& schema, ExportForm
   return Json(n, schema);
 }
 
+void WriteTraversalJson(api::JsonWriter& w, const TraversalResult& r) {
+  auto ids = [&](const std::vector<std::string>& v) {
+    w.BeginArray();
+    for (const std::string& id : v) w.String(id);
+    w.EndArray();
+  };
+  w.BeginObject();
+  w.Key("Results");
+  ids(r.results);
+  w.Key("Levels");
+  w.BeginArray();
+  for (const auto& level : r.levels) ids(level);
+  w.EndArray();
+  w.MemberBool("Truncated", r.truncated);
+  if (!r.next_cursor.empty()) w.Member("NextCursor", r.next_cursor);
+  w.Key("Steps");
+  w.BeginArray();
+  for (const TraversalStep& st : r.steps) {
+    w.BeginObject();
+    w.Member("Plan", st.plan);
+    w.MemberInt("Frontier", st.frontier);
+    w.MemberInt("Reached", st.reached);
+    w.MemberInt("Requests", st.requests);
+    w.MemberInt("ItemsRead", st.items_read);
+    w.MemberDouble("ReadUnits", st.read_units);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace dynarock::graph

@@ -26,6 +26,7 @@
 
 #include "engine/api/json_writer.h"
 #include "graph/explore.h"
+#include "graph/graph.h"
 
 namespace dynarock::graph {
 
@@ -46,6 +47,12 @@ void WriteSchemaJson(api::JsonWriter& w, const Schema& s);
 // One edge as the json format writes it: {"source", "target", "type", "rank",
 // "in_edge_set" (when given), "attributes": {DynamoDB JSON}}.
 void WriteEdgeJson(api::JsonWriter& w, const Edge& e, std::optional<bool> in_edge_set = std::nullopt);
+
+// A traversal's answer (Graph::Traverse), as the C ABI's Traverse and `graph
+// query walk --format json` give it: {"Results": [id], "Levels": [[id]],
+// "Truncated": bool, "NextCursor" (when there is more), "Steps": [{"Plan",
+// "Frontier", "Reached", "Requests", "ItemsRead", "ReadUnits"}]}.
+void WriteTraversalJson(api::JsonWriter& w, const TraversalResult& r);
 
 }  // namespace dynarock::graph
 

@@ -17,6 +17,7 @@
 
 #include "engine/api/json_decode.h"
 #include "engine/api/json_writer.h"
+#include "graph/export.h"
 #include "graph/graph.h"
 #include "tools/command.h"
 #include "tools/graph_client.h"
@@ -56,7 +57,7 @@ constexpr char kWalkHelp[] =
     "                         The edges' validity attributes (default validFrom and\n"
     "                         validTo; N, seconds since the epoch)\n"
     "  --plan                 Also print each step's plan and cost (requests, items\n"
-    "                         read, read capacity units)\n"
+    "                         read, read capacity units); JSON always has them\n"
     "  --format F             table (default) or json\n"
     "  --table T, --endpoint URL, --region R, --ca-file FILE, --data DIR\n"
     "  -h, --help             Show this help\n";
@@ -255,37 +256,7 @@ int RunGraphQueryWalk(const Args& args) {
   std::string out;
   if (format == "json") {
     api::JsonWriter w;
-    w.BeginObject();
-    w.Key("results");
-    w.BeginArray();
-    for (const std::string& id : t->results) w.String(id);
-    w.EndArray();
-    w.Key("levels");
-    w.BeginArray();
-    for (const auto& level : t->levels) {
-      w.BeginArray();
-      for (const std::string& id : level) w.String(id);
-      w.EndArray();
-    }
-    w.EndArray();
-    w.MemberBool("truncated", t->truncated);
-    if (!t->next_cursor.empty()) w.Member("next_cursor", t->next_cursor);
-    if (plan) {
-      w.Key("steps");
-      w.BeginArray();
-      for (const graph::TraversalStep& s : t->steps) {
-        w.BeginObject();
-        w.Member("plan", s.plan);
-        w.MemberInt("frontier", s.frontier);
-        w.MemberInt("reached", s.reached);
-        w.MemberInt("requests", s.requests);
-        w.MemberInt("items_read", s.items_read);
-        w.MemberDouble("read_units", s.read_units);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.EndObject();
+    graph::WriteTraversalJson(w, *t);
     out = w.Release() + "\n";
   } else {
     for (const std::string& id : t->results) out += id + "\n";

@@ -31,6 +31,7 @@
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
 #include "graph/embedded_client.h"
+#include "graph/export.h"
 #include "graph/graph.h"
 #ifndef DYNAROCK_NO_SERVER
 #include "tools/server/http_server.h"
@@ -557,33 +558,9 @@ StatusOr<std::string> RunGraph(DbState& s, std::string_view op, GraphRequest& r)
     t.max_visited = r.Int("MaxVisited", t.max_visited);
     r.Str("Cursor", &t.cursor, "");
     DR_ASSIGN_OR_RETURN(dynarock::graph::TraversalResult res, g->Traverse(t));
-    w.Key("Results");
-    w.BeginArray();
-    for (const std::string& id : res.results) w.String(id);
-    w.EndArray();
-    w.Key("Levels");
-    w.BeginArray();
-    for (const auto& level : res.levels) {
-      w.BeginArray();
-      for (const std::string& id : level) w.String(id);
-      w.EndArray();
-    }
-    w.EndArray();
-    w.MemberBool("Truncated", res.truncated);
-    if (!res.next_cursor.empty()) w.Member("NextCursor", res.next_cursor);
-    w.Key("Steps");
-    w.BeginArray();
-    for (const auto& st : res.steps) {
-      w.BeginObject();
-      w.Member("Plan", st.plan);
-      w.MemberInt("Frontier", st.frontier);
-      w.MemberInt("Reached", st.reached);
-      w.MemberInt("Requests", st.requests);
-      w.MemberInt("ItemsRead", st.items_read);
-      w.MemberDouble("ReadUnits", st.read_units);
-      w.EndObject();
-    }
-    w.EndArray();
+    JsonWriter traversal;
+    dynarock::graph::WriteTraversalJson(traversal, res);
+    return traversal.Release();
   } else {
     return Status(dynarock::ErrorType::kUnknownOperation,
                   "Unknown graph operation: " + std::string(op));

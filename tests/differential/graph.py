@@ -10,8 +10,10 @@ DynamoDB Local, then the same questions asked of both from the command line
 
 The walk questions also compare their plan and cost (requests, items read and
 the read capacity units each server reports), so the layer's accounting is held
-to DynamoDB Local's. Setup as for run.py (scripts/install-deps.sh
---differential). Exits 1 when an answer differs.
+to DynamoDB Local's; the walks' answers are also held to the seeds'. Setup as
+for run.py (scripts/install-deps.sh --differential). Fails (AssertionError,
+exit 1) when an answer differs, is missing on either side, or is not the
+seed's.
 """
 
 import argparse
@@ -62,6 +64,19 @@ QUESTIONS = [
 ]
 
 
+# The seeds' answers to the walks (in the order found), which both servers
+# must give.
+EXPECTED = {
+    "walk rank range + edge filter": ["USER-U3"],
+    "walk rank >= ": ["GOAL-G3", "GOAL-G2", "GOAL-G1"],
+    "walk two steps by edge sets": ["GOAL-G2", "GOAL-G3"],
+    "walk page 1": ["GOAL-G2"],
+    "walk as of 2005": ["Person#sally"],
+    "walk node filter": ["USER-U2"],
+    "walk out, every type": ["USER#Gandalf", "USER#Samwise", "PLACE#Gondor", "PLACE#TheShire"],
+}
+
+
 def dynarock(binary, args, port):
     out = subprocess.run([binary, "graph", *args, "--endpoint", "http://127.0.0.1:%d" % port],
                          capture_output=True, text=True, timeout=120,
@@ -81,22 +96,33 @@ def main():
                 rc, _, err = dynarock(binary, ["demo"], port)
                 if rc != 0:
                     sys.exit("graph demo failed on port %d: %s" % (port, err))
-            differ = 0
+            failures = []
             for name, args in QUESTIONS:
                 a = dynarock(binary, args, local_port)
                 b = dynarock(binary, args, rock_port)
                 same = a == b
-                if not same:
-                    differ += 1
                 if opts.verbose or not same:
                     print("%s %s" % ("same   " if same else "DIFFERS", name))
                 if not same:
                     print("  DynamoDB Local: exit %d\n%s%s" % (a[0], a[1], a[2]))
                     print("  dynarock:       exit %d\n%s%s" % (b[0], b[1], b[2]))
-                if opts.verbose and same and args[0] == "query" and args[1] == "walk":
-                    print("  " + json.dumps(json.loads(a[1]).get("results")))
-            print("graph differential: %d questions, %d differ" % (len(QUESTIONS), differ))
-            return 1 if differ else 0
+                    failures.append(name + ": the answers differ")
+                # Two servers failing alike is not an agreement: every question
+                # has an answer.
+                if a[0] != 0 or not a[1].strip():
+                    failures.append("%s: DynamoDB Local gave no answer (exit %d): %s" % (name, a[0], a[2].strip()))
+                if b[0] != 0 or not b[1].strip():
+                    failures.append("%s: dynarock gave no answer (exit %d): %s" % (name, b[0], b[2].strip()))
+                want = EXPECTED.get(name)
+                if want is not None and b[0] == 0:
+                    got = json.loads(b[1])["Results"]
+                    if got != want:
+                        failures.append("%s: results %s, the seed says %s" % (name, got, want))
+                if opts.verbose and same and name in EXPECTED:
+                    print("  " + json.dumps(json.loads(a[1]).get("Results")))
+            print("graph differential: %d questions, %d failures" % (len(QUESTIONS), len(failures)))
+            assert not failures, "\n".join(failures)
+            return 0
         finally:
             for p in (local, rock):
                 p.kill()
@@ -104,4 +130,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except AssertionError as e:
+        print("graph differential failed:\n" + str(e), file=sys.stderr)
+        sys.exit(1)

@@ -423,10 +423,10 @@ class GraphExportTest(unittest.TestCase):
         self.assertIn("FilterExpression: #r = :lead", out)
         self.assertIn("  total: 3 requests, 5 items read, 1.5 RCU", out)
         j = json.loads(self.walk(*leads, "--plan", "--format", "json").stdout)
-        self.assertEqual(j["results"], ["USER-U3"])
-        self.assertEqual(j["levels"], [["USER-U1"], ["GOAL-G3"], ["USER-U3"]])
-        self.assertEqual([s["requests"] for s in j["steps"]], [1, 1, 1])
-        self.assertEqual(j["steps"][2]["items_read"], 3)
+        self.assertEqual(j["Results"], ["USER-U3"])
+        self.assertEqual(j["Levels"], [["USER-U1"], ["GOAL-G3"], ["USER-U3"]])
+        self.assertEqual([s["Requests"] for s in j["Steps"]], [1, 1, 1])
+        self.assertEqual(j["Steps"][2]["ItemsRead"], 3)
 
         # Seed 004: who shared an address with Bob in mid-2005, and in 2009.
         contact = ["--table", "demo_Contact", "--valid-from", "StartTimestampUTC",

@@ -682,6 +682,36 @@ TEST_F(DBTest, LoadedTableIsHiddenUntilWholeAndGoesWhenTheFillFails) {
             ErrorType::kTableAlreadyExists);
 }
 
+// A load that gives most keys twice: past 65,536 waiting repeats they are
+// written during the load, and every key keeps its last version.
+TEST_F(DBTest, LoadWithManyRepeatedKeysKeepsEachKeysLastVersion) {
+  CreateTableRequest req;
+  req.table_name = "twice";
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"pk", AttrType::kS}};
+  req.key_schema = {{"pk", KeyType::kHash}};
+  constexpr int kKeys = 70000;
+  auto r = db_->LoadTable(req, [&](TableLoader& loader) -> Status {
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < kKeys; ++i) {
+        DR_RETURN_IF_ERROR(loader.Add({{"pk", AttributeValue::S("k" + std::to_string(i))},
+                                       {"v", AttributeValue::N(std::to_string(round))}}));
+      }
+    }
+    return Status();
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->item_count, kKeys);
+  for (int i : {0, 12345, kKeys - 1}) {
+    auto got = Get("twice", {{"pk", AttributeValue::S("k" + std::to_string(i))}});
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->at("v").scalar(), "1") << i;
+  }
+  auto check = db_->CheckConsistency();
+  ASSERT_OK(check);
+  EXPECT_TRUE(check->ok());
+}
+
 // Backups survive a restart; a restore cut short by closing the database is
 // finished at the next open.
 TEST(BackupDiskTest, BackupsSurviveRestartsAndCutRestoresResume) {
