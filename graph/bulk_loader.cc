@@ -209,6 +209,8 @@ Status BulkLoader::FinishNodes() {
   // edge set and incoming types gain the new edges instead of losing the old.
   // A table being loaded (LoadNewGraph) is new: nothing to read.
   std::unordered_map<std::string, Item> existing;
+  std::unordered_map<std::string, std::set<std::string>> old_pages;  // node -> labels
+  std::vector<Item> stale_pages;  // keys of pages a re-spilled set no longer uses
   if (target_ == nullptr && !nodes_.empty()) {
     std::vector<Item> keys;
     keys.reserve(nodes_.size());
@@ -217,6 +219,15 @@ Status BulkLoader::FinishNodes() {
       auto pk = item.find(s.pk_attribute);
       if (pk != item.end()) existing.emplace(pk->second.scalar(), std::move(item));
     }));
+    // Spilled edge sets: their pages' entries, and the pages to replace.
+    std::vector<Item*> spilled;
+    for (auto& [id, item] : existing) {
+      auto pg = item.find(s.edge_pages_attribute);
+      if (pg == item.end() || !pg->second.is(AttrType::kSS)) continue;
+      for (const std::string& l : pg->second.set()) old_pages[id].insert(l);
+      spilled.push_back(&item);
+    }
+    DR_RETURN_IF_ERROR(graph_->MergeEdgePages(spilled, /*consistent_read=*/true));
   }
   for (auto& [id, attrs] : nodes_) {
     Item item = std::move(attrs);
@@ -257,26 +268,32 @@ Status BulkLoader::FinishNodes() {
       for (std::string& e : old_entries) keep(e);
       std::sort(v.begin(), v.end());
       size_t bytes = s.edge_set_attribute.size();
-      std::map<std::string, size_t> per_type;
-      for (const std::string& e : v) {
-        bytes += e.size();
-        EdgeRef ref;
-        if (s.ParseEdgeSetEntry(e, &ref)) per_type[ref.type] += e.size();
-      }
+      for (const std::string& e : v) bytes += e.size() + 1;
       if (bytes + ItemSize(item) > kItemSizeBytesMax) {
-        std::string worst;
-        size_t most = 0;
-        for (const auto& [t, b] : per_type) {
-          if (b > most) most = b, worst = t;
+        // Too large for the node item: into edge pages (graph/edge_pages.cc).
+        std::set<std::string> labels;
+        for (auto& [label, part] : internal::PartitionEdgeSet(std::move(v), "")) {
+          Item page = s.EdgePageKey(id, label);
+          if (!part.empty()) page[s.edge_set_attribute] = AttributeValue::SS(std::move(part));
+          pending_.push_back(std::move(page));
+          labels.insert(label);
         }
-        return ValidationError("graph: the edge set of node " + id + " (" +
-                               std::to_string(v.size()) + " entries, ~" +
-                               std::to_string(bytes / 1024) +
-                               " KB) would exceed DynamoDB's 400 KB item limit; opt the edge type " +
-                               worst + " out of the edge set (Schema::OptOutOfEdgeSet(\"" + worst +
-                               "\"))");
+        item[s.edge_pages_attribute] =
+            AttributeValue::SS(std::vector<std::string>(labels.begin(), labels.end()));
+        v.clear();
+        if (auto old = old_pages.find(id); old != old_pages.end()) {
+          for (const std::string& l : old->second) {
+            if (!labels.count(l)) stale_pages.push_back(s.EdgePageKey(id, l));
+          }
+          old_pages.erase(old);
+        }
       }
       if (!v.empty()) item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
+    }
+    // A spilled node whose set now fits its item: its old pages go.
+    if (auto old = old_pages.find(id); old != old_pages.end()) {
+      for (const std::string& l : old->second) stale_pages.push_back(s.EdgePageKey(id, l));
+      old_pages.erase(old);
     }
     pending_.push_back(std::move(item));
     if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) DR_RETURN_IF_ERROR(Drain());
@@ -285,7 +302,14 @@ Status BulkLoader::FinishNodes() {
   added_.clear();
   edge_sets_.clear();
   in_types_.clear();
-  return Drain();
+  DR_RETURN_IF_ERROR(Drain());
+  for (const Item& key : stale_pages) {  // unlisted by the nodes just written
+    DeleteItemRequest d;
+    d.table_name = s.table_name;
+    d.key = key;
+    DR_RETURN_IF_ERROR(graph_->client()->DeleteItem(d).status());
+  }
+  return Status::Ok();
 }
 
 StatusOr<TableDescription> LoadNewGraph(DB* db, const Schema& schema,

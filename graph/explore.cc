@@ -111,6 +111,7 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
   const Schema& s = g.schema();
   Neighbourhood out;
   std::map<std::string, Node> nodes;
+  std::map<std::string, std::vector<EdgeRef>> pages;  // node -> entries of its edge pages
   std::vector<Edge> edges;
   ScanRequest scan;
   scan.table_name = s.table_name;
@@ -127,12 +128,20 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
         }
         Node n = g.ToNode(item);
         nodes.emplace(n.id, std::move(n));
+      } else if (s.IsEdgePageSortKey(sk->second.scalar())) {
+        // A spilled edge set's page: its entries join the node's set below.
+        for (EdgeRef& ref : g.ToNode(item).edge_set) pages[pk->second.scalar()].push_back(std::move(ref));
       } else {
         edges.push_back(g.ToEdge(item));
       }
     }
     if (!page.last_evaluated_key) break;
     scan.exclusive_start_key = std::move(page.last_evaluated_key);
+  }
+  for (auto& [id, refs] : pages) {
+    auto n = nodes.find(id);
+    if (n == nodes.end()) continue;
+    for (EdgeRef& ref : refs) n->second.edge_set.push_back(std::move(ref));
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
     return std::tie(a.source, a.type, a.target) < std::tie(b.source, b.type, b.target);
@@ -247,6 +256,7 @@ StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
   };
   d.schema.edge_set_attribute = most(set_with_sep, d.schema.edge_set_attribute);
   set_without_sep.erase(d.schema.edge_set_attribute);
+  set_without_sep.erase(d.schema.edge_pages_attribute);  // page labels ("0110") of a spilled set
   d.schema.incoming_types_attribute = most(set_without_sep, d.schema.incoming_types_attribute);
   // Edge types whose rank is not the source id have a rank function the
   // table does not record: marked ranked (by the stored rank), so that their

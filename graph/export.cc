@@ -144,6 +144,7 @@ void WriteSchemaJson(api::JsonWriter& w, const Schema& s) {
   w.Member("rank_attribute", s.rank_attribute);
   w.Member("edge_set_attribute", s.edge_set_attribute);
   w.Member("incoming_types_attribute", s.incoming_types_attribute);
+  w.Member("edge_pages_attribute", s.edge_pages_attribute);
   w.EndObject();
 }
 

@@ -7,7 +7,8 @@
 //            "in_edge_set", "attributes": {DynamoDB JSON}}], "edge_types": [...],
 //            "truncated": bool, "schema": {"pk", "sk", "separator",
 //            "inverted_index", "rank_attribute", "edge_set_attribute",
-//            "incoming_types_attribute"}} (the console's graph view reads it)
+//            "incoming_types_attribute", "edge_pages_attribute"}} (the console's graph
+//            view reads it)
 //   dot      Graphviz: a digraph, nodes labelled by id and coloured by type,
 //            edges labelled by type (and rank), dashed when outside their
 //            source's edge set
@@ -40,7 +41,8 @@ std::string ExportGraph(const Neighbourhood& n, const Schema& schema, ExportForm
                         std::string_view name);
 
 // Writes "schema": {"pk", "sk", "separator", "inverted_index",
-// "rank_attribute", "edge_set_attribute", "incoming_types_attribute"} into an
+// "rank_attribute", "edge_set_attribute", "incoming_types_attribute",
+// "edge_pages_attribute"} into an
 // open JSON object (the json format's member, and the console's schema route).
 void WriteSchemaJson(api::JsonWriter& w, const Schema& s);
 

@@ -248,7 +248,10 @@ Status CheckNodeUpdate(const Schema& schema, const NodeUpdate& update) {
 // ============================================================ Graph
 
 Graph::Graph(Client* client, Schema schema)
-    : client_(client), schema_(std::move(schema)), max_concurrent_(client->remote() ? 4 : 1) {}
+    : client_(client),
+      schema_(std::move(schema)),
+      max_concurrent_(client->remote() ? 4 : 1),
+      page_cache_(internal::NewEdgePageCache()) {}
 
 Status Graph::EnsureTable() { return graph::EnsureTable(client_, schema_); }
 
@@ -365,6 +368,7 @@ StatusOr<std::optional<Node>> Graph::GetNode(const std::string& id, bool consist
   counters_.Add(r.consumed_capacity);
   if (!r.item) return std::optional<Node>();
   counters_.items_read++;
+  DR_RETURN_IF_ERROR(MergeEdgePages({&*r.item}, consistent_read));
   return std::optional<Node>(ToNode(*r.item));
 }
 
@@ -445,9 +449,15 @@ StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std:
   keys.reserve(unique.size());
   for (const std::string& id : unique) keys.push_back(schema_.NodeKey(id));
   std::vector<std::string> projected = attributes;
-  if (!projected.empty() &&
-      std::find(projected.begin(), projected.end(), schema_.pk_attribute) == projected.end()) {
+  auto has = [&](const std::string& a) {
+    return std::find(projected.begin(), projected.end(), a) != projected.end();
+  };
+  const bool edge_sets = projected.empty() || has(schema_.edge_set_attribute);
+  if (!projected.empty() && !has(schema_.pk_attribute)) {
     projected.push_back(schema_.pk_attribute);  // the node's id
+  }
+  if (!projected.empty() && edge_sets) {
+    projected.push_back(schema_.edge_pages_attribute);  // a spilled edge set's pages
   }
   std::map<std::string, Item> out;
   DR_RETURN_IF_ERROR(BatchGetEach(
@@ -459,6 +469,13 @@ StatusOr<std::map<std::string, Item>> Graph::BatchGetByPk(const std::vector<std:
         out.emplace(std::move(id), std::move(item));
       },
       projected));
+  if (edge_sets) {
+    std::vector<Item*> spilled;
+    for (auto& [id, item] : out) {
+      if (item.count(schema_.edge_pages_attribute)) spilled.push_back(&item);
+    }
+    DR_RETURN_IF_ERROR(MergeEdgePages(spilled, /*consistent_read=*/false));
+  }
   return out;
 }
 
@@ -564,10 +581,13 @@ StatusOr<EdgePage> Graph::QueryEdges(QueryRequest req, const EdgeQuery& query, b
         return false;
       }
     }
-    if (skip_nodes) {
+    if (skip_nodes) {  // and edge pages
       auto pk = item.find(schema_.pk_attribute);
       auto sk = item.find(schema_.sk_attribute);
-      if (pk != item.end() && sk != item.end() && pk->second == sk->second) return false;
+      if (pk != item.end() && sk != item.end() &&
+          (pk->second == sk->second || schema_.IsEdgePageSortKey(sk->second.scalar()))) {
+        return false;
+      }
     }
     page.edges.push_back(ToEdge(item));
     return true;

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,6 +49,10 @@ class TableLoader;
 }  // namespace dynarock
 
 namespace dynarock::graph {
+
+namespace internal {
+struct EdgePageCache;
+}  // namespace internal
 
 struct Node {
   std::string id;    // "USER#Frodo"
@@ -427,10 +432,31 @@ class Graph {
                                                      const Hop& hop,
                                                      std::map<std::string, Node>* cache);
 
+  // ---- Edge pages (graph/edge_pages.cc): edge sets too large for their node.
+  // The page labels of `node` as this Graph last saw them (empty: not known to
+  // have spilled). A hint only: every write is conditioned on what it assumes.
+  std::vector<std::string> KnownEdgePages(const std::string& node) const;
+  void RememberEdgePages(const std::string& node, std::vector<std::string> labels);
+  // The node's page labels, read consistently (empty: not spilled); nullopt
+  // for a missing node.
+  StatusOr<std::optional<std::vector<std::string>>> ReadEdgePages(const std::string& node);
+  // Moves the node's edge set into pages (nothing to do when it spilled already
+  // or the node is gone).
+  Status SpillEdgeSet(const std::string& node);
+  // Replaces page `label` of `node` by smaller pages (nothing to do when it
+  // was split meanwhile).
+  Status SplitEdgePage(const std::string& node, const std::string& label);
+  // Node items listing edge pages get the pages' entries as their edge set
+  // (and lose the list), as if they had never spilled.
+  Status MergeEdgePages(const std::vector<Item*>& items, bool consistent_read);
+  // Removes the node's page list, then every page item of its partition.
+  Status DropEdgePages(const std::string& node);
+
   Client* client_;
   Schema schema_;
   int max_concurrent_ = 1;
   mutable Counters counters_;
+  std::shared_ptr<internal::EdgePageCache> page_cache_;
 };
 
 // Fast loading for large graphs (benchmarks, imports): BatchWriteItem (25 items
@@ -442,8 +468,8 @@ class Graph {
 // BatchGetItem per 100): a node keeps its attributes unless AddNode gave new
 // ones, and its edge set and incoming types keep their entries beside the new
 // ones. Nodes named by edges and not in the table are created with only the
-// layer's attributes. A node whose edge set would pass 400 KB fails Finish()
-// with an error naming the edge type to opt out.
+// layer's attributes. A node whose edge set would pass 400 KB is written with
+// it in edge pages (as AddEdge would have spilled it).
 class BulkLoader {
  public:
   // Items go through the graph's client: BatchWriteItem from `threads` threads.

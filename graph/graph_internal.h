@@ -8,6 +8,8 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
@@ -30,6 +32,7 @@ inline constexpr char kRk[] = "#g_rk";
 inline constexpr char kEs[] = "#g_es";
 inline constexpr char kTy[] = "#g_ty";
 inline constexpr char kIn[] = "#g_in";
+inline constexpr char kPg[] = "#g_pg";
 
 // Removing edges of ranked types: how many times in a row a transaction may find
 // a rank changed under it (re-read and retried) before the call gives up.
@@ -58,6 +61,32 @@ Filter WithValidAt(const Schema& schema, const std::optional<Filter>& filter, in
 // failed. With concurrency 1, or one index, everything runs on the caller's
 // thread, in order.
 Status ParallelFor(size_t n, int concurrency, const std::function<Status(size_t)>& fn);
+
+// ---- Edge pages (graph/edge_pages.cc): an edge set too large for its node.
+//
+// An entry lives in the page whose label (a string of '0'/'1') is a prefix of
+// its hash's bits, lowest bit first; the labels of a node are prefix-free and
+// cover every hash, so exactly one page holds each entry. A page with
+// kEdgePageMaxEntries entries, or one an ADD would push past 400 KB, splits in
+// two (label + "0", label + "1") in one transaction.
+inline constexpr size_t kEdgePageMaxEntries = 2048;
+// A spill or split cuts pages down to at most this many entries and bytes.
+inline constexpr size_t kEdgePageSplitEntries = 1024;
+inline constexpr size_t kEdgePageSplitBytes = 160 * 1024;
+// Labels are at most this long (2^kEdgePageMaxDepth pages).
+inline constexpr size_t kEdgePageMaxDepth = 40;
+
+std::shared_ptr<EdgePageCache> NewEdgePageCache();
+
+// FNV-1a, 64 bits: the same on every platform and every client.
+uint64_t EdgeEntryHash(std::string_view entry);
+// The label of `labels` that holds `entry`; empty when none does.
+std::string EdgePageOf(const std::vector<std::string>& labels, std::string_view entry);
+// `entries` (all below `label`) cut into pages below `label`, each within
+// kEdgePageSplitEntries and kEdgePageSplitBytes (or at kEdgePageMaxDepth);
+// at least two pages. Label -> entries; a page may be empty.
+std::map<std::string, std::vector<std::string>> PartitionEdgeSet(std::vector<std::string> entries,
+                                                                 const std::string& label);
 
 // Writes `items` (puts) with BatchWriteItem, 25 per request, retrying
 // UnprocessedItems with backoff (bounded).

@@ -5,6 +5,7 @@
 // edges, repaired on request). Edge writes are in graph_writes.cc.
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "graph/graph.h"
@@ -14,6 +15,7 @@ namespace dynarock::graph {
 
 using internal::IsSizeError;
 using internal::kEs;
+using internal::kPg;
 using internal::kPk;
 using internal::S;
 
@@ -27,6 +29,11 @@ StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
   }
   DeleteProgress progress;
   const int64_t budget = std::max<int64_t>(1, options.max_edges);
+
+  // 0. A spilled edge set's pages go first: the queries below then read edges
+  // only, and a node half deleted has no edge set (as documented).
+  DR_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> labels, ReadEdgePages(id));
+  if (labels && !labels->empty()) DR_RETURN_IF_ERROR(DropEdgePages(id));
 
   // Removes edges the way RemoveEdges does (reverse edges, edge-set entries with
   // their ranks read from the table and guarded), without updating the edge set
@@ -99,9 +106,17 @@ StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
 // ------------------------------------------------------------ edge-set verification
 
 StatusOr<EdgeSetReport> Graph::VerifyEdgeSet(const std::string& node, bool repair) {
+  auto set_of = [&](const Item& item) {
+    std::set<std::string> out;
+    auto es = item.find(schema_.edge_set_attribute);
+    if (es != item.end() && es->second.is(AttrType::kSS)) out.insert(es->second.set().begin(), es->second.set().end());
+    return out;
+  };
   for (int attempt = 0; attempt < 5; ++attempt) {
     EdgeSetReport report;
     report.node = node;
+    // The sets first, then the edges: an edge added in between has its entry
+    // in a set read before, so the repair's condition catches it.
     GetItemRequest g;
     g.table_name = schema_.table_name;
     g.key = schema_.NodeKey(node);
@@ -110,13 +125,34 @@ StatusOr<EdgeSetReport> Graph::VerifyEdgeSet(const std::string& node, bool repai
     DR_ASSIGN_OR_RETURN(GetItemResponse raw, client_->GetItem(g));
     if (!raw.item) return ResourceNotFound("graph: node " + node + " does not exist");
     counters_.items_read++;
-    std::set<std::string> have;
-    bool had_set = false;
-    auto es = raw.item->find(schema_.edge_set_attribute);
-    if (es != raw.item->end() && es->second.is(AttrType::kSS)) {
-      have.insert(es->second.set().begin(), es->second.set().end());
-      had_set = true;
+    std::vector<std::string> labels;
+    if (auto pg = raw.item->find(schema_.edge_pages_attribute);
+        pg != raw.item->end() && pg->second.is(AttrType::kSS)) {
+      labels = pg->second.set();
     }
+    RememberEdgePages(node, labels);
+    // label ("" for the node's own set) -> entries, and whether the item had the set
+    std::map<std::string, std::set<std::string>> sets;
+    std::map<std::string, bool> had;
+    if (labels.empty()) {
+      sets[""] = set_of(*raw.item);
+      had[""] = raw.item->count(schema_.edge_set_attribute) > 0;
+    } else {
+      std::vector<Item> keys;
+      for (const std::string& l : labels) keys.push_back(schema_.EdgePageKey(node, l));
+      const std::string prefix = schema_.EdgePageSortKey("");
+      DR_RETURN_IF_ERROR(BatchGetEach(keys, /*consistent_read=*/true, [&](Item& page) {
+        std::string label = page.at(schema_.sk_attribute).scalar().substr(prefix.size());
+        sets[label] = set_of(page);
+        had[label] = page.count(schema_.edge_set_attribute) > 0;
+      }));
+      if (sets.size() != labels.size()) {  // a page split meanwhile
+        internal::Backoff(attempt);
+        continue;
+      }
+    }
+    std::set<std::string> have;
+    for (const auto& [l, set] : sets) have.insert(set.begin(), set.end());
     EdgeQuery q;
     q.consistent_read = true;
     DR_ASSIGN_OR_RETURN(std::vector<Edge> edges, AllOutEdges(node, "", q));
@@ -130,42 +166,57 @@ StatusOr<EdgeSetReport> Graph::VerifyEdgeSet(const std::string& node, bool repai
                         std::back_inserter(report.stale));
     if (report.ok() || !repair) return report;
 
-    UpdateItemRequest u;
-    u.table_name = schema_.table_name;
-    u.key = schema_.NodeKey(node);
-    u.expression_attribute_names[kEs] = schema_.edge_set_attribute;
-    u.expression_attribute_names[kPk] = schema_.pk_attribute;
-    if (want.empty()) {
-      u.update_expression = std::string("REMOVE ") + kEs;
-    } else {
-      u.update_expression = std::string("SET ") + kEs + " = :g_new";
-      u.expression_attribute_values[":g_new"] =
-          AttributeValue::SS(std::vector<std::string>(want.begin(), want.end()));
+    // Each set rewritten to what it should hold, conditioned on what was read.
+    std::map<std::string, std::set<std::string>> wanted;
+    for (const auto& [l, set] : sets) wanted[l];
+    for (const std::string& e : want) wanted[labels.empty() ? "" : internal::EdgePageOf(labels, e)].insert(e);
+    bool changed = false;
+    for (const auto& [label, target] : wanted) {
+      if (target == sets[label]) continue;
+      UpdateItemRequest u;
+      u.table_name = schema_.table_name;
+      u.key = label.empty() ? schema_.NodeKey(node) : schema_.EdgePageKey(node, label);
+      u.expression_attribute_names[kEs] = schema_.edge_set_attribute;
+      u.expression_attribute_names[kPk] = schema_.pk_attribute;
+      if (target.empty()) {
+        u.update_expression = std::string("REMOVE ") + kEs;
+      } else {
+        u.update_expression = std::string("SET ") + kEs + " = :g_new";
+        u.expression_attribute_values[":g_new"] =
+            AttributeValue::SS(std::vector<std::string>(target.begin(), target.end()));
+      }
+      std::string cond = std::string("attribute_exists(") + kPk + ") AND ";
+      if (had[label]) {
+        u.expression_attribute_values[":g_old"] =
+            AttributeValue::SS(std::vector<std::string>(sets[label].begin(), sets[label].end()));
+        cond += std::string(kEs) + " = :g_old";
+      } else {
+        cond += std::string("attribute_not_exists(") + kEs + ")";
+      }
+      if (label.empty()) {  // the node's own set: only while it has not spilled
+        u.expression_attribute_names[kPg] = schema_.edge_pages_attribute;
+        cond += std::string(" AND attribute_not_exists(") + kPg + ")";
+      }
+      u.condition_expression = cond;
+      u.has_expression_attribute_names = true;
+      u.has_expression_attribute_values = !u.expression_attribute_values.empty();
+      counters_.requests++;
+      counters_.items_written++;
+      auto r = client_->UpdateItem(u);
+      if (r.ok()) continue;
+      if (r.status().type() == ErrorType::kValidation && IsSizeError(r.status().message())) {
+        DR_RETURN_IF_ERROR(label.empty() ? SpillEdgeSet(node) : SplitEdgePage(node, label));
+      } else if (r.status().type() != ErrorType::kConditionalCheckFailed) {
+        return r.status();
+      }
+      changed = true;  // the set changed meanwhile (or was reorganised): verify again
+      break;
     }
-    if (had_set) {
-      u.expression_attribute_values[":g_old"] =
-          AttributeValue::SS(std::vector<std::string>(have.begin(), have.end()));
-      u.condition_expression = std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
-    } else {
-      u.condition_expression =
-          std::string("attribute_exists(") + kPk + ") AND attribute_not_exists(" + kEs + ")";
-    }
-    u.has_expression_attribute_names = true;
-    u.has_expression_attribute_values = !u.expression_attribute_values.empty();
-    counters_.requests++;
-    counters_.items_written++;
-    auto r = client_->UpdateItem(u);
-    if (r.ok()) {
+    if (!changed) {
       report.repaired = true;
       return report;
     }
-    if (r.status().type() == ErrorType::kValidation && IsSizeError(r.status().message())) {
-      return ValidationError("graph: the repaired edge set of node " + node +
-                             " would exceed DynamoDB's 400 KB item limit; opt its largest edge "
-                             "type out of the edge set (Schema::OptOutOfEdgeSet)");
-    }
-    if (r.status().type() != ErrorType::kConditionalCheckFailed) return r.status();
-    internal::Backoff(attempt);  // the set changed meanwhile: verify again
+    internal::Backoff(attempt);
   }
   return Status(ErrorType::kTransactionConflict,
                 "graph: the edge set of " + node + " kept changing during repair");

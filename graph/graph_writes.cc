@@ -1,19 +1,15 @@
 // File: graph/graph_writes.cc
 //
-// Edge writes (AddEdge(s), RemoveEdge(s), the rank-change path) and their
-// transaction planner. Nodes and queries are in graph.cc, node deletion and
-// edge-set verification in graph_upkeep.cc.
+// Edge writes (AddEdge(s), RemoveEdge(s), the rank-change path), through the
+// transaction planner (graph/txn_planner.h). Nodes and queries are in graph.cc,
+// node deletion and edge-set verification in graph_upkeep.cc, edge pages in
+// edge_pages.cc.
 //
-// Transaction splitting (docs/graph.md): a write of many edges is cut into
-// "units", one per edge: the edge item, its edge-set update on the source node,
-// the incoming-type update on the target node, the reverse edge with its
-// updates, plus condition checks that the nodes exist. Units are packed, in
-// order, into transactions of at most 100 items and 4 MB (DynamoDB's two limits
-// of TransactWriteItems); the node updates of several units on one node merge
-// into one Update (one ADD or DELETE of several entries), since a transaction may
-// touch an item only once. A unit is never split, so every edge stays consistent
-// with its edge sets; a failure leaves the earlier transactions committed and
-// reports how many edges they held.
+// Transaction splitting is the planner's (docs/graph.md): a write of many edges
+// becomes transactions of whole edges, in order; a failure leaves the earlier
+// transactions committed and reports how many edges they held. A transaction
+// the planner gives back for planning again (an edge set spilled into pages, a
+// page split) is planned again from its first edge, a bounded number of times.
 
 #include <algorithm>
 #include <map>
@@ -23,6 +19,7 @@
 #include "engine/limits.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
+#include "graph/txn_planner.h"
 
 namespace dynarock::graph {
 
@@ -30,273 +27,10 @@ using internal::IsSizeError;
 using internal::kEs;
 using internal::kIn;
 using internal::kMaxRankRaces;
+using internal::kPg;
 using internal::kPk;
 using internal::kRk;
-using internal::kSk;
-using internal::kTy;
 using internal::S;
-
-// ============================================================ TxnPlanner
-
-// Packs edge units into transactions of at most 100 items and 4 MB (see the file
-// comment). Sizes are counted by DynamoDB's item size rules (dynarock/item_size.h):
-// a Put counts its item, a Delete or ConditionCheck its key, an Update its key
-// plus the values it adds or removes (the set entries, the incoming types).
-class TxnPlanner {
- public:
-  struct SetOp {  // an edge-set entry ADDed to / DELETEd from `node`
-    std::string node;
-    std::string entry;
-    std::string type;
-  };
-  struct TypeOp {  // an incoming edge type ADDed to `node`
-    std::string node;
-    std::string type;
-  };
-  struct Unit {
-    std::vector<TransactWriteItem> items;  // edge puts / deletes
-    std::vector<SetOp> set_ops;
-    std::vector<TypeOp> type_ops;
-    bool add = true;                       // set ops are ADDs (else DELETEs)
-    std::vector<std::string> must_exist;   // nodes that must exist
-  };
-
-  struct Result {
-    Status status;
-    bool edge_condition_failed = false;  // an edge item's condition (rank guard) failed
-  };
-
-  explicit TxnPlanner(Graph* g) : g_(g) {}
-
-  size_t ItemCount() const { return edge_items_.size() + nodes_.size(); }
-  bool empty() const { return edge_items_.empty() && nodes_.empty(); }
-  size_t bytes() const { return bytes_; }
-
-  // Whether `u` can join the open transaction. A unit always fits an empty one.
-  bool Fits(const Unit& u) const {
-    if (empty()) return true;
-    size_t extra_bytes = 0;
-    for (const auto& it : u.items) {
-      if (edge_keys_.count(KeyString(ItemKey(it)))) return false;  // an item once per txn
-      extra_bytes += ItemBytes(it);
-    }
-    std::set<std::string> new_nodes;
-    auto consider = [&](const std::string& node, bool has_set_op) -> bool {
-      auto n = nodes_.find(node);
-      if (n == nodes_.end()) {
-        if (new_nodes.insert(node).second) extra_bytes += ItemSize(g_->schema().NodeKey(node));
-        return true;
-      }
-      // DynamoDB cannot ADD and DELETE entries of one set in one update.
-      return !(has_set_op && !n->second.entries.empty() && n->second.add != u.add);
-    };
-    for (const auto& op : u.set_ops) {
-      if (!consider(op.node, true)) return false;
-      extra_bytes += op.entry.size();
-    }
-    for (const auto& op : u.type_ops) {
-      consider(op.node, false);
-      extra_bytes += op.type.size();
-    }
-    for (const auto& n : u.must_exist) consider(n, false);
-    const size_t items = ItemCount() + u.items.size() + new_nodes.size();
-    return items <= static_cast<size_t>(kTransactItemsMax) &&
-           bytes_ + extra_bytes <= kTransactBytesMax;
-  }
-
-  void Add(Unit u) {
-    for (auto& it : u.items) {
-      edge_keys_.insert(KeyString(ItemKey(it)));
-      bytes_ += ItemBytes(it);
-      edge_items_.push_back(std::move(it));
-    }
-    for (auto& op : u.set_ops) {
-      NodeOp& n = Node(op.node);
-      n.add = u.add;
-      if (n.entries.insert(op.entry).second) bytes_ += op.entry.size();
-      n.types.insert(op.type);
-      if (!u.add) n.tolerate_missing = true;
-    }
-    for (auto& op : u.type_ops) {
-      NodeOp& n = Node(op.node);
-      if (n.in_types.insert(op.type).second) bytes_ += op.type.size();
-    }
-    for (auto& node : u.must_exist) Node(node).must_exist = true;
-  }
-
-  Result Commit() {
-    Result res;
-    const Schema& schema = g_->schema();
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      TransactWriteItemsRequest req;
-      req.transact_items = edge_items_;
-      std::vector<std::string> node_of_item(req.transact_items.size());
-      for (const auto& [node, op] : nodes_) {
-        TransactWriteItem t;
-        t.table_name = schema.table_name;
-        t.key = schema.NodeKey(node);
-        t.expression_attribute_names[kPk] = schema.pk_attribute;
-        if (op.entries.empty() && op.in_types.empty()) {
-          t.kind = TransactWriteItem::Kind::kConditionCheck;
-          t.condition_expression = std::string("attribute_exists(") + kPk + ")";
-        } else {
-          t.kind = TransactWriteItem::Kind::kUpdate;
-          std::string adds, deletes;
-          auto append = [](std::string* clause, const std::string& action) {
-            *clause += (clause->empty() ? "" : ", ") + action;
-          };
-          if (!op.entries.empty()) {
-            t.expression_attribute_names[kEs] = schema.edge_set_attribute;
-            t.expression_attribute_values[":g_es"] = AttributeValue::SS(
-                std::vector<std::string>(op.entries.begin(), op.entries.end()));
-            append(op.add ? &adds : &deletes, std::string(kEs) + " :g_es");
-          }
-          if (!op.in_types.empty()) {
-            t.expression_attribute_names[kIn] = schema.incoming_types_attribute;
-            t.expression_attribute_values[":g_in"] = AttributeValue::SS(
-                std::vector<std::string>(op.in_types.begin(), op.in_types.end()));
-            append(&adds, std::string(kIn) + " :g_in");
-          }
-          std::string expr;
-          if (!adds.empty()) expr += "ADD " + adds;
-          if (!deletes.empty()) {
-            expr += (expr.empty() ? "" : " ") + std::string("DELETE ") + deletes;
-          }
-          if (op.add && !schema.type_attribute.empty()) {
-            t.expression_attribute_names[kTy] = schema.type_attribute;
-            t.expression_attribute_values[":g_ty"] = S(schema.NodeType(node));
-            expr += std::string(" SET ") + kTy + " = if_not_exists(" + kTy + ", :g_ty)";
-          }
-          t.update_expression = expr;
-          if (op.must_exist || op.tolerate_missing) {
-            t.condition_expression = std::string("attribute_exists(") + kPk + ")";
-          } else {
-            t.expression_attribute_names.erase(kPk);
-          }
-          t.has_expression_attribute_values = true;
-        }
-        t.has_expression_attribute_names = true;
-        req.transact_items.push_back(std::move(t));
-        node_of_item.push_back(node);
-      }
-      if (req.transact_items.empty()) return res;
-      g_->counters().requests++;
-      g_->counters().items_written += static_cast<int64_t>(req.transact_items.size());
-      auto r = g_->client()->TransactWriteItems(req);
-      if (r.ok()) {
-        ++transactions_;
-        return res;
-      }
-      const Status& s = r.status();
-      if (s.type() == ErrorType::kTransactionConflict ||
-          s.type() == ErrorType::kTransactionInProgress) {
-        internal::Backoff(attempt);
-        continue;
-      }
-      if (s.type() == ErrorType::kValidation && IsSizeError(s.message())) {
-        res.status = SizeError(nodes_.empty() ? "" : nodes_.begin()->first);
-        return res;
-      }
-      if (s.type() != ErrorType::kTransactionCanceled) {
-        res.status = s;
-        return res;
-      }
-      const auto& reasons = s.cancellation_reasons();
-      bool retry = false, conflict = false;
-      std::vector<std::string> drop;
-      for (size_t i = 0; i < reasons.size() && i < node_of_item.size(); ++i) {
-        const CancellationReason& reason = reasons[i];
-        const bool is_node = !node_of_item[i].empty();
-        if (reason.code == "ConditionalCheckFailed") {
-          if (!is_node) {
-            res.edge_condition_failed = true;
-            res.status = s;
-            return res;
-          }
-          const NodeOp& op = nodes_[node_of_item[i]];
-          if (op.must_exist) {
-            res.status = ConditionalCheckFailed("graph: node " + node_of_item[i] +
-                                                " does not exist (add it first, or pass "
-                                                "AddEdgeOptions::require_nodes = false)");
-            return res;
-          }
-          drop.push_back(node_of_item[i]);  // a missing node: nothing to clean up there
-          retry = true;
-        } else if (reason.code == "ValidationError" && IsSizeError(reason.message) && is_node) {
-          res.status = SizeError(node_of_item[i]);
-          return res;
-        } else if (reason.code == "TransactionConflict") {
-          conflict = true;
-        }
-      }
-      for (const auto& n : drop) nodes_.erase(n);
-      if (conflict) internal::Backoff(attempt);
-      if (!retry && !conflict) {
-        res.status = s;
-        return res;
-      }
-    }
-    res.status = Status(ErrorType::kTransactionConflict,
-                        "graph: transaction still conflicting after 8 attempts");
-    return res;
-  }
-
-  int64_t transactions() const { return transactions_; }
-
- private:
-  struct NodeOp {
-    std::set<std::string> entries;   // edge-set entries ADDed (add) or DELETEd
-    std::set<std::string> types;     // their edge types (for error messages)
-    std::set<std::string> in_types;  // incoming types ADDed
-    bool add = true;
-    bool must_exist = false;
-    bool tolerate_missing = false;
-  };
-
-  NodeOp& Node(const std::string& node) {
-    auto [it, inserted] = nodes_.try_emplace(node);
-    if (inserted) bytes_ += ItemSize(g_->schema().NodeKey(node));
-    return it->second;
-  }
-
-  static const Item& ItemKey(const TransactWriteItem& t) {
-    return t.kind == TransactWriteItem::Kind::kPut ? t.item : t.key;
-  }
-
-  // A Put's item; a Delete's key (its condition values are not item data).
-  static size_t ItemBytes(const TransactWriteItem& t) { return ItemSize(ItemKey(t)); }
-
-  Status SizeError(const std::string& node) {
-    std::string types;
-    auto it = nodes_.find(node);
-    if (it != nodes_.end()) {
-      for (const auto& t : it->second.types) types += (types.empty() ? "" : ", ") + t;
-    }
-    std::string first = types.substr(0, types.find(','));
-    return ValidationError(
-        "graph: the edge set of node " + node + " would exceed DynamoDB's 400 KB item limit "
-        "adding edges of type " + types + "; opt the edge type out of the edge set "
-        "(Schema::OptOutOfEdgeSet(\"" + first + "\")) — its edges stay queryable through "
-        "OutEdges/InEdges");
-  }
-
-  std::string KeyString(const Item& item) const {
-    auto pk = item.find(g_->schema().pk_attribute);
-    auto sk = item.find(g_->schema().sk_attribute);
-    std::string out;
-    if (pk != item.end()) out = pk->second.scalar();
-    out.push_back('\0');
-    if (sk != item.end()) out += sk->second.scalar();
-    return out;
-  }
-
-  Graph* g_;
-  std::vector<TransactWriteItem> edge_items_;
-  std::set<std::string> edge_keys_;
-  std::map<std::string, NodeOp> nodes_;
-  size_t bytes_ = 0;
-  int64_t transactions_ = 0;
-};
 
 // ------------------------------------------------------------ edge writes
 
@@ -336,6 +70,10 @@ TransactWriteItem EdgeDelete(const Schema& s, const std::string& source, const s
   return t;
 }
 
+// How many times in a row one transaction may be planned again because an edge
+// set it writes was reorganised meanwhile (each time one spill or split).
+constexpr int kMaxReplans = 64;
+
 // "N of M edges were committed" context for errors of multi-edge writes.
 Status WithProgress(const Status& s, int64_t committed, size_t total) {
   if (s.ok() || total <= 1) return s;
@@ -344,6 +82,13 @@ Status WithProgress(const Status& s, int64_t committed, size_t total) {
                            " edges were committed before this error, in order)");
   if (!s.cancellation_reasons().empty()) out.WithCancellationReasons(s.cancellation_reasons());
   return out;
+}
+
+Status ReplanError(int64_t committed, size_t total) {
+  return WithProgress(Status(ErrorType::kTransactionConflict,
+                             "graph: edge sets kept being reorganised into pages under this "
+                             "write (" + std::to_string(kMaxReplans) + " times)"),
+                      committed, total);
 }
 
 }  // namespace
@@ -421,6 +166,7 @@ StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,
 
   WriteReport report;
   size_t next = 0;
+  int replans = 0;
   while (next < edges.size()) {
     TxnPlanner planner(this);
     std::vector<size_t> in_txn;  // indexes of the edges in this transaction
@@ -432,26 +178,39 @@ StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,
       in_txn.push_back(next++);
     }
     TxnPlanner::Result r = planner.Commit();
+    if (r.replan) {
+      if (++replans > kMaxReplans) return ReplanError(report.edges_committed, edges.size());
+      next = in_txn.front();
+      continue;
+    }
     if (r.edge_condition_failed) {
       // Some edge changes its rank: write these edges one at a time, each through
       // the read-modify-write path when needed.
       for (size_t idx : in_txn) {
         bool reverse = false;
-        TxnPlanner single(this);
-        single.Add(make_unit(edges[idx], &reverse));
-        TxnPlanner::Result one = single.Commit();
+        TxnPlanner::Result one;
+        int64_t transactions = 0;
+        for (int again = 0;; ++again) {
+          TxnPlanner single(this);
+          single.Add(make_unit(edges[idx], &reverse));
+          one = single.Commit();
+          transactions = single.transactions();
+          if (!one.replan) break;
+          if (again >= kMaxReplans) return ReplanError(report.edges_committed, edges.size());
+        }
         if (one.edge_condition_failed) {
           DR_RETURN_IF_ERROR(WithProgress(AddEdgeRankChanged(edges[idx], reverse, require),
                                           report.edges_committed, edges.size()));
         } else if (!one.status.ok()) {
           return WithProgress(one.status, report.edges_committed, edges.size());
         }
-        report.transactions += single.transactions();
+        report.transactions += transactions;
         report.edges_committed++;
       }
       continue;
     }
     if (!r.status.ok()) return WithProgress(r.status, report.edges_committed, edges.size());
+    replans = 0;
     report.transactions += planner.transactions();
     report.edges_committed += static_cast<int64_t>(in_txn.size());
   }
@@ -531,7 +290,7 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
 
   WriteReport report;
   size_t next = 0;
-  int races = 0;
+  int races = 0, replans = 0;
   while (next < edges.size()) {
     TxnPlanner planner(this);
     std::vector<size_t> in_txn;
@@ -542,6 +301,11 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
       in_txn.push_back(next++);
     }
     TxnPlanner::Result r = planner.Commit();
+    if (r.replan) {
+      if (++replans > kMaxReplans) return ReplanError(report.edges_committed, edges.size());
+      next = in_txn.front();
+      continue;
+    }
     if (r.edge_condition_failed) {
       // A rank changed (or an edge appeared) since it was read: read this
       // transaction's ranks again and retry it.
@@ -568,6 +332,7 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
     }
     if (!r.status.ok()) return WithProgress(r.status, report.edges_committed, edges.size());
     races = 0;
+    replans = 0;
     report.transactions += planner.transactions();
     report.edges_committed += static_cast<int64_t>(in_txn.size());
   }
@@ -575,8 +340,9 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
 }
 
 // An existing edge gets a new rank, so its edge-set entry changes: read the old
-// edge(s) and node set(s), then write the edge(s) and the recomputed set(s) in one
-// transaction conditioned on nothing having changed meanwhile.
+// edge(s) and the sets holding their entries (the node's own, or the edge pages
+// the old and new entries hash to), then write the edge(s) and the recomputed
+// set(s) in one transaction conditioned on nothing having changed meanwhile.
 Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_nodes) {
   std::string rtype = schema_.ReverseType(e.type);
   if (rtype.empty()) rtype = e.type;
@@ -585,11 +351,34 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_n
   };
   std::vector<Dir> dirs = {{e.source, e.type, e.target}};
   if (reverse) dirs.push_back({e.target, rtype, e.source});
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    std::map<std::string, std::set<std::string>> new_sets, old_sets;
-    std::map<std::string, bool> had_set;
+  // A set holding entries: a node's own (page "") or one of its edge pages.
+  using Home = std::pair<std::string, std::string>;
+  auto read_set = [&](const Home& h, std::set<std::string>* out,
+                      bool* exists) -> StatusOr<std::vector<std::string>> {
+    GetItemRequest g;
+    g.table_name = schema_.table_name;
+    g.key = h.second.empty() ? schema_.NodeKey(h.first) : schema_.EdgePageKey(h.first, h.second);
+    g.consistent_read = true;
+    counters_.requests++;
+    DR_ASSIGN_OR_RETURN(GetItemResponse raw, client_->GetItem(g));
+    *exists = raw.item.has_value();
+    std::vector<std::string> labels;
+    if (!raw.item) return labels;
+    counters_.items_read++;
+    auto es = raw.item->find(schema_.edge_set_attribute);
+    if (es != raw.item->end() && es->second.is(AttrType::kSS)) {
+      out->insert(es->second.set().begin(), es->second.set().end());
+    }
+    auto pg = raw.item->find(schema_.edge_pages_attribute);
+    if (pg != raw.item->end() && pg->second.is(AttrType::kSS)) labels = pg->second.set();
+    return labels;
+  };
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    std::map<Home, std::set<std::string>> new_sets, old_sets;
+    std::map<std::string, std::vector<std::string>> labels_of;  // source -> its page labels
     std::map<std::string, std::set<std::string>> in_types;  // target -> incoming types
     TransactWriteItemsRequest req;
+    bool moved = false;  // a page was split or dropped since the labels were read
     for (const Dir& d : dirs) {
       DR_ASSIGN_OR_RETURN(std::optional<Edge> old, GetEdge(d.src, d.type, d.tgt, true));
       std::string rank = schema_.Rank(d.type, d.src, e.properties);
@@ -608,80 +397,100 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_n
       req.transact_items.push_back(std::move(put));
       in_types[d.tgt].insert(d.type);
       if (!schema_.InEdgeSet(d.type)) continue;
-      if (!old_sets.count(d.src)) {
-        DR_ASSIGN_OR_RETURN(std::optional<Node> node, GetNode(d.src, true));
-        if (!node) {
-          return ConditionalCheckFailed("graph: node " + d.src + " does not exist");
-        }
-        GetItemRequest g;  // the raw set (entries as stored)
-        g.table_name = schema_.table_name;
-        g.key = schema_.NodeKey(d.src);
-        g.consistent_read = true;
-        counters_.requests++;
-        DR_ASSIGN_OR_RETURN(GetItemResponse raw, client_->GetItem(g));
-        std::set<std::string> s;
-        bool has = false;
-        if (raw.item) {
-          auto es = raw.item->find(schema_.edge_set_attribute);
-          if (es != raw.item->end() && es->second.is(AttrType::kSS)) {
-            s.insert(es->second.set().begin(), es->second.set().end());
-            has = true;
-          }
-        }
-        old_sets[d.src] = s;
-        new_sets[d.src] = s;
-        had_set[d.src] = has;
+      if (!labels_of.count(d.src)) {
+        std::set<std::string> own;
+        bool exists = false;
+        DR_ASSIGN_OR_RETURN(std::vector<std::string> labels, read_set({d.src, ""}, &own, &exists));
+        if (!exists) return ConditionalCheckFailed("graph: node " + d.src + " does not exist");
+        if (labels.empty()) old_sets[{d.src, ""}] = new_sets[{d.src, ""}] = own;
+        labels_of[d.src] = std::move(labels);
       }
-      if (old) new_sets[d.src].erase(schema_.EdgeSetEntry(d.type, d.tgt, old->rank));
-      new_sets[d.src].insert(schema_.EdgeSetEntry(d.type, d.tgt, rank));
+      const std::vector<std::string>& labels = labels_of[d.src];
+      auto home_of = [&](const std::string& entry) -> StatusOr<Home> {
+        Home h{d.src, labels.empty() ? "" : internal::EdgePageOf(labels, entry)};
+        if (!old_sets.count(h)) {
+          std::set<std::string> set;
+          bool exists = false;
+          DR_RETURN_IF_ERROR(read_set(h, &set, &exists).status());
+          if (!exists) moved = true;
+          old_sets[h] = new_sets[h] = set;
+        }
+        return h;
+      };
+      if (old) {
+        std::string entry = schema_.EdgeSetEntry(d.type, d.tgt, old->rank);
+        DR_ASSIGN_OR_RETURN(Home h, home_of(entry));
+        new_sets[h].erase(entry);
+      }
+      std::string entry = schema_.EdgeSetEntry(d.type, d.tgt, rank);
+      DR_ASSIGN_OR_RETURN(Home h, home_of(entry));
+      new_sets[h].insert(entry);
     }
-    // One update per node: its recomputed edge set and/or the incoming types.
-    std::set<std::string> touched;
-    for (const auto& [node, set] : new_sets) touched.insert(node);
-    for (const auto& [node, types] : in_types) touched.insert(node);
-    std::vector<std::string> types_only(req.transact_items.size());  // per item: node
-    for (const std::string& node : touched) {
+    if (moved) {
+      internal::Backoff(attempt);
+      continue;
+    }
+    // One update per set and per node: the recomputed sets, the incoming types.
+    std::set<Home> touched;
+    for (const auto& [home, set] : new_sets) touched.insert(home);
+    for (const auto& [node, types] : in_types) touched.insert({node, ""});
+    std::vector<Home> home_of_item(req.transact_items.size());
+    for (const Home& home : touched) {
+      const auto& [node, page] = home;
       TransactWriteItem t;
       t.kind = TransactWriteItem::Kind::kUpdate;
       t.table_name = schema_.table_name;
-      t.key = schema_.NodeKey(node);
+      t.key = page.empty() ? schema_.NodeKey(node) : schema_.EdgePageKey(node, page);
       t.expression_attribute_names[kPk] = schema_.pk_attribute;
       std::string expr, cond;
-      auto ns = new_sets.find(node);
+      auto ns = new_sets.find(home);
       if (ns != new_sets.end()) {
         const std::set<std::string>& set = ns->second;
+        const std::set<std::string>& before = old_sets[home];
         t.expression_attribute_names[kEs] = schema_.edge_set_attribute;
-        t.expression_attribute_values[":g_new"] =
-            AttributeValue::SS(std::vector<std::string>(set.begin(), set.end()));
-        expr = std::string("SET ") + kEs + " = :g_new";
-        if (had_set[node]) {
-          t.expression_attribute_values[":g_old"] = AttributeValue::SS(
-              std::vector<std::string>(old_sets[node].begin(), old_sets[node].end()));
+        if (set.empty()) {
+          expr = std::string("REMOVE ") + kEs;
+        } else {
+          t.expression_attribute_values[":g_new"] =
+              AttributeValue::SS(std::vector<std::string>(set.begin(), set.end()));
+          expr = std::string("SET ") + kEs + " = :g_new";
+        }
+        if (!before.empty()) {
+          t.expression_attribute_values[":g_old"] =
+              AttributeValue::SS(std::vector<std::string>(before.begin(), before.end()));
           cond = std::string("attribute_exists(") + kPk + ") AND " + kEs + " = :g_old";
         } else {
-          cond = std::string("attribute_exists(") + kPk + ") AND attribute_not_exists(" + kEs +
-                 ")";
+          cond = std::string("attribute_exists(") + kPk + ") AND attribute_not_exists(" + kEs + ")";
+        }
+        if (page.empty()) {  // the node's own set: only while it has not spilled
+          t.expression_attribute_names[kPg] = schema_.edge_pages_attribute;
+          cond += std::string(" AND attribute_not_exists(") + kPg + ")";
         }
       } else if (require_nodes) {
         cond = std::string("attribute_exists(") + kPk + ")";
       }
-      auto it = in_types.find(node);
+      auto it = page.empty() ? in_types.find(node) : in_types.end();
       if (it != in_types.end()) {
         t.expression_attribute_names[kIn] = schema_.incoming_types_attribute;
         t.expression_attribute_values[":g_in"] =
             AttributeValue::SS(std::vector<std::string>(it->second.begin(), it->second.end()));
         expr += (expr.empty() ? "" : " ") + std::string("ADD ") + kIn + " :g_in";
       }
-      t.update_expression = expr;
+      if (expr.empty()) {
+        t.kind = TransactWriteItem::Kind::kConditionCheck;
+      } else {
+        t.update_expression = expr;
+      }
       if (cond.empty()) {
         t.expression_attribute_names.erase(kPk);
       } else {
         t.condition_expression = cond;
       }
+      if (t.kind == TransactWriteItem::Kind::kConditionCheck && !t.condition_expression) continue;
       t.has_expression_attribute_names = true;
-      t.has_expression_attribute_values = true;
+      t.has_expression_attribute_values = !t.expression_attribute_values.empty();
       req.transact_items.push_back(std::move(t));
-      types_only.push_back(ns == new_sets.end() ? node : "");
+      home_of_item.push_back(home);
     }
     counters_.requests++;
     counters_.items_written += static_cast<int64_t>(req.transact_items.size());
@@ -692,9 +501,10 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_n
     const auto& reasons = s.cancellation_reasons();
     for (size_t i = 0; i < reasons.size(); ++i) {
       const CancellationReason& reason = reasons[i];
-      if (reason.code == "ConditionalCheckFailed" && i < types_only.size() &&
-          !types_only[i].empty()) {
-        return ConditionalCheckFailed("graph: node " + types_only[i] +
+      const bool set_item = i < home_of_item.size() && new_sets.count(home_of_item[i]);
+      const bool node_item = i < home_of_item.size() && !home_of_item[i].first.empty();
+      if (reason.code == "ConditionalCheckFailed" && node_item && !set_item) {
+        return ConditionalCheckFailed("graph: node " + home_of_item[i].first +
                                       " does not exist (add it first, or pass "
                                       "AddEdgeOptions::require_nodes = false)");
       }
@@ -702,10 +512,11 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_n
         retry = true;
       }
       if (reason.code == "ValidationError" && IsSizeError(reason.message)) {
-        return ValidationError("graph: the edge set of node " + e.source +
-                               " would exceed DynamoDB's 400 KB item limit adding edges of type " +
-                               e.type + "; opt the edge type out of the edge set "
-                               "(Schema::OptOutOfEdgeSet(\"" + e.type + "\"))");
+        if (!set_item) return ValidationError("graph: node " + home_of_item[i].first +
+                                              " would exceed DynamoDB's 400 KB item limit");
+        const auto& [node, page] = home_of_item[i];
+        DR_RETURN_IF_ERROR(page.empty() ? SpillEdgeSet(node) : SplitEdgePage(node, page));
+        retry = true;
       }
     }
     if (!retry) return s;

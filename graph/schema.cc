@@ -83,6 +83,21 @@ Item Schema::NodeKey(std::string_view node_id) const {
   return key;
 }
 
+std::string Schema::EdgePageSortKey(std::string_view label) const {
+  return separator + "edges" + separator + std::string(label);
+}
+
+bool Schema::IsEdgePageSortKey(std::string_view sk) const {
+  return sk.substr(0, separator.size()) == separator;
+}
+
+Item Schema::EdgePageKey(std::string_view node_id, std::string_view label) const {
+  Item key;
+  key[pk_attribute] = AttributeValue::S(std::string(node_id));
+  key[sk_attribute] = AttributeValue::S(EdgePageSortKey(label));
+  return key;
+}
+
 Item Schema::EdgeKey(std::string_view source, std::string_view type,
                      std::string_view target) const {
   Item key;
@@ -210,8 +225,18 @@ Status Schema::Validate() const {
   if (edge_set_attribute.empty() || edge_set_rank_separator.empty()) {
     return ValidationError("graph schema: the edge set attribute and rank separator need names");
   }
-  if (incoming_types_attribute.empty()) {
-    return ValidationError("graph schema: the incoming types attribute needs a name");
+  if (incoming_types_attribute.empty() || edge_pages_attribute.empty()) {
+    return ValidationError("graph schema: the incoming types and edge pages attributes need names");
+  }
+  {
+    std::set<std::string> managed = {pk_attribute, sk_attribute, rank_attribute,
+                                     edge_set_attribute, incoming_types_attribute,
+                                     edge_pages_attribute};
+    if (!type_attribute.empty()) managed.insert(type_attribute);
+    if (managed.size() != (type_attribute.empty() ? 6u : 7u)) {
+      return ValidationError("graph schema: the layer's attributes (keys, rank, edge set, edge "
+                             "pages, incoming types, type) need distinct names");
+    }
   }
   if (!type_index.empty() && type_attribute.empty()) {
     return ValidationError("graph schema: a type index needs a type attribute");
@@ -252,7 +277,7 @@ Status Schema::ValidateEdgeType(std::string_view type) const {
 
 bool Schema::IsReserved(std::string_view a) const {
   return a == pk_attribute || a == sk_attribute || a == rank_attribute ||
-         a == edge_set_attribute || a == incoming_types_attribute ||
+         a == edge_set_attribute || a == incoming_types_attribute || a == edge_pages_attribute ||
          (!type_attribute.empty() && a == type_attribute);
 }
 

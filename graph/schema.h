@@ -23,7 +23,12 @@
 // edge_set_rank_separator and the rank for edge types with a rank function
 // ("GOALMEMBERSHIP-USER-U1|500-LEAD"). It is written in the same transaction as
 // the edge. Edge types opted out of it (supernode relationships such as
-// subscribers) are left out.
+// subscribers) are left out. A set that would not fit in its node (DynamoDB's
+// 400 KB item limit) spills into edge pages: items in the node's partition with
+// sort key SEP "edges" SEP label (edge_pages_attribute on the node lists the
+// labels), each holding the entries whose hash starts with its label's bits
+// (graph/edge_pages.cc). Readers merge the pages back; no rank, so pages stay
+// out of the inverted index.
 //
 // The incoming types (incoming_types_attribute) are a string set on the target
 // node: every edge type that has pointed at it, ADDed in the same transaction
@@ -110,6 +115,8 @@ class Schema {
   // The edge set (a String Set on the source node).
   std::string edge_set_attribute = "edges";
   std::string edge_set_rank_separator = "|";
+  // On a node whose edge set spilled into pages: the pages' labels (a String Set).
+  std::string edge_pages_attribute = "edgePages";
   // The edge types pointing at a node (a String Set on the target node).
   std::string incoming_types_attribute = "inTypes";
   // Edge types not configured below are in the edge set when this is true.
@@ -155,6 +162,12 @@ class Schema {
   bool SplitEdgeSortKey(std::string_view sk, std::string* edge_type, std::string* target) const;
   Item NodeKey(std::string_view node_id) const;
   Item EdgeKey(std::string_view source, std::string_view type, std::string_view target) const;
+  // An edge page of `node`: sort key SEP "edges" SEP label. It starts with the
+  // separator, which neither a node id nor an edge sort key can (their type
+  // comes first), so pages never match a node or an edge type's prefix.
+  std::string EdgePageSortKey(std::string_view label) const;
+  bool IsEdgePageSortKey(std::string_view sk) const;
+  Item EdgePageKey(std::string_view node_id, std::string_view label) const;
 
   // ---- Per edge type
   const EdgeTypeOptions* Find(std::string_view type) const;
@@ -172,8 +185,8 @@ class Schema {
   Status Validate() const;
   Status ValidateNodeId(std::string_view node_id) const;
   Status ValidateEdgeType(std::string_view type) const;
-  // True for the attributes the layer manages (keys, rank, edge set, type,
-  // incoming types).
+  // True for the attributes the layer manages (keys, rank, edge set, edge pages,
+  // type, incoming types).
   bool IsReserved(std::string_view attribute) const;
 };
 

@@ -33,6 +33,7 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
   const Schema& s = g.schema();
   GraphSurvey out;
   std::map<std::string, int64_t> degree;  // node -> out-degree
+  std::map<std::string, EdgeSetSize> sets;  // node -> its edge set (node item and pages)
   ScanRequest scan;
   scan.table_name = s.table_name;
   while (true) {
@@ -46,15 +47,22 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
         continue;  // not the layer's
       }
       const std::string& source = pk->second.scalar();
-      if (pk->second == sk->second) {
-        ++out.nodes_by_type[s.NodeType(source)];
-        degree.try_emplace(source, 0);
+      const bool node = pk->second == sk->second;
+      const bool edge_page = !node && s.IsEdgePageSortKey(sk->second.scalar());
+      if (node || edge_page) {
+        if (node) {
+          ++out.nodes_by_type[s.NodeType(source)];
+          degree.try_emplace(source, 0);
+        }
         auto set = item.find(s.edge_set_attribute);
         const int64_t entries =
             set != item.end() && set->second.is(AttrType::kSS) ? static_cast<int64_t>(set->second.set().size()) : 0;
-        if (entries > 0) {
-          out.largest_edge_sets.push_back({source, entries, static_cast<int64_t>(ItemSize(item))});
-        }
+        if (entries == 0 && !edge_page) continue;
+        EdgeSetSize& e = sets[source];
+        e.node = source;
+        e.entries += entries;
+        e.item_bytes = std::max(e.item_bytes, static_cast<int64_t>(ItemSize(item)));
+        if (edge_page) ++e.pages;
       } else {
         const Edge e = g.ToEdge(item);
         ++out.edges_by_type[e.type];
@@ -63,6 +71,9 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
     }
     if (!page.last_evaluated_key) break;
     scan.exclusive_start_key = std::move(page.last_evaluated_key);
+  }
+  for (auto& [node, e] : sets) {
+    if (e.entries > 0) out.largest_edge_sets.push_back(std::move(e));
   }
   for (const auto& [node, d] : degree) ++out.out_degrees[d];
   std::sort(out.largest_edge_sets.begin(), out.largest_edge_sets.end(),

@@ -2,9 +2,8 @@
 //
 // What a graph table holds, read by one Scan: nodes and edges by type, the
 // out-degree distribution, and the largest edge sets with how close their
-// node items are to DynamoDB's 400 KB item limit (a node nearing it needs its
-// heavy edge types opted out of the edge set, docs/graph.md). `dynarock graph
-// stats` prints it.
+// items are to DynamoDB's 400 KB item limit (a set that would pass it spills
+// into edge pages, docs/graph.md). `dynarock graph stats` prints it.
 
 #ifndef DYNAROCK_GRAPH_SURVEY_H_
 #define DYNAROCK_GRAPH_SURVEY_H_
@@ -21,7 +20,8 @@ namespace dynarock::graph {
 struct EdgeSetSize {
   std::string node;
   int64_t entries = 0;     // edge-set entries
-  int64_t item_bytes = 0;  // the node item's DynamoDB size
+  int64_t item_bytes = 0;  // the largest item holding them (node or page), DynamoDB's size
+  int64_t pages = 0;       // edge pages it spilled into (0: in the node item)
 };
 
 struct GraphSurvey {

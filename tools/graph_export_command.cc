@@ -52,7 +52,7 @@ constexpr char kExportHelp[] =
     "  --svg FILE           Also draw it as SVG with Graphviz's dot (Debian's\n"
     "                       graphviz package)\n"
     "  --pk A, --sk A, --separator S, --inverted-index I, --rank-attribute R,\n"
-    "  --edge-set-attribute E, --incoming-types-attribute T\n"
+    "  --edge-set-attribute E, --incoming-types-attribute T, --edge-pages-attribute P\n"
     "                       The table's conventions, when detection gets them wrong\n"
     "  --endpoint URL       A DynamoDB-compatible endpoint (as `graph demo`)\n"
     "  --region R, --ca-file FILE   For --endpoint\n"
@@ -111,7 +111,7 @@ int RunGraphExport(const Args& args) {
   std::string v;
   static const char* const kOverrides[] = {"--pk", "--sk", "--separator", "--inverted-index",
                                            "--rank-attribute", "--edge-set-attribute",
-                                           "--incoming-types-attribute"};
+                                           "--incoming-types-attribute", "--edge-pages-attribute"};
   while (r.Next()) {
     const std::string_view flag = r.flag();
     auto value = [&](std::string* into, const char* what) {
@@ -183,6 +183,7 @@ int RunGraphExport(const Args& args) {
                          : flag == "--inverted-index" ? &schema.inverted_index
                          : flag == "--rank-attribute" ? &schema.rank_attribute
                          : flag == "--edge-set-attribute" ? &schema.edge_set_attribute
+                         : flag == "--edge-pages-attribute" ? &schema.edge_pages_attribute
                                                           : &schema.incoming_types_attribute;
     *field = value;
     inverted_given |= flag == "--inverted-index";

@@ -171,6 +171,7 @@ graph::Schema SchemaOf(simdjson::dom::element doc, const std::string& table) {
       {"rank_attribute", &s.rank_attribute},
       {"edge_set_attribute", &s.edge_set_attribute},
       {"incoming_types_attribute", &s.incoming_types_attribute},
+      {"edge_pages_attribute", &s.edge_pages_attribute},
   };
   for (const auto& [key, field] : members) {
     std::string_view v;

@@ -3,7 +3,8 @@
 // `dynarock graph stats --table T (--data DIR | --endpoint URL) [--format
 // text|json] [--top N]`: what a graph-layer table holds (graph::Survey): nodes
 // and edges by type, the out-degree distribution, and the largest edge sets
-// with how close their node items are to the 400 KB item limit.
+// with how close their items are to the 400 KB item limit (and how many edge
+// pages a spilled one uses).
 
 #include <charconv>
 #include <cstdio>
@@ -23,8 +24,8 @@ constexpr char kStatsHelp[] =
     "\n"
     "Reads a graph-layer table once (a Scan) and says what it holds: nodes and\n"
     "edges by type, the out-degree distribution, and the largest edge sets with\n"
-    "how much of DynamoDB's 400 KB item limit their node items use (a node near\n"
-    "it needs its busiest edge types opted out of the edge set).\n"
+    "how much of DynamoDB's 400 KB item limit their items use (a set that would\n"
+    "pass it spills into edge pages; then the largest page and the page count).\n"
     "\n"
     "Flags:\n"
     "  --table T          The graph table (required)\n"
@@ -62,10 +63,13 @@ std::string Text(const graph::GraphSurvey& s, const graph::Schema& schema) {
   }
   if (!s.largest_edge_sets.empty()) out += "  largest edge sets:\n";
   for (const graph::EdgeSetSize& e : s.largest_edge_sets) {
-    std::snprintf(line, sizeof(line), "    %-28s %8lld entries  item %9.1f KB (%.2f%% of 400 KB)\n",
-                  e.node.c_str(), static_cast<long long>(e.entries), e.item_bytes / 1024.0,
+    std::snprintf(line, sizeof(line), "    %-28s %8lld entries  %s %9.1f KB (%.2f%% of 400 KB)",
+                  e.node.c_str(), static_cast<long long>(e.entries),
+                  e.pages ? "largest page" : "item", e.item_bytes / 1024.0,
                   100.0 * e.item_bytes / kItemLimit);
     out += line;
+    if (e.pages) out += "  in " + std::to_string(e.pages) + " edge pages";
+    out += "\n";
   }
   return out;
 }
@@ -96,6 +100,7 @@ std::string Json(const graph::GraphSurvey& s, const graph::Schema& schema) {
     w.Member("node", e.node);
     w.MemberInt("entries", e.entries);
     w.MemberInt("item_bytes", e.item_bytes);
+    w.MemberInt("pages", e.pages);
     w.MemberDouble("item_limit_fraction", e.item_bytes / kItemLimit);
     w.EndObject();
   }

@@ -282,12 +282,16 @@ std::string VerifyGraph(DB* db, const History& history, bool trimmed, Problems* 
   std::map<std::string, Item> raw_nodes;               // id -> item
   std::map<std::string, graph::Edge> edges;            // EKey -> edge
   std::map<std::string, Item> by_stream_key;           // "PK|SK" -> item
+  std::map<std::string, std::map<std::string, std::set<std::string>>> pages;  // node -> label -> entries
   for (Item& item : ScanTable(db, p)) {
     const std::string pk = item.at(schema.pk_attribute).scalar();
     const std::string sk = item.at(schema.sk_attribute).scalar();
     by_stream_key[pk + "|" + sk] = item;
     if (pk == sk) {
       raw_nodes[pk] = std::move(item);
+    } else if (schema.IsEdgePageSortKey(sk)) {  // a spilled edge set's page
+      pages[pk][sk.substr(schema.EdgePageSortKey("").size())] =
+          StringSet(item, schema.edge_set_attribute);
     } else {
       graph::Edge e = g.ToEdge(item);
       edges[EKey(e.source, e.type, e.target)] = std::move(e);
@@ -329,6 +333,14 @@ std::string VerifyGraph(DB* db, const History& history, bool trimmed, Problems* 
   int64_t entries = 0;
   for (const auto& [id, item] : raw_nodes) {
     std::set<std::string> have = StringSet(item, schema.edge_set_attribute);
+    for (const std::string& label : StringSet(item, schema.edge_pages_attribute)) {
+      auto page = pages[id].find(label);
+      if (page == pages[id].end()) {
+        p->Add("graph: node " + id + " lists edge page " + label + ", which is not there");
+        continue;
+      }
+      have.insert(page->second.begin(), page->second.end());
+    }
     entries += static_cast<int64_t>(have.size());
     const std::set<std::string>& want = want_sets[id];
     for (const auto& e : want) {

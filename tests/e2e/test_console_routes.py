@@ -227,7 +227,7 @@ class ConsoleRoutesTest(unittest.TestCase):
         self.assertEqual(koan["schema"], {
             "pk": "source", "sk": "target", "separator": "-", "inverted_index": "gsi0-index",
             "rank_attribute": "gsi0", "edge_set_attribute": "edgeSet",
-            "incoming_types_attribute": "inTypes"})
+            "incoming_types_attribute": "inTypes", "edge_pages_attribute": "edgePages"})
         self.assertIn("GOAL-G1", koan["sample_nodes"])
         status, earth = self.graph("schema", table="demo_middle_earth")
         self.assertEqual(earth["schema"]["separator"], "#")

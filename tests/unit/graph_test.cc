@@ -1014,11 +1014,12 @@ TEST_P(GraphSeedTest, LargeWritesAreSplitIntoTransactionsOfAtMost100Items) {
   EXPECT_TRUE(leaf->edge_set.empty());
 }
 
-TEST_P(GraphSeedTest, EdgeSetPastFourHundredKilobytesNamesTheEdgeTypeToOptOut) {
+TEST_P(GraphSeedTest, EdgeSetPastFourHundredKilobytesSpillsIntoPagesThatReadersMerge) {
   Schema s;
   s.table_name = Table("bigsets");
+  s.RankByAttribute("RATED", "stars");
   auto g = MakeGraph(s);
-  G_OK(g->PutNode("GOAL#popular"));
+  G_OK(g->PutNode("GOAL#popular", {{"name", S("popular")}}));
   const std::string pad(900, 'x');
   std::vector<EdgeSpec> edges;
   for (int i = 0; i < 600; ++i) {
@@ -1026,21 +1027,79 @@ TEST_P(GraphSeedTest, EdgeSetPastFourHundredKilobytesNamesTheEdgeTypeToOptOut) {
   }
   AddEdgeOptions o;
   o.require_nodes = false;
-  auto r = g->AddEdges(edges, o);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().type(), ErrorType::kValidation) << r.status().ToString();
-  EXPECT_NE(r.status().message().find("OptOutOfEdgeSet(\"SUBSCRIBER\")"), std::string::npos)
-      << r.status().message();
-  EXPECT_NE(r.status().message().find("edges were committed"), std::string::npos)
-      << r.status().message();
+  G_ASSIGN(WriteReport w, g->AddEdges(edges, o));
+  EXPECT_EQ(w.edges_committed, 600);
 
-  // Opting the type out: the edges are written, the set stays as it was.
+  // ~550 KB of entries: the node item lists pages instead of holding the set.
+  GetItemRequest raw;
+  raw.table_name = s.table_name;
+  raw.key = s.NodeKey("GOAL#popular");
+  raw.consistent_read = true;
+  G_ASSIGN(GetItemResponse item, client_->GetItem(raw));
+  ASSERT_TRUE(item.item.has_value());
+  EXPECT_FALSE(item.item->count(s.edge_set_attribute));
+  ASSERT_TRUE(item.item->count(s.edge_pages_attribute));
+  EXPECT_GE(item.item->at(s.edge_pages_attribute).set().size(), 4u);
+  EXPECT_LT(ItemSize(*item.item), 4096u);
+
+  // Readers see one whole set, and pages are neither edges nor attributes.
+  G_ASSIGN(std::optional<Node> node, g->GetNode("GOAL#popular", true));
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->edge_set.size(), 600u);
+  EXPECT_EQ(node->attributes.size(), 1u);  // name
+  G_ASSIGN(auto nodes, g->GetNodes({"GOAL#popular"}));
+  ASSERT_TRUE(nodes[0].has_value());
+  EXPECT_EQ(nodes[0]->edge_set.size(), 600u);
+  G_ASSIGN(std::vector<Edge> out, g->AllOutEdges("GOAL#popular", ""));
+  EXPECT_EQ(out.size(), 600u);
+  G_ASSIGN(EdgeSetReport report, g->VerifyEdgeSet("GOAL#popular"));
+  EXPECT_TRUE(report.ok()) << report.missing.size() << " missing, " << report.stale.size() << " stale";
+
+  // Removing edges deletes their entries from the pages.
+  std::vector<EdgeSpec> half(edges.begin(), edges.begin() + 300);
+  G_ASSIGN(WriteReport removed, g->RemoveEdges(half));
+  EXPECT_EQ(removed.edges_committed, 300);
+  G_ASSIGN(node, g->GetNode("GOAL#popular", true));
+  EXPECT_EQ(node->edge_set.size(), 300u);
+
+  // A ranked edge whose rank changes: its entry moves (maybe between pages).
+  G_OK(g->AddEdge({"GOAL#popular", "RATED", "USER#critic", {{"stars", S("1")}}}, o));
+  G_OK(g->AddEdge({"GOAL#popular", "RATED", "USER#critic", {{"stars", S("5")}}}, o));
+  G_ASSIGN(node, g->GetNode("GOAL#popular", true));
+  EXPECT_EQ(node->edge_set.size(), 301u);
+  int rated = 0;
+  for (const EdgeRef& ref : node->edge_set) {
+    if (ref.type != "RATED") continue;
+    ++rated;
+    EXPECT_EQ(ref.rank, "5");
+  }
+  EXPECT_EQ(rated, 1);
+  G_ASSIGN(report, g->VerifyEdgeSet("GOAL#popular"));
+  EXPECT_TRUE(report.ok()) << report.missing.size() << " missing, " << report.stale.size() << " stale";
+
+  // DeleteNode leaves nothing of the partition, pages included.
+  DeleteNodeOptions d;
+  d.max_edges = 1000;
+  G_ASSIGN(DeleteProgress progress, g->DeleteNode("GOAL#popular", d));
+  EXPECT_TRUE(progress.done);
+  QueryRequest q;
+  q.table_name = s.table_name;
+  q.key_condition_expression = "PK = :p";
+  q.expression_attribute_values[":p"] = S("GOAL#popular");
+  q.has_expression_attribute_values = true;
+  q.consistent_read = true;
+  G_ASSIGN(QueryResponse left, client_->Query(q));
+  EXPECT_EQ(left.items.size(), 0u);
+
+  // Opting the type out stays a choice: the edges, and no set at all.
   s.OptOutOfEdgeSet("SUBSCRIBER");
   Graph opted(client_.get(), s);
-  G_ASSIGN(WriteReport w, opted.AddEdges(edges, o));
+  G_ASSIGN(w, opted.AddEdges(edges, o));
   EXPECT_EQ(w.edges_committed, 600);
   G_ASSIGN(std::vector<Edge> subs, opted.AllOutEdges("GOAL#popular", "SUBSCRIBER"));
   EXPECT_EQ(subs.size(), 600u);
+  G_ASSIGN(node, opted.GetNode("GOAL#popular", true));
+  EXPECT_TRUE(!node || node->edge_set.empty());
 }
 
 // ---------------------------------------------------------------- audit fixes

@@ -50,6 +50,7 @@ void Override(const server::ControlRequest& r, graph::Schema* s) {
       {"rank_attribute", &s->rank_attribute},
       {"edge_set_attribute", &s->edge_set_attribute},
       {"incoming_types_attribute", &s->incoming_types_attribute},
+      {"edge_pages_attribute", &s->edge_pages_attribute},
   };
   for (const auto& [name, field] : members) {
     std::string v = Param(r, name);

@@ -7,7 +7,8 @@
 //   GET /_dynarock/graph/schema?table=T
 //     {"graph": true, "schema": {"pk": "PK", "sk": "SK", "separator": "#",
 //      "inverted_index": "inverted", "rank_attribute": "rank",
-//      "edge_set_attribute": "edges", "incoming_types_attribute": "inTypes"},
+//      "edge_set_attribute": "edges", "incoming_types_attribute": "inTypes",
+//      "edge_pages_attribute": "edgePages"},
 //      "sample_nodes": ["USER#Frodo", ...]}
 //     or {"graph": false, "reason": "..."}. Detected from the table's keys (a
 //     string partition and sort key), its inverted index (a GSI keyed on the
@@ -16,7 +17,7 @@
 //     types.
 //   GET /_dynarock/graph/neighbourhood?table=T&node=ID&hops=K&direction=out|in|both
 //       &types=A,B&max_nodes=N[&pk=&sk=&separator=&inverted_index=&rank_attribute=
-//       &edge_set_attribute=&incoming_types_attribute=]
+//       &edge_set_attribute=&incoming_types_attribute=&edge_pages_attribute=]
 //     {"nodes": [{"id", "type", "depth", "exists", "attributes": {DynamoDB JSON}}],
 //      "edges": [{"source", "target", "type", "rank", "in_edge_set",
 //                 "attributes": {DynamoDB JSON}}],

@@ -25,9 +25,10 @@ const FIELDS = [
   ['rank_attribute', 'Rank attribute'],
   ['edge_set_attribute', 'Edge set attribute'],
   ['incoming_types_attribute', 'Incoming types attribute'],
+  ['edge_pages_attribute', 'Edge pages attribute'],
 ];
 const DEFAULT_SCHEMA = { pk: 'PK', sk: 'SK', separator: '#', inverted_index: 'inverted', rank_attribute: 'rank',
-  edge_set_attribute: 'edges', incoming_types_attribute: 'inTypes' };
+  edge_set_attribute: 'edges', incoming_types_attribute: 'inTypes', edge_pages_attribute: 'edgePages' };
 const SCAN_LIMIT = 1000;  // items evaluated by one page of the node picker's Scan
 const DIRECTIONS = { both: 'Both ways', out: 'Outgoing', in: 'Incoming' };
 
