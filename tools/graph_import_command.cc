@@ -17,7 +17,9 @@
 //   csv    a header line, then a record a line (RFC 4180 quoting): a nodes
 //          file has an id column, an edges file source and target columns and
 //          a type column or --edge-type; every other column is an attribute (a
-//          string, or a number with --number); an empty cell is no attribute
+//          string, or a number with --number); an empty cell is no attribute;
+//          columns named by flags or a mapping file (tools/graph_import_mapping.h),
+//          bare ids given their node type (--id-type: 42 -> USER#42)
 //
 // A bad record is reported with its line (its position in a json file) and
 // left out, the others imported; the exit status is then 1.
@@ -43,6 +45,7 @@
 #include "graph/explore.h"
 #include "tools/command.h"
 #include "tools/graph_client.h"
+#include "tools/graph_import_mapping.h"
 
 namespace dynarock::tools {
 namespace {
@@ -72,8 +75,17 @@ constexpr char kImportHelp[] =
     "  --source COL, --target COL, --type COL\n"
     "                     CSV: the edge columns (default source, target, type)\n"
     "  --edge-type T      CSV: every edge of a file without a type column is a T\n"
+    "  --id-type T, --source-type T, --target-type T\n"
+    "                     CSV: ids in those columns are bare (42): the node is T#42\n"
     "  --number COL,...   CSV: columns whose values are numbers (else strings)\n"
     "  --delimiter C      CSV: the field separator (default ,)\n"
+    "  --mapping FILE     CSV: the settings above per file, as JSON: {\"delimiter\":\n"
+    "                     \";\", \"files\": {\"people.csv\": {\"id\": \"user_id\",\n"
+    "                     \"id_type\": \"USER\"}, \"follows.csv\": {\"source\": \"from\",\n"
+    "                     \"target\": \"to\", \"edge_type\": \"FOLLOWS\", \"numbers\":\n"
+    "                     [\"since\"]}}} (members: the flags' names with _ for -,\n"
+    "                     numbers a list); a file's entry wins over the flags, the\n"
+    "                     flags over the mapping's top level\n"
     "  --threads N        Writer threads over BatchWriteItem (default 4)\n"
     "  --resume FILE      Keep the import's progress in FILE (through BatchWriteItem):\n"
     "                     run the same command again after an interruption and the\n"
@@ -180,13 +192,6 @@ graph::Schema SchemaOf(simdjson::dom::element doc, const std::string& table) {
   return s;
 }
 
-// Where a CSV file's columns are, and how its values are typed.
-struct CsvColumns {
-  std::string id = "id", source = "source", target = "target", type = "type", edge_type;
-  std::map<std::string, std::string, std::less<>> types;  // --number: "N"
-  char delimiter = ',';
-};
-
 // How far the import has come: on stderr, one line rewritten in place on a
 // terminal (at most ten times a second), a line every 100,000 records
 // otherwise; and, resuming, whether the record about to be added had its
@@ -281,7 +286,12 @@ Status FeedJsonl(graph::BulkLoader& loader, std::istream& in, const std::string&
 // A CSV file of nodes or of edges, as its header says. A file whose header
 // has neither shape is refused whole (a ValidationException).
 Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& file,
-               const CsvColumns& cols, Counts* counts, Progress* progress) {
+               const CsvColumns& cols, const std::string& separator, Counts* counts,
+               Progress* progress) {
+  // A bare id of a column with a node type: TYPE + separator + id.
+  auto typed = [&](const std::string& type, std::string* id) {
+    if (!type.empty()) *id = type + separator + *id;
+  };
   std::string line, text;
   int64_t number = 0;
   std::vector<std::string> header;
@@ -336,6 +346,7 @@ Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& f
         Refuse(counts, where, "no node id (column " + cols.id + ")");
         continue;
       }
+      typed(cols.id_type, &id);
       if (Status v = NormalizeAndValidateItem(&item); !v.ok()) {
         Refuse(counts, where, v.message());
         continue;
@@ -354,6 +365,8 @@ Status FeedCsv(graph::BulkLoader& loader, std::istream& in, const std::string& f
                                 cols.target + ")");
       continue;
     }
+    typed(cols.source_type, &e.source);
+    typed(cols.target_type, &e.target);
     if (!TakeText(&item, cols.type, &e.type)) e.type = cols.edge_type;
     if (e.type.empty()) {
       Refuse(counts, where, "no edge type (column " + cols.type + ")");
@@ -493,15 +506,17 @@ std::string FormatOf(const std::string& file, const std::string& given) {
 int RunGraphImport(const Args& args) {
   GraphPlace place;
   std::vector<std::string> files;
-  std::string table, format, v, resume_path;
-  CsvColumns cols;
+  std::string table, format, v, resume_path, mapping_path;
+  CsvSettings flags;  // the CSV flags (over a mapping file's top level)
   int64_t threads = 4;
   ArgReader r(args);
   while (r.Next()) {
     const std::string_view flag = r.flag();
     int rc = kExitOk;
-    auto column = [&](std::string* out, const char* what) {
-      if (!r.Value(out) || out->empty()) return UsageError("graph import", std::string(what) + " needs a column name");
+    // --id COL, --id-type T, ...: the setting named as the flag (- as _).
+    auto setting = [&](const char* key, const char* needs) {
+      if (!r.Value(&v) || v.empty()) return UsageError("graph import", std::string(flag) + " needs " + needs);
+      flags.Set(key, v);
       return kExitOk;
     };
     if (place.Take(r, "graph import", &rc)) {
@@ -515,28 +530,28 @@ int RunGraphImport(const Args& args) {
       if (!r.Value(&format) || (format != "json" && format != "jsonl" && format != "csv")) {
         return UsageError("graph import", "--format must be json, jsonl or csv");
       }
-    } else if (flag == "--id") {
-      if (int c = column(&cols.id, "--id"); c != kExitOk) return c;
-    } else if (flag == "--source") {
-      if (int c = column(&cols.source, "--source"); c != kExitOk) return c;
-    } else if (flag == "--target") {
-      if (int c = column(&cols.target, "--target"); c != kExitOk) return c;
-    } else if (flag == "--type") {
-      if (int c = column(&cols.type, "--type"); c != kExitOk) return c;
+    } else if (flag == "--id" || flag == "--source" || flag == "--target" || flag == "--type") {
+      if (int c = setting(std::string(flag.substr(2)).c_str(), "a column name"); c != kExitOk) return c;
     } else if (flag == "--edge-type") {
-      if (!r.Value(&cols.edge_type) || cols.edge_type.empty()) return UsageError("graph import", "--edge-type needs an edge type");
+      if (int c = setting("edge_type", "an edge type"); c != kExitOk) return c;
+    } else if (flag == "--id-type" || flag == "--source-type" || flag == "--target-type") {
+      std::string key(flag.substr(2));
+      key[key.find('-')] = '_';
+      if (int c = setting(key.c_str(), "a node type"); c != kExitOk) return c;
+    } else if (flag == "--mapping") {
+      if (!r.Value(&mapping_path) || mapping_path.empty()) return UsageError("graph import", "--mapping needs a FILE");
     } else if (flag == "--number") {
       if (!r.Value(&v) || v.empty()) return UsageError("graph import", "--number needs column names (a,b,...)");
       std::stringstream list(v);
       std::string c;
       while (std::getline(list, c, ',')) {
-        if (!c.empty()) cols.types[c] = "N";
+        if (!c.empty()) flags.numbers.push_back(c);
       }
     } else if (flag == "--delimiter") {
       if (!r.Value(&v) || v.size() != 1 || v[0] == '"' || v[0] == '\n' || v[0] == '\r') {
         return UsageError("graph import", "--delimiter must be one character (not a quote or a newline)");
       }
-      cols.delimiter = v[0];
+      flags.delimiter = v[0];
     } else if (flag == "--resume") {
       if (!r.Value(&resume_path) || resume_path.empty()) return UsageError("graph import", "--resume needs a FILE");
     } else if (flag == "--threads") {
@@ -552,6 +567,12 @@ int RunGraphImport(const Args& args) {
   }
   if (files.empty()) return UsageError("graph import", "expected a FILE to import");
   if (table.empty()) return UsageError("graph import", "--table is required");
+  CsvMapping mapping;
+  if (!mapping_path.empty()) {
+    auto m = ReadCsvMapping(mapping_path);
+    if (!m.ok()) return CommandFailed("graph import", m.status());
+    mapping = std::move(m).value();
+  }
   uint64_t total_bytes = 0;
   ResumeState resume;
   resume.table = table;
@@ -627,7 +648,8 @@ int RunGraphImport(const Args& args) {
       if (f == "jsonl") {
         DR_RETURN_IF_ERROR(FeedJsonl(loader, in, file, &counts, &progress));
       } else {
-        DR_RETURN_IF_ERROR(FeedCsv(loader, in, file, cols, &counts, &progress));
+        DR_RETURN_IF_ERROR(FeedCsv(loader, in, file, mapping.For(file, flags), schema.separator,
+                                   &counts, &progress));
       }
       if (in.bad()) return Status(ErrorType::kValidation, "cannot read " + file);
     }

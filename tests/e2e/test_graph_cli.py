@@ -16,7 +16,8 @@ command line.
 * import: export -> import -> export gives the same bytes for every seed graph
   (ranks and edge-set membership as stored), `dynarock check` clean; JSON lines
   and CSV (quoted fields over two lines, numbers by --number, columns named by
-  flags, --edge-type) with bad records imported but for those, reported by
+  flags, --edge-type; a mapping file per file, bare ids given their node
+  type) with bad records imported but for those, reported by
   file and line, exit 1; the same CSV into a new embedded table (table files)
   and over HTTP (BatchWriteItem) gives the same export; a file refused whole
   leaves no table behind; --resume: an import killed midway and run again
@@ -341,6 +342,43 @@ class GraphExportTest(unittest.TestCase):
         self.assertIn("ResourceNotFoundException", listed.stderr)
         self.assertEqual(dynarock("graph", "import", nodes, "--format", "xml", "--data", empty,
                                   "--table", "people", check=False).returncode, 2)
+
+    def test_import_csv_mapping(self):
+        # Bare ids (a user id, not USER#...), odd column names, one file with
+        # semicolons: a mapping file says it per file; the flags fill in the rest.
+        people = os.path.join(self.tmp, "users.csv")
+        follows = os.path.join(self.tmp, "follows.csv")
+        mapping = os.path.join(self.tmp, "mapping.json")
+        with open(people, "w") as f:
+            f.write("user_id,name,age\n1,Ann,31\n2,Bob,40\n")
+        with open(follows, "w") as f:
+            f.write("from;to;since\n1;2;2019\n2;1;2020\n")
+        with open(mapping, "w") as f:
+            json.dump({"numbers": ["age"], "files": {
+                "users.csv": {"id": "user_id"},
+                "follows.csv": {"delimiter": ";", "source": "from", "target": "to",
+                                "source_type": "USER", "target_type": "USER",
+                                "numbers": ["since"]}}}, f)
+        data = os.path.join(self.tmp, "csv-mapped")
+        r = dynarock("graph", "import", people, follows, "--mapping", mapping, "--id-type", "USER",
+                     "--edge-type", "FOLLOWS", "--table", "social", "--data", data)
+        self.assertIn("2 nodes, 2 edges", r.stderr)
+        g = json.loads(dynarock("graph", "export", "--data", data, "--table", "social").stdout)
+        self.assertEqual({n["id"]: n["attributes"] for n in g["nodes"]},
+                         {"USER#1": {"name": {"S": "Ann"}, "age": {"N": "31"}},
+                          "USER#2": {"name": {"S": "Bob"}, "age": {"N": "40"}}})
+        self.assertEqual([(e["source"], e["type"], e["target"], e["attributes"]) for e in g["edges"]],
+                         [("USER#1", "FOLLOWS", "USER#2", {"since": {"N": "2019"}}),
+                          ("USER#2", "FOLLOWS", "USER#1", {"since": {"N": "2020"}})])
+        # A mapping with a mistake is refused before anything is written.
+        with open(mapping, "w") as f:
+            json.dump({"files": {"users.csv": {"id_column": "user_id"}}}, f)
+        r = dynarock("graph", "import", people, "--mapping", mapping, "--table", "other",
+                     "--data", data, check=False)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn('files["users.csv"]: unknown member "id_column"', r.stderr)
+        self.assertEqual(dynarock("graph", "stats", "--data", data, "--table", "other",
+                                  check=False).returncode, 1)
 
     def test_import_resume(self):
         lines = os.path.join(self.tmp, "ring.jsonl")
