@@ -181,8 +181,7 @@ class Decoder {
           prev = e;
           set.emplace_back(e);
         }
-        // The factories sort; the input is already sorted, which std::sort
-        // handles quickly.
+        // The factories sort unless the set is sorted already, as it is here.
         if (tag == static_cast<uint8_t>(AttrType::kSS)) {
           *out = AttributeValue::SS(std::move(set));
         } else if (tag == static_cast<uint8_t>(AttrType::kNS)) {

@@ -272,7 +272,7 @@ Status BulkLoader::FinishNodes() {
       if (bytes + ItemSize(item) > kItemSizeBytesMax) {
         // Too large for the node item: into edge pages (graph/edge_pages.cc).
         std::set<std::string> labels;
-        for (auto& [label, part] : internal::PartitionEdgeSet(std::move(v), "")) {
+        for (auto& [label, part] : internal::PartitionEdgeSet(std::move(v), "", /*max_pages=*/0)) {
           Item page = s.EdgePageKey(id, label);
           if (!part.empty()) page[s.edge_set_attribute] = AttributeValue::SS(std::move(part));
           pending_.push_back(std::move(page));

@@ -63,10 +63,10 @@ bool LabelHolds(std::string_view label, uint64_t hash) {
 }
 
 void Partition(std::vector<std::string> entries, const std::string& label, bool must_split,
-               std::map<std::string, std::vector<std::string>>* out) {
+               size_t max_entries, std::map<std::string, std::vector<std::string>>* out) {
   size_t bytes = 0;
   for (const std::string& e : entries) bytes += e.size();
-  if (!must_split && ((entries.size() <= kEdgePageSplitEntries && bytes <= kEdgePageSplitBytes) ||
+  if (!must_split && ((entries.size() <= max_entries && bytes <= kEdgePageSplitBytes) ||
                       label.size() >= kEdgePageMaxDepth)) {
     (*out)[label] = std::move(entries);
     return;
@@ -76,8 +76,8 @@ void Partition(std::vector<std::string> entries, const std::string& label, bool 
   for (std::string& e : entries) {
     ((EdgeEntryHash(e) >> bit) & 1u ? one : zero).push_back(std::move(e));
   }
-  Partition(std::move(zero), label + "0", false, out);
-  Partition(std::move(one), label + "1", false, out);
+  Partition(std::move(zero), label + "0", false, max_entries, out);
+  Partition(std::move(one), label + "1", false, max_entries, out);
 }
 
 }  // namespace
@@ -91,10 +91,20 @@ std::string EdgePageOf(const std::vector<std::string>& labels, std::string_view 
 }
 
 std::map<std::string, std::vector<std::string>> PartitionEdgeSet(std::vector<std::string> entries,
-                                                                 const std::string& label) {
-  std::map<std::string, std::vector<std::string>> out;
-  Partition(std::move(entries), label, /*must_split=*/true, &out);
-  return out;
+                                                                 const std::string& label,
+                                                                 size_t max_pages) {
+  // Very short entries make many small pages: coarser ones (past the writers'
+  // entry cap, so their next ADD splits them) keep a spill or split within
+  // one transaction's 100 items.
+  for (size_t max_entries = kEdgePageSplitEntries;; max_entries *= 2) {
+    std::map<std::string, std::vector<std::string>> out;
+    if (max_pages == 0 || max_entries > entries.size()) {
+      Partition(std::move(entries), label, /*must_split=*/true, max_entries, &out);
+      return out;
+    }
+    Partition(entries, label, /*must_split=*/true, max_entries, &out);
+    if (out.size() <= max_pages) return out;
+  }
 }
 
 }  // namespace internal
@@ -200,7 +210,7 @@ Status Graph::SpillEdgeSet(const std::string& node) {
     u.expression_attribute_values[":g_old"] = AttributeValue::SS(entries);
     u.update_expression = std::string("REMOVE ") + kEs + " SET " + kPg + " = :g_pg";
     u.condition_expression = std::string(kEs) + " = :g_old AND attribute_not_exists(" + kPg + ")";
-    for (auto& [label, part] : internal::PartitionEdgeSet(std::move(entries), "")) {
+    for (auto& [label, part] : internal::PartitionEdgeSet(std::move(entries), "", internal::kEdgePageMaxPartition)) {
       labels.push_back(label);
       req.transact_items.push_back(PagePut(schema_, node, label, std::move(part)));
     }
@@ -258,7 +268,7 @@ Status Graph::SplitEdgePage(const std::string& node, const std::string& label) {
     req.transact_items.push_back(std::move(del));
     std::set<std::string> next(labels->begin(), labels->end());
     next.erase(label);
-    for (auto& [l, part] : internal::PartitionEdgeSet(std::move(entries), label)) {
+    for (auto& [l, part] : internal::PartitionEdgeSet(std::move(entries), label, internal::kEdgePageMaxPartition)) {
       next.insert(l);
       req.transact_items.push_back(PagePut(schema_, node, l, std::move(part)));
     }
@@ -315,9 +325,6 @@ Status Graph::MergeEdgePages(const std::vector<Item*>& items, bool consistent_re
           pages[pk->second.scalar()][std::move(label)] = StringSet(page, schema_.edge_set_attribute);
         },
         {schema_.pk_attribute, schema_.sk_attribute, schema_.edge_set_attribute}));
-    // After a few rounds, a page still missing is one a node being deleted has
-    // lost already: read as empty.
-    const bool last = attempt >= 5;
     std::vector<Item*> again;
     for (Item* item : pending) {
       const std::string node = item->at(schema_.pk_attribute).scalar();
@@ -325,7 +332,7 @@ Status Graph::MergeEdgePages(const std::vector<Item*>& items, bool consistent_re
       auto& got = pages[node];
       bool whole = true;
       for (const std::string& l : labels) whole = whole && got.count(l);
-      if (!whole && !last) {
+      if (!whole) {
         again.push_back(item);
         continue;
       }
@@ -346,6 +353,12 @@ Status Graph::MergeEdgePages(const std::vector<Item*>& items, bool consistent_re
     }
     pending = std::move(again);
     if (pending.empty()) break;
+    if (attempt >= 5) {
+      return Status(ErrorType::kInternalServerError,
+                    "graph: the edge pages of node " + pending.front()->at(schema_.pk_attribute).scalar() +
+                        " kept changing (or went missing) while they were read");
+    }
+    consistent_read = true;  // a page written since may not be visible to an eventual read
     internal::Backoff(attempt);
     // A page was split (or dropped) since the labels were read: read them again.
     for (Item* item : pending) {
@@ -375,8 +388,10 @@ Status Graph::MergeEdgePages(const std::vector<Item*>& items, bool consistent_re
 }
 
 Status Graph::DropEdgePages(const std::string& node) {
-  // The label list first: from then on nobody reads or writes the pages (a
-  // writer finds the node unspilled), and the pages are only deleted.
+  // The label list first: from then on readers and writers that read it find
+  // the node unspilled; a writer still holding the labels finds its page gone
+  // (its condition fails) once it is deleted. A node without a list may still
+  // have pages left by a call cut short: the query below finds them.
   UpdateItemRequest u;
   u.table_name = schema_.table_name;
   u.key = schema_.NodeKey(node);
@@ -384,9 +399,12 @@ Status Graph::DropEdgePages(const std::string& node) {
   u.condition_expression = std::string("attribute_exists(") + kPg + ")";
   u.expression_attribute_names[kPg] = schema_.edge_pages_attribute;
   u.has_expression_attribute_names = true;
-  counters_.requests++;
-  auto r = client_->UpdateItem(u);
-  if (!r.ok() && r.status().type() != ErrorType::kConditionalCheckFailed) return r.status();
+  DR_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> listed, ReadEdgePages(node));
+  if (listed && !listed->empty()) {
+    counters_.requests++;
+    auto r = client_->UpdateItem(u);
+    if (!r.ok() && r.status().type() != ErrorType::kConditionalCheckFailed) return r.status();
+  }
   RememberEdgePages(node, {});
   // Every page item of the partition, listed or left behind.
   QueryRequest q;

@@ -111,7 +111,8 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
   const Schema& s = g.schema();
   Neighbourhood out;
   std::map<std::string, Node> nodes;
-  std::map<std::string, std::vector<EdgeRef>> pages;  // node -> entries of its edge pages
+  std::map<std::string, std::map<std::string, std::vector<EdgeRef>>> pages;  // node -> label -> entries
+  std::map<std::string, std::vector<std::string>> listed;  // node -> the labels it lists
   std::vector<Edge> edges;
   ScanRequest scan;
   scan.table_name = s.table_name;
@@ -127,10 +128,15 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
           continue;
         }
         Node n = g.ToNode(item);
+        if (auto pg = item.find(s.edge_pages_attribute); pg != item.end() && pg->second.is(AttrType::kSS)) {
+          listed[n.id] = pg->second.set();
+        }
         nodes.emplace(n.id, std::move(n));
       } else if (s.IsEdgePageSortKey(sk->second.scalar())) {
-        // A spilled edge set's page: its entries join the node's set below.
-        for (EdgeRef& ref : g.ToNode(item).edge_set) pages[pk->second.scalar()].push_back(std::move(ref));
+        // A spilled edge set's page: its entries join the node's set below
+        // (when the node lists it: not one a call cut short left behind).
+        const std::string label = sk->second.scalar().substr(s.EdgePageSortKey("").size());
+        pages[pk->second.scalar()][label] = g.ToNode(item).edge_set;
       } else {
         edges.push_back(g.ToEdge(item));
       }
@@ -138,10 +144,18 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
     if (!page.last_evaluated_key) break;
     scan.exclusive_start_key = std::move(page.last_evaluated_key);
   }
-  for (auto& [id, refs] : pages) {
+  for (auto& [id, labels] : listed) {
     auto n = nodes.find(id);
     if (n == nodes.end()) continue;
-    for (EdgeRef& ref : refs) n->second.edge_set.push_back(std::move(ref));
+    // A scan is no snapshot: a page split meanwhile may be seen with the
+    // pages that replaced it, so each entry is taken once.
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    for (const std::string& label : labels) {
+      for (EdgeRef& ref : pages[id][label]) {
+        if (!seen.emplace(ref.type, ref.target, ref.rank).second) continue;
+        n->second.edge_set.push_back(std::move(ref));
+      }
+    }
   }
   std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
     return std::tie(a.source, a.type, a.target) < std::tie(b.source, b.type, b.target);
@@ -240,6 +254,11 @@ StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
     if (d.sample_nodes.size() < 50) d.sample_nodes.push_back(id);
     for (const auto& [name, value] : item) {
       if (!value.is(AttrType::kSS) || value.set().empty()) continue;
+      // Edge page labels ("0110"): a spilled set's list, neither set sought.
+      const bool labels = std::all_of(value.set().begin(), value.set().end(), [](const std::string& e) {
+        return e.find_first_not_of("01") == std::string::npos;
+      });
+      if (labels) continue;
       const bool all_sep = std::all_of(value.set().begin(), value.set().end(), [&](const std::string& e) {
         return e.find(d.schema.separator) != std::string::npos;
       });
@@ -256,7 +275,6 @@ StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
   };
   d.schema.edge_set_attribute = most(set_with_sep, d.schema.edge_set_attribute);
   set_without_sep.erase(d.schema.edge_set_attribute);
-  set_without_sep.erase(d.schema.edge_pages_attribute);  // page labels ("0110") of a spilled set
   d.schema.incoming_types_attribute = most(set_without_sep, d.schema.incoming_types_attribute);
   // Edge types whose rank is not the source id have a rank function the
   // table does not record: marked ranked (by the stored rank), so that their

@@ -278,6 +278,7 @@ Node Graph::ToNode(const Item& item) const {
   n.type = schema_.NodeType(n.id);
   for (const auto& [k, v] : item) {
     if (k == schema_.edge_set_attribute && v.is(AttrType::kSS)) {
+      n.edge_set.reserve(v.set().size());
       for (const std::string& e : v.set()) {
         EdgeRef ref;
         if (schema_.ParseEdgeSetEntry(e, &ref)) n.edge_set.push_back(std::move(ref));

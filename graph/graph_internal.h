@@ -75,6 +75,9 @@ inline constexpr size_t kEdgePageSplitEntries = 1024;
 inline constexpr size_t kEdgePageSplitBytes = 160 * 1024;
 // Labels are at most this long (2^kEdgePageMaxDepth pages).
 inline constexpr size_t kEdgePageMaxDepth = 40;
+// A spill or split writes at most this many pages (with the node, or the node
+// and the page replaced, within a transaction's 100 items).
+inline constexpr size_t kEdgePageMaxPartition = 64;
 
 std::shared_ptr<EdgePageCache> NewEdgePageCache();
 
@@ -83,10 +86,12 @@ uint64_t EdgeEntryHash(std::string_view entry);
 // The label of `labels` that holds `entry`; empty when none does.
 std::string EdgePageOf(const std::vector<std::string>& labels, std::string_view entry);
 // `entries` (all below `label`) cut into pages below `label`, each within
-// kEdgePageSplitEntries and kEdgePageSplitBytes (or at kEdgePageMaxDepth);
-// at least two pages. Label -> entries; a page may be empty.
+// kEdgePageSplitEntries and kEdgePageSplitBytes (or at kEdgePageMaxDepth),
+// with more entries a page when that would make more than `max_pages` pages
+// (0: no bound); at least two pages. Label -> entries; a page may be empty.
 std::map<std::string, std::vector<std::string>> PartitionEdgeSet(std::vector<std::string> entries,
-                                                                 const std::string& label);
+                                                                 const std::string& label,
+                                                                 size_t max_pages);
 
 // Writes `items` (puts) with BatchWriteItem, 25 per request, retrying
 // UnprocessedItems with backoff (bounded).

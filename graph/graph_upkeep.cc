@@ -30,10 +30,10 @@ StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
   DeleteProgress progress;
   const int64_t budget = std::max<int64_t>(1, options.max_edges);
 
-  // 0. A spilled edge set's pages go first: the queries below then read edges
-  // only, and a node half deleted has no edge set (as documented).
-  DR_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> labels, ReadEdgePages(id));
-  if (labels && !labels->empty()) DR_RETURN_IF_ERROR(DropEdgePages(id));
+  // 0. A spilled edge set's pages go first (and pages a call cut short left
+  // behind): the queries below then read edges only, and a node half deleted
+  // has no edge set (as documented).
+  DR_RETURN_IF_ERROR(DropEdgePages(id));
 
   // Removes edges the way RemoveEdges does (reverse edges, edge-set entries with
   // their ranks read from the table and guarded), without updating the edge set
@@ -99,6 +99,8 @@ StatusOr<DeleteProgress> Graph::DeleteNode(const std::string& id,
   counters_.requests++;
   counters_.items_written++;
   DR_RETURN_IF_ERROR(client_->DeleteItem(del).status());
+  // Pages a writer spilled meanwhile would outlive the node: none may.
+  DR_RETURN_IF_ERROR(DropEdgePages(id));
   progress.done = true;
   return progress;
 }

@@ -512,8 +512,12 @@ Status Graph::AddEdgeRankChanged(const EdgeSpec& e, bool reverse, bool require_n
         retry = true;
       }
       if (reason.code == "ValidationError" && IsSizeError(reason.message)) {
-        if (!set_item) return ValidationError("graph: node " + home_of_item[i].first +
-                                              " would exceed DynamoDB's 400 KB item limit");
+        if (!set_item) {
+          return ValidationError(node_item ? "graph: node " + home_of_item[i].first +
+                                                 " would exceed DynamoDB's 400 KB item limit"
+                                           : "graph: edge " + e.source + " -" + e.type + "-> " +
+                                                 e.target + " would exceed DynamoDB's 400 KB item limit");
+        }
         const auto& [node, page] = home_of_item[i];
         DR_RETURN_IF_ERROR(page.empty() ? SpillEdgeSet(node) : SplitEdgePage(node, page));
         retry = true;

@@ -34,6 +34,8 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
   GraphSurvey out;
   std::map<std::string, int64_t> degree;  // node -> out-degree
   std::map<std::string, EdgeSetSize> sets;  // node -> its edge set (node item and pages)
+  std::map<std::string, std::vector<std::string>> listed;  // node -> its page labels
+  std::map<std::string, std::map<std::string, std::pair<int64_t, int64_t>>> pages;  // entries, bytes
   ScanRequest scan;
   scan.table_name = s.table_name;
   while (true) {
@@ -57,12 +59,19 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
         auto set = item.find(s.edge_set_attribute);
         const int64_t entries =
             set != item.end() && set->second.is(AttrType::kSS) ? static_cast<int64_t>(set->second.set().size()) : 0;
-        if (entries == 0 && !edge_page) continue;
+        const int64_t bytes = static_cast<int64_t>(ItemSize(item));
+        if (edge_page) {  // counted below when its node lists it
+          pages[source][sk->second.scalar().substr(s.EdgePageSortKey("").size())] = {entries, bytes};
+          continue;
+        }
+        if (auto pg = item.find(s.edge_pages_attribute); pg != item.end() && pg->second.is(AttrType::kSS)) {
+          listed[source] = pg->second.set();
+        }
+        if (entries == 0 && !listed.count(source)) continue;
         EdgeSetSize& e = sets[source];
         e.node = source;
         e.entries += entries;
-        e.item_bytes = std::max(e.item_bytes, static_cast<int64_t>(ItemSize(item)));
-        if (edge_page) ++e.pages;
+        e.item_bytes = std::max(e.item_bytes, bytes);
       } else {
         const Edge e = g.ToEdge(item);
         ++out.edges_by_type[e.type];
@@ -71,6 +80,17 @@ StatusOr<GraphSurvey> Survey(Graph& g, size_t top) {
     }
     if (!page.last_evaluated_key) break;
     scan.exclusive_start_key = std::move(page.last_evaluated_key);
+  }
+  for (const auto& [node, labels] : listed) {
+    EdgeSetSize& e = sets[node];
+    e.item_bytes = 0;  // the largest page, not the node item
+    for (const std::string& label : labels) {
+      auto page = pages[node].find(label);
+      if (page == pages[node].end()) continue;
+      e.entries += page->second.first;
+      e.item_bytes = std::max(e.item_bytes, page->second.second);
+      ++e.pages;
+    }
   }
   for (auto& [node, e] : sets) {
     if (e.entries > 0) out.largest_edge_sets.push_back(std::move(e));

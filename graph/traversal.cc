@@ -271,7 +271,9 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
     close_step(std::move(st));
   }
   result.levels.push_back(frontier);
-  std::map<std::string, Node> cache;  // nodes read for their edge sets (only those)
+  // Edge sets read for hops through them: node -> its set (the raw entries,
+  // sorted; an absent node or set is an empty one).
+  std::map<std::string, AttributeValue> sets;
 
   for (size_t k = 0; k < request.hops.size(); ++k) {
     const Hop& hop = request.hops[k];
@@ -328,24 +330,51 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
     if (from_sets) {
       std::vector<std::string> to_read;
       for (const std::string& id : frontier) {
-        if (!cache.count(id)) to_read.push_back(id);
+        if (!sets.count(id)) to_read.push_back(id);
       }
       // Only the edge sets are needed here (the nodes, when asked for, are
       // read whole at the end).
-      DR_ASSIGN_OR_RETURN(std::vector<std::optional<Node>> nodes,
-                          GetNodesWith(to_read, {schema_.edge_set_attribute}));
-      for (auto& n : nodes) {
-        if (n) cache.emplace(n->id, std::move(*n));
+      DR_ASSIGN_OR_RETURN(auto items, BatchGetByPk(to_read, {schema_.edge_set_attribute}));
+      for (const std::string& id : to_read) {
+        AttributeValue& set = sets[id];
+        auto item = items.find(id);
+        if (item == items.end()) continue;
+        auto es = item->second.find(schema_.edge_set_attribute);
+        if (es != item->second.end() && es->second.is(AttrType::kSS)) set = std::move(es->second);
       }
+      // The entries of one type are a contiguous range of the sorted set
+      // (they all begin "TYPE#", and no other entry does); the ranges come in
+      // the order of their prefixes. Only the entries taken are parsed.
+      std::vector<std::pair<std::string, std::string>> prefixes;  // prefix, type
+      for (const std::string& t : types) prefixes.emplace_back(schema_.EdgeSortKey(t, ""), t);
+      std::sort(prefixes.begin(), prefixes.end());
       for (const std::string& id : frontier) {
-        auto it = cache.find(id);
-        if (it == cache.end()) continue;
+        auto it = sets.find(id);
+        if (it == sets.end() || !it->second.is(AttrType::kSS)) continue;
+        const std::vector<std::string>& entries = it->second.set();
         int64_t taken = 0;
-        for (const EdgeRef& ref : it->second.edge_set) {
-          if (!types.count(ref.type)) continue;
-          if (hop.fan_out > 0 && taken >= hop.fan_out) break;
-          ++taken;
-          if (!visit(ref.target)) break;
+        bool full = false;
+        for (const auto& [prefix, type] : prefixes) {
+          const bool ranked = schema_.HasRank(type);
+          for (auto e = std::lower_bound(entries.begin(), entries.end(), prefix);
+               e != entries.end() && e->compare(0, prefix.size(), prefix) == 0; ++e) {
+            if (hop.fan_out > 0 && taken >= hop.fan_out) {
+              full = true;
+              break;
+            }
+            ++taken;
+            std::string target = e->substr(prefix.size());
+            if (ranked) {
+              EdgeRef ref;
+              if (!schema_.ParseEdgeSetEntry(*e, &ref)) continue;
+              target = std::move(ref.target);
+            }
+            if (!visit(target)) {
+              full = true;
+              break;
+            }
+          }
+          if (full) break;
         }
         if (result.truncated) break;
       }
@@ -382,6 +411,11 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
         auto pk = item.find(schema_.pk_attribute);
         if (pk != item.end()) items.emplace(pk->second.scalar(), std::move(item));
       }));
+      std::vector<Item*> spilled;  // a condition on the edge set sees all of it
+      for (auto& [id, item] : items) {
+        if (item.count(schema_.edge_pages_attribute)) spilled.push_back(&item);
+      }
+      DR_RETURN_IF_ERROR(MergeEdgePages(spilled, /*consistent_read=*/false));
       std::vector<std::string> kept;
       for (const std::string& id : next) {
         auto it = items.find(id);

@@ -21,6 +21,10 @@ using internal::kTy;
 using internal::S;
 
 void TxnPlanner::Route(Unit* u) const {
+  // Once: Fits and Add must see the same targets, whatever another thread
+  // learns about the node's pages in between.
+  if (u->routed) return;
+  u->routed = true;
   for (SetOp& op : u->set_ops) {
     const std::vector<std::string> labels = g_->KnownEdgePages(op.node);
     op.page = labels.empty() ? "" : internal::EdgePageOf(labels, op.entry);

@@ -49,6 +49,7 @@ class TxnPlanner {
     std::vector<TypeOp> type_ops;
     bool add = true;                       // set ops are ADDs (else DELETEs)
     std::vector<std::string> must_exist;   // nodes that must exist
+    bool routed = false;                   // set ops routed (by the first Fits or Add)
   };
 
   struct Result {

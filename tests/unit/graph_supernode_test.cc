@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/explore.h"
 #include "graph/graph_internal.h"
+#include "graph/survey.h"
 #include "tests/unit/graph_fixture.h"
 
 namespace dynarock::graph {
@@ -45,7 +47,7 @@ class SupernodeTest : public EmbeddedGraphTest {
 TEST(EdgePageRouting, EveryEntryHasExactlyOnePageAndSplitsKeepThemThere) {
   std::vector<std::string> entries;
   for (int i = 0; i < 5000; ++i) entries.push_back("LINK#LEAF#" + std::to_string(i));
-  auto pages = internal::PartitionEdgeSet(entries, "");
+  auto pages = internal::PartitionEdgeSet(entries, "", 0);
   ASSERT_GE(pages.size(), 4u);  // 5000 entries: at most 1024 a page
   std::vector<std::string> labels;
   size_t total = 0;
@@ -63,7 +65,7 @@ TEST(EdgePageRouting, EveryEntryHasExactlyOnePageAndSplitsKeepThemThere) {
   }
   // A split of one page leaves every other entry where it was.
   const std::string split = labels.front();
-  auto halves = internal::PartitionEdgeSet(pages[split], split);
+  auto halves = internal::PartitionEdgeSet(pages[split], split, 0);
   EXPECT_GE(halves.size(), 2u);
   std::vector<std::string> after;
   for (const std::string& l : labels) {
@@ -81,6 +83,13 @@ TEST(EdgePageRouting, EveryEntryHasExactlyOnePageAndSplitsKeepThemThere) {
       EXPECT_EQ(home, internal::EdgePageOf(labels, e));
     }
   }
+  // Very short entries: a spill (one transaction) still writes at most 64 pages.
+  std::vector<std::string> tiny;
+  for (int i = 0; i < 70000; ++i) tiny.push_back("L#" + std::to_string(i));
+  auto coarse = internal::PartitionEdgeSet(tiny, "", internal::kEdgePageMaxPartition);
+  EXPECT_LE(coarse.size(), internal::kEdgePageMaxPartition);
+  EXPECT_GE(coarse.size(), 2u);
+  EXPECT_GT(internal::PartitionEdgeSet(tiny, "", 0).size(), internal::kEdgePageMaxPartition);
   // The hash is FNV-1a 64: fixed for every client that shares the table.
   EXPECT_EQ(internal::EdgeEntryHash(""), 14695981039346656037ull);
   EXPECT_EQ(internal::EdgeEntryHash("a"), 0xaf63dc4c8601ec8cull);
@@ -190,6 +199,21 @@ TEST_F(SupernodeTest, VerifyEdgeSetRepairsPages) {
   ASSERT_TRUE(report.ok());
   EXPECT_TRUE(report->ok());
   EXPECT_EQ(Labels(s, "HUB#r"), labels);
+
+  // Stats and the whole-graph export count the pages' entries, once each.
+  auto survey = Survey(g);
+  ASSERT_TRUE(survey.ok()) << survey.status().ToString();
+  ASSERT_FALSE(survey->largest_edge_sets.empty());
+  EXPECT_EQ(survey->largest_edge_sets[0].node, "HUB#r");
+  EXPECT_EQ(survey->largest_edge_sets[0].entries, 6000);
+  EXPECT_EQ(survey->largest_edge_sets[0].pages, static_cast<int64_t>(labels.size()));
+  EXPECT_EQ(survey->edges(), 6000);
+  auto whole = WholeGraph(g, 100000);
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(whole->edges.size(), 6000u);
+  for (const auto& ne : whole->edges) {
+    ASSERT_TRUE(ne.in_edge_set) << ne.edge.target;
+  }
 }
 
 // One node with many outgoing edges (1M in the long run): loaded in bulk, read
