@@ -34,6 +34,10 @@ inline constexpr char kTy[] = "#g_ty";
 inline constexpr char kIn[] = "#g_in";
 inline constexpr char kPg[] = "#g_pg";
 
+// A batch get spread over concurrent requests (Graph::BatchGetEach) gives each
+// at least this many keys.
+inline constexpr size_t kBatchSplitMinKeys = 8;
+
 // Removing edges of ranked types: how many times in a row a transaction may find
 // a rank changed under it (re-read and retried) before the call gives up.
 inline constexpr int kMaxRankRaces = 8;
