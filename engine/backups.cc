@@ -242,17 +242,12 @@ StatusOr<CreateTableRequest> RestoreRequest(const TableInfo& source, const std::
 Status ApplySse(const RestoreOverrides& o, const std::string& region, const std::string& account,
                 TableInfo* fields) {
   if (!o.sse_enabled || !*o.sse_enabled) return Status();
-  const std::string type = o.sse_type.value_or("KMS");
-  if (type != "KMS" && type != "AES256") {
-    return ValidationError("1 validation error detected: Value '" + type +
-                           "' at 'sSESpecificationOverride.sSEType' failed to satisfy constraint: "
-                           "Member must satisfy enum value set: [AES256, KMS]");
-  }
-  fields->sse_type = type;
-  std::string key = o.kms_master_key_id.value_or("alias/aws/dynamodb");
-  if (key.rfind("arn:", 0) != 0) key = "arn:aws:kms:" + region + ":" + account + ":key/" + key;
-  fields->kms_key_arn = key;
-  return Status();
+  SseSpecification s;
+  s.enabled = true;
+  s.sse_type = o.sse_type;
+  s.kms_master_key_id = o.kms_master_key_id;
+  return ApplySseSpecification(s, "sSESpecificationOverride", "arn:aws:kms:" + region + ":" + account + ":",
+                               fields);
 }
 
 }  // namespace

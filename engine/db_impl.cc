@@ -687,6 +687,7 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
       }
       id.provisioned_throughput = pt;
       id.on_demand_throughput = ix.on_demand_throughput;
+      id.warm_throughput = DescribeWarmThroughput(ix.warm_read, ix.warm_write, ix.throughput);
       d.global_secondary_indexes.push_back(std::move(id));
     } else {
       d.local_secondary_indexes.push_back(std::move(id));
@@ -698,7 +699,12 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
     d.latest_stream_arn = d.table_arn + "/stream/" + *info.stream_label;
   }
   d.table_class = info.table_class;
+  d.table_class_last_update = info.table_class_updated;
   d.deletion_protection_enabled = info.deletion_protection;
+  d.warm_throughput = DescribeWarmThroughput(
+      info.warm_read, info.warm_write,
+      info.billing_mode == "PROVISIONED" ? std::optional<ProvisionedThroughput>(info.throughput)
+                                         : std::nullopt);
   if (info.restore_time) {
     TableDescription::RestoreSummary r;
     r.source_backup_arn = info.restore_backup_arn;
@@ -724,6 +730,23 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
 StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req) {
   const double now = change_log_->Now();  // the database's clock, which tests may move
   DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
+  const std::string kms_prefix = "arn:aws:kms:" + options_.region + ":" + options_.account_id + ":";
+  if (req.sse_specification) {
+    DR_RETURN_IF_ERROR(ApplySseSpecification(*req.sse_specification, "sSESpecification", kms_prefix, &info));
+  }
+  if (req.warm_throughput) {
+    DR_RETURN_IF_ERROR(ApplyWarmThroughput(*req.warm_throughput, "table " + info.name, &info.warm_read,
+                                           &info.warm_write));
+  }
+  for (const GlobalSecondaryIndex& g : req.global_secondary_indexes) {
+    if (!g.warm_throughput) continue;
+    for (IndexInfo& ix : info.indexes) {
+      if (ix.global && ix.name == g.index_name) {
+        DR_RETURN_IF_ERROR(ApplyWarmThroughput(*g.warm_throughput, "index " + ix.name, &ix.warm_read,
+                                               &ix.warm_write));
+      }
+    }
+  }
   info.uuid = NewUuid();
   info.creation_time = now;
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;
@@ -917,6 +940,11 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   }
   TableInfo info = *it->second;
   DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, change_log_->Now()));
+  if (req.sse_specification) {
+    DR_RETURN_IF_ERROR(ApplySseSpecification(
+        *req.sse_specification, "sSESpecification",
+        "arn:aws:kms:" + options_.region + ":" + options_.account_id + ":", &info));
+  }
   rocksdb::WriteBatch batch;
   std::optional<uint32_t> created;
   for (auto& ix : info.indexes) {

@@ -154,6 +154,8 @@ Item TableInfoToItem(const TableInfo& info) {
     im["status"] = AttributeValue::S(ix.status);
     if (ix.throughput) im["throughput"] = ThroughputToValue(*ix.throughput);
     if (ix.on_demand_throughput) im["odt"] = OnDemandToValue(*ix.on_demand_throughput);
+    if (ix.warm_read) im["warm_read"] = AttributeValue::N(std::to_string(*ix.warm_read));
+    if (ix.warm_write) im["warm_write"] = AttributeValue::N(std::to_string(*ix.warm_write));
     indexes.push_back(AttributeValue::M(std::move(im)));
   }
   m["indexes"] = AttributeValue::L(std::move(indexes));
@@ -187,6 +189,9 @@ Item TableInfoToItem(const TableInfo& info) {
   if (info.restore_time) m["restore_time"] = NumD(*info.restore_time);
   if (info.sse_type) m["sse_type"] = AttributeValue::S(*info.sse_type);
   if (info.kms_key_arn) m["kms_key"] = AttributeValue::S(*info.kms_key_arn);
+  if (info.warm_read) m["warm_read"] = AttributeValue::N(std::to_string(*info.warm_read));
+  if (info.warm_write) m["warm_write"] = AttributeValue::N(std::to_string(*info.warm_write));
+  if (info.table_class_updated) m["class_updated"] = NumD(*info.table_class_updated);
   return m;
 }
 
@@ -228,6 +233,8 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
       ix.status = GetStr(im, "status");
       if (auto t = im.find("throughput"); t != im.end()) ix.throughput = ThroughputFromValue(t->second);
       ix.on_demand_throughput = OnDemandFromValue(im, "odt");
+      if (Has(im, "warm_read")) ix.warm_read = GetInt(im, "warm_read");
+      if (Has(im, "warm_write")) ix.warm_write = GetInt(im, "warm_write");
       info->indexes.push_back(std::move(ix));
     }
   }
@@ -257,6 +264,9 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "restore_time")) info->restore_time = GetDouble(m, "restore_time");
   if (Has(m, "sse_type")) info->sse_type = GetStr(m, "sse_type");
   if (Has(m, "kms_key")) info->kms_key_arn = GetStr(m, "kms_key");
+  if (Has(m, "warm_read")) info->warm_read = GetInt(m, "warm_read");
+  if (Has(m, "warm_write")) info->warm_write = GetInt(m, "warm_write");
+  if (Has(m, "class_updated")) info->table_class_updated = GetDouble(m, "class_updated");
   return true;
 }
 

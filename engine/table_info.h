@@ -60,6 +60,8 @@ struct IndexInfo {
   std::optional<ProvisionedThroughput> throughput;
   // A GSI's maximums on a PAY_PER_REQUEST table; never -1, never with neither member.
   std::optional<OnDemandThroughput> on_demand_throughput;
+  // WarmThroughput asked for (DescribeTable reports at least the defaults).
+  std::optional<int64_t> warm_read, warm_write;
 };
 
 struct TableInfo {
@@ -78,7 +80,10 @@ struct TableInfo {
   std::vector<IndexInfo> indexes;  // GSIs and LSIs
   std::optional<StreamSpecification> stream_specification;
   std::optional<std::string> table_class;
+  std::optional<double> table_class_updated;  // when UpdateTable last changed it
   bool deletion_protection = false;
+  // WarmThroughput asked for (DescribeTable reports at least the defaults).
+  std::optional<int64_t> warm_read, warm_write;
   std::vector<Tag> tags;            // sorted by key
   std::optional<std::string> ttl_attribute;  // TimeToLive enabled on this attribute
   std::optional<std::string> stream_label;   // when a stream was last enabled (ISO 8601)
@@ -98,7 +103,8 @@ struct TableInfo {
   // settles_at (seconds, the change log's clock); not persisted.
   std::string settling;
   double settles_at = 0;
-  // SSEDescription of a table restored with SSESpecificationOverride.
+  // SSEDescription: SSESpecification of CreateTable or UpdateTable, or a
+  // restore's SSESpecificationOverride.
   std::optional<std::string> sse_type;
   std::optional<std::string> kms_key_arn;
 

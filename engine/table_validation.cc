@@ -366,6 +366,10 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
                                                    /*update=*/true, gsi.index_name));
         ApplyOnDemandThroughput(*gsi.on_demand_throughput, &ix.on_demand_throughput);
       }
+      if (gsi.warm_throughput) {
+        DR_RETURN_IF_ERROR(ApplyWarmThroughput(*gsi.warm_throughput, "index " + gsi.index_name,
+                                               &ix.warm_read, &ix.warm_write));
+      }
       info->attribute_definitions = std::move(defs);
       info->indexes.push_back(std::move(ix));
       DR_RETURN_IF_ERROR(CheckProjectedTotal(info->indexes));
@@ -398,6 +402,10 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         DR_RETURN_IF_ERROR(CheckOnDemandThroughput(*a.on_demand_throughput, info->billing_mode,
                                                    /*update=*/true, a.index_name));
         ApplyOnDemandThroughput(*a.on_demand_throughput, &it->on_demand_throughput);
+      }
+      if (a.warm_throughput) {
+        DR_RETURN_IF_ERROR(ApplyWarmThroughput(*a.warm_throughput, "index " + a.index_name,
+                                               &it->warm_read, &it->warm_write));
       }
     }
   }
@@ -801,7 +809,8 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
     const std::string& name = u.create ? u.create->index_name
                               : u.update ? u.update->index_name
                                          : *u.delete_index_name;
-    if (u.update && !u.update->provisioned_throughput && !u.update->on_demand_throughput) {
+    if (u.update && !u.update->provisioned_throughput && !u.update->on_demand_throughput &&
+        !u.update->warm_throughput) {
       // The member DynamoDB required before OnDemandThroughput existed, and
       // still names (captured) when neither is given.
       return ValidationError("1 validation error detected: Value null at "
@@ -817,10 +826,71 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
     }
   }
   if (!req.provisioned_throughput && !req.billing_mode && req.global_secondary_index_updates.empty() &&
-      !req.stream_specification && !req.deletion_protection_enabled && !req.on_demand_throughput) {
+      !req.stream_specification && !req.deletion_protection_enabled && !req.on_demand_throughput &&
+      !req.sse_specification && !req.warm_throughput && !req.table_class) {
     return NothingToUpdate();
   }
   return Status();
+}
+
+Status ApplySseSpecification(const SseSpecification& s, std::string_view member,
+                             std::string_view kms_arn_prefix, TableInfo* info) {
+  if (!s.enabled.value_or(false)) {
+    if (s.kms_master_key_id) {
+      return Invalid("KMSMasterKeyId can only be specified when SSE is enabled and SSEType is KMS");
+    }
+    info->sse_type.reset();
+    info->kms_key_arn.reset();
+    return Status();
+  }
+  const std::string type = s.sse_type.value_or("KMS");
+  if (type != "KMS" && type != "AES256") {
+    return ValidationError("1 validation error detected: Value '" + type + "' at '" +
+                           std::string(member) +
+                           ".sSEType' failed to satisfy constraint: Member must satisfy enum value "
+                           "set: [AES256, KMS]");
+  }
+  std::string key = s.kms_master_key_id.value_or("alias/aws/dynamodb");
+  if (key.empty()) return Invalid("KMSMasterKeyId must not be empty");
+  if (key.rfind("arn:", 0) != 0) {
+    key = std::string(kms_arn_prefix) + (key.rfind("alias/", 0) == 0 ? "" : "key/") + key;
+  }
+  info->sse_type = type;
+  info->kms_key_arn = std::move(key);
+  return Status();
+}
+
+Status ApplyWarmThroughput(const WarmThroughput& w, const std::string& what,
+                           std::optional<int64_t>* read, std::optional<int64_t>* write) {
+  if (!w.read_units_per_second && !w.write_units_per_second) {
+    return Invalid("WarmThroughput for " + what +
+                   " needs ReadUnitsPerSecond, WriteUnitsPerSecond or both");
+  }
+  auto apply = [&](const std::optional<int64_t>& asked, std::optional<int64_t>* now,
+                   const char* name) -> Status {
+    if (!asked) return Status();
+    if (*now && *asked < **now) {
+      return Invalid("Requested " + std::string(name) + " " + std::to_string(*asked) +
+                     " for WarmThroughput of " + what + " is lower than its current value " +
+                     std::to_string(**now) + ": warm throughput cannot be decreased");
+    }
+    *now = *asked;
+    return Status();
+  };
+  DR_RETURN_IF_ERROR(apply(w.read_units_per_second, read, "ReadUnitsPerSecond"));
+  return apply(w.write_units_per_second, write, "WriteUnitsPerSecond");
+}
+
+WarmThroughputDescription DescribeWarmThroughput(std::optional<int64_t> read, std::optional<int64_t> write,
+                                                 const std::optional<ProvisionedThroughput>& provisioned) {
+  WarmThroughputDescription d;
+  d.read_units_per_second = std::max<int64_t>(12000, read.value_or(0));
+  d.write_units_per_second = std::max<int64_t>(4000, write.value_or(0));
+  if (provisioned) {
+    d.read_units_per_second = std::max(d.read_units_per_second, provisioned->read_capacity_units);
+    d.write_units_per_second = std::max(d.write_units_per_second, provisioned->write_capacity_units);
+  }
+  return d;
 }
 
 Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, double now) {
@@ -933,6 +1003,20 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     DR_RETURN_IF_ERROR(ApplyIndexUpdates(req, info));
     changed = true;
   }
+  if (req.warm_throughput) {
+    DR_RETURN_IF_ERROR(ApplyWarmThroughput(*req.warm_throughput, "table " + info->name,
+                                           &info->warm_read, &info->warm_write));
+    changed = true;
+  }
+  if (req.table_class) {
+    if (*req.table_class == info->table_class.value_or("STANDARD")) {
+      return Invalid("Table class cannot be updated to the same value as the current table class");
+    }
+    info->table_class = *req.table_class;
+    info->table_class_updated = now;
+    changed = true;
+  }
+  if (req.sse_specification) changed = true;  // applied by the caller (it knows the region)
   if (!changed) {
     return NothingToUpdate();
   }

@@ -66,6 +66,26 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
 // once per index, something to update at all.
 Status CheckUpdateTableRequest(const UpdateTableRequest& req);
 
+// SSESpecification into a table's SSE fields: Enabled true is KMS with the key
+// given (an ARN as it is; an alias or key id made an ARN under
+// `kms_arn_prefix`, "arn:aws:kms:REGION:ACCOUNT:") or DynamoDB's own
+// (alias/aws/dynamodb); false or absent is an AWS owned key, which DynamoDB
+// does not describe. `member` names it in errors ("sSESpecification").
+Status ApplySseSpecification(const SseSpecification& s, std::string_view member,
+                             std::string_view kms_arn_prefix, TableInfo* info);
+
+// WarmThroughput into the asked-for values of a table or GSI: at least one
+// member; neither may go below what was asked before (warm throughput only
+// grows). `what` names the table or index in errors.
+Status ApplyWarmThroughput(const WarmThroughput& w, const std::string& what,
+                           std::optional<int64_t>* read, std::optional<int64_t>* write);
+
+// What DescribeTable reports: at least DynamoDB's defaults for a new table or
+// index (12,000 read and 4,000 write units a second) and the provisioned
+// throughput, or what was asked for when more.
+WarmThroughputDescription DescribeWarmThroughput(std::optional<int64_t> read, std::optional<int64_t> write,
+                                                 const std::optional<ProvisionedThroughput>& provisioned);
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_ENGINE_TABLE_VALIDATION_H_

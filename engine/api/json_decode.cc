@@ -160,6 +160,29 @@ bool json_internal::OnDemandThroughputMember(Decoder& d, const dom::object& o,
   return true;
 }
 
+static void WarmThroughputMember(Decoder& d, const dom::object& o, std::optional<WarmThroughput>* out) {
+  dom::object p;
+  if (!d.Obj(o, "WarmThroughput", &p)) return;
+  Decoder::Scope scope(&d, "warmThroughput");
+  WarmThroughput t;
+  d.Int(p, "ReadUnitsPerSecond", "Long", 1, INT64_MAX, &t.read_units_per_second);
+  d.Int(p, "WriteUnitsPerSecond", "Long", 1, INT64_MAX, &t.write_units_per_second);
+  *out = t;
+}
+
+static void SseSpecificationMember(Decoder& d, const dom::object& o,
+                                   std::optional<SseSpecification>* out) {
+  static constexpr std::string_view kSseTypes[] = {"AES256", "KMS"};
+  dom::object p;
+  if (!d.Obj(o, "SSESpecification", &p)) return;
+  Decoder::Scope scope(&d, "sSESpecification");
+  SseSpecification spec;
+  d.Bool(p, "Enabled", &spec.enabled);
+  d.Enum(p, "SSEType", kSseTypes, &spec.sse_type);
+  d.Str(p, "KMSMasterKeyId", &spec.kms_master_key_id);
+  *out = std::move(spec);
+}
+
 static void StreamSpecificationMember(Decoder& d, const dom::object& o,
                                std::optional<StreamSpecification>* out) {
   dom::object s;
@@ -177,6 +200,7 @@ void json_internal::GlobalSecondaryIndexBody(Decoder& d, const dom::object& e, G
   ProjectionMember(d, e, &g->projection);
   OptionalThroughput(d, e, &g->provisioned_throughput);
   OnDemandThroughputMember(d, e, "OnDemandThroughput", &g->on_demand_throughput);
+  WarmThroughputMember(d, e, &g->warm_throughput);
 }
 
 namespace {
@@ -258,6 +282,8 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
   TagsMember(d, o, false, &r->tags);
   d.Enum(o, "TableClass", kTableClass, &r->table_class);
   d.Bool(o, "DeletionProtectionEnabled", &r->deletion_protection_enabled);
+  SseSpecificationMember(d, o, &r->sse_specification);
+  WarmThroughputMember(d, o, &r->warm_throughput);
 }
 
 void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
@@ -281,9 +307,10 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
       d.Name(c, "IndexName", &a.index_name, /*required=*/true);
       OptionalThroughput(d, c, &a.provisioned_throughput);
       OnDemandThroughputMember(d, c, "OnDemandThroughput", &a.on_demand_throughput);
-      // Both are optional now; with neither, DynamoDB names the member it
+      WarmThroughputMember(d, c, &a.warm_throughput);
+      // All are optional now; with none, DynamoDB names the member it
       // required before OnDemandThroughput existed (captured).
-      if (!a.provisioned_throughput && !a.on_demand_throughput && !d.failed()) {
+      if (!a.provisioned_throughput && !a.on_demand_throughput && !a.warm_throughput && !d.failed()) {
         d.Missing("ProvisionedThroughput");
       }
       u.update = std::move(a);
@@ -298,6 +325,9 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
   });
   StreamSpecificationMember(d, o, &r->stream_specification);
   d.Bool(o, "DeletionProtectionEnabled", &r->deletion_protection_enabled);
+  SseSpecificationMember(d, o, &r->sse_specification);
+  WarmThroughputMember(d, o, &r->warm_throughput);
+  d.Enum(o, "TableClass", kTableClass, &r->table_class);
 }
 
 void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {

@@ -42,6 +42,16 @@ void ThroughputDescription(Decoder& d, const dom::object& o, ProvisionedThroughp
   d.Int64(o, "WriteCapacityUnits", &t->write_capacity_units);
 }
 
+void WarmThroughputOf(Decoder& d, const dom::object& o, std::optional<WarmThroughputDescription>* out) {
+  dom::object p;
+  if (!d.Obj(o, "WarmThroughput", &p)) return;
+  WarmThroughputDescription t;
+  d.Int64(p, "ReadUnitsPerSecond", &t.read_units_per_second);
+  d.Int64(p, "WriteUnitsPerSecond", &t.write_units_per_second);
+  d.Str(p, "Status", &t.status);
+  *out = std::move(t);
+}
+
 void IndexDescriptions(Decoder& d, const dom::object& o, std::string_view key,
                        std::vector<IndexDescription>* out) {
   d.EachObject(o, key, false, [&](const dom::object& e) {
@@ -58,6 +68,7 @@ void IndexDescriptions(Decoder& d, const dom::object& o, std::string_view key,
       x.provisioned_throughput = p;
     }
     OnDemandThroughputMember(d, e, "OnDemandThroughput", &x.on_demand_throughput);
+    WarmThroughputOf(d, e, &x.warm_throughput);
     d.Int64(e, "IndexSizeBytes", &x.index_size_bytes);
     d.Int64(e, "ItemCount", &x.item_count);
     d.Str(e, "IndexArn", &x.index_arn);
@@ -94,8 +105,16 @@ void TableDescriptionOf(Decoder& d, const dom::object& o, std::string_view key,
     d.Str(p, "StreamViewType", &s.stream_view_type);
     t->stream_specification = std::move(s);
   }
-  if (d.Obj(x, "TableClassSummary", &p)) d.Str(p, "TableClass", &t->table_class);
+  if (d.Obj(x, "TableClassSummary", &p)) {
+    d.Str(p, "TableClass", &t->table_class);
+    d.Double(p, "LastUpdateDateTime", &t->table_class_last_update);
+  }
   d.Bool(x, "DeletionProtectionEnabled", &t->deletion_protection_enabled);
+  WarmThroughputOf(d, x, &t->warm_throughput);
+  if (d.Obj(x, "SSEDescription", &p)) {
+    d.Str(p, "SSEType", &t->sse_type);
+    d.Str(p, "KMSMasterKeyArn", &t->kms_master_key_arn);
+  }
 }
 
 void CapacityOf(Decoder& d, const dom::object& o, Capacity* c) {

@@ -68,6 +68,15 @@ void WriteOnDemandThroughput(JsonWriter* w, std::string_view key, const OnDemand
   w->EndObject();
 }
 
+void WriteWarmThroughput(JsonWriter* w, const WarmThroughputDescription& t) {
+  w->Key("WarmThroughput");
+  w->BeginObject();
+  w->MemberInt("ReadUnitsPerSecond", t.read_units_per_second);
+  w->MemberInt("WriteUnitsPerSecond", t.write_units_per_second);
+  w->Member("Status", t.status);
+  w->EndObject();
+}
+
 void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global) {
   w->BeginObject();
   w->Member("IndexName", x.index_name);
@@ -78,6 +87,7 @@ void WriteIndexDescription(JsonWriter* w, const IndexDescription& x, bool global
     if (x.backfilling) w->MemberBool("Backfilling", *x.backfilling);
     if (x.provisioned_throughput) WriteThroughputDescription(w, *x.provisioned_throughput);
     if (x.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *x.on_demand_throughput);
+    if (x.warm_throughput) WriteWarmThroughput(w, *x.warm_throughput);
   }
   w->MemberInt("IndexSizeBytes", x.index_size_bytes);
   w->MemberInt("ItemCount", x.item_count);
@@ -439,9 +449,11 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     w->Key("TableClassSummary");
     w->BeginObject();
     w->Member("TableClass", *t.table_class);
+    if (t.table_class_last_update) w->MemberDouble("LastUpdateDateTime", *t.table_class_last_update);
     w->EndObject();
   }
   w->MemberBool("DeletionProtectionEnabled", t.deletion_protection_enabled);
+  if (t.warm_throughput) WriteWarmThroughput(w, *t.warm_throughput);
   if (t.restore_summary) {
     const TableDescription::RestoreSummary& r = *t.restore_summary;
     w->Key("RestoreSummary");

@@ -795,5 +795,112 @@ class OnDemandThroughputTest(unittest.TestCase):
         C.delete_backup(BackupArn=arn)
 
 
+class TableMembersTest(unittest.TestCase):
+    """SSESpecification reported as SSEDescription, WarmThroughput on tables and
+    GSIs, TableClassSummary with LastUpdateDateTime (API reference:
+    CreateTable, UpdateTable, SSEDescription, TableWarmThroughputDescription,
+    GlobalSecondaryIndexWarmThroughputDescription, TableClassSummary). Warm
+    throughput is at least DynamoDB's defaults for a new table (12,000 reads,
+    4,000 writes a second), more when asked for, and never goes down."""
+
+    def setUp(self):
+        self.names = []
+
+    def tearDown(self):
+        for name in self.names:
+            try:
+                C.delete_table(TableName=name)
+            except ClientError:
+                pass
+
+    def create(self, prefix, **kw):
+        name = harness.table_name(prefix)
+        self.names.append(name)
+        r = C.create_table(
+            TableName=name, BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "g", "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[dict({
+                "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"}}, **kw.pop("gsi", {}))],
+            **kw)
+        harness.wait_active(C, name)
+        return name, r["TableDescription"]
+
+    def test_sse_specification_is_described(self):
+        name, created = self.create("sse", SSESpecification={
+            "Enabled": True, "SSEType": "KMS", "KMSMasterKeyId": "alias/app-key"})
+        sse = created["SSEDescription"]
+        self.assertEqual(sse["Status"], "ENABLED")
+        self.assertEqual(sse["SSEType"], "KMS")
+        self.assertTrue(sse["KMSMasterKeyArn"].startswith("arn:aws:kms:"), sse)
+        self.assertTrue(sse["KMSMasterKeyArn"].endswith(":alias/app-key"), sse)
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["SSEDescription"], sse)
+        # Back to an AWS owned key: no description, as DynamoDB reports it.
+        C.update_table(TableName=name, SSESpecification={"Enabled": False})
+        harness.wait_active(C, name)
+        self.assertNotIn("SSEDescription", C.describe_table(TableName=name)["Table"])
+        # A key ARN is kept as given; Enabled without a key is DynamoDB's own.
+        arn = "arn:aws:kms:us-east-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab"
+        C.update_table(TableName=name, SSESpecification={"Enabled": True, "KMSMasterKeyId": arn})
+        harness.wait_active(C, name)
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["SSEDescription"]["KMSMasterKeyArn"], arn)
+        plain, created = self.create("sseon", SSESpecification={"Enabled": True})
+        self.assertTrue(created["SSEDescription"]["KMSMasterKeyArn"].endswith(":alias/aws/dynamodb"))
+        _, off = self.create("sseoff", SSESpecification={"Enabled": False})
+        self.assertNotIn("SSEDescription", off)
+        with self.assertRaises(ClientError) as e:
+            CNV.create_table(
+                TableName=harness.table_name("ssebad"), BillingMode="PAY_PER_REQUEST",
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                SSESpecification={"Enabled": True, "SSEType": "DES"})
+        harness.assert_error(self, e, "ValidationException", contains="sSESpecification.sSEType")
+
+    def test_warm_throughput_defaults_asked_and_never_lower(self):
+        name, created = self.create("warm", WarmThroughput={"ReadUnitsPerSecond": 15000},
+                                    gsi={"WarmThroughput": {"WriteUnitsPerSecond": 6000}})
+        self.assertEqual(created["WarmThroughput"],
+                         {"ReadUnitsPerSecond": 15000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"})
+        self.assertEqual(created["GlobalSecondaryIndexes"][0]["WarmThroughput"],
+                         {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 6000, "Status": "ACTIVE"})
+        C.update_table(TableName=name, WarmThroughput={"WriteUnitsPerSecond": 9000},
+                       GlobalSecondaryIndexUpdates=[{"Update": {
+                           "IndexName": "by_g", "WarmThroughput": {"ReadUnitsPerSecond": 20000}}}])
+        harness.wait_active(C, name)
+        table = C.describe_table(TableName=name)["Table"]
+        self.assertEqual(table["WarmThroughput"],
+                         {"ReadUnitsPerSecond": 15000, "WriteUnitsPerSecond": 9000, "Status": "ACTIVE"})
+        self.assertEqual(table["GlobalSecondaryIndexes"][0]["WarmThroughput"],
+                         {"ReadUnitsPerSecond": 20000, "WriteUnitsPerSecond": 6000, "Status": "ACTIVE"})
+        with self.assertRaises(ClientError) as e:
+            C.update_table(TableName=name, WarmThroughput={"ReadUnitsPerSecond": 14000})
+        harness.assert_error(self, e, "ValidationException", contains="cannot be decreased")
+        with self.assertRaises(ClientError) as e:
+            CNV.update_table(TableName=name, WarmThroughput={"ReadUnitsPerSecond": 0})
+        harness.assert_error(self, e, "ValidationException",
+                             contains="Value '0' at 'warmThroughput.readUnitsPerSecond'")
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["WarmThroughput"]["ReadUnitsPerSecond"],
+                         15000)
+        # A table that asked for nothing reports the defaults.
+        _, plain = self.create("warmdef")
+        self.assertEqual(plain["WarmThroughput"],
+                         {"ReadUnitsPerSecond": 12000, "WriteUnitsPerSecond": 4000, "Status": "ACTIVE"})
+
+    def test_table_class_update_is_summarised(self):
+        name, created = self.create("tclass")
+        self.assertNotIn("TableClassSummary", created)
+        before = time.time()
+        C.update_table(TableName=name, TableClass="STANDARD_INFREQUENT_ACCESS")
+        harness.wait_active(C, name)
+        summary = C.describe_table(TableName=name)["Table"]["TableClassSummary"]
+        self.assertEqual(summary["TableClass"], "STANDARD_INFREQUENT_ACCESS")
+        self.assertGreaterEqual(summary["LastUpdateDateTime"].timestamp(), before - 5)
+        with self.assertRaises(ClientError) as e:
+            C.update_table(TableName=name, TableClass="STANDARD_INFREQUENT_ACCESS")
+        harness.assert_error(self, e, "ValidationException", contains="same value")
+
+
 if __name__ == "__main__":
     unittest.main()

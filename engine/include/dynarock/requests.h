@@ -58,12 +58,36 @@ struct Projection {
   std::vector<std::string> non_key_attributes;
 };
 
+// WarmThroughput (CreateTable, UpdateTable, their GSIs): the read and write
+// units per second a table or index is ready to serve at once; either may be
+// left out.
+struct WarmThroughput {
+  std::optional<int64_t> read_units_per_second;
+  std::optional<int64_t> write_units_per_second;
+};
+// As DescribeTable reports it: at least DynamoDB's defaults for a new table
+// (12,000 reads, 4,000 writes a second) or its provisioned throughput.
+struct WarmThroughputDescription {
+  int64_t read_units_per_second = 0;
+  int64_t write_units_per_second = 0;
+  std::string status = "ACTIVE";
+};
+
+// SSESpecification: encryption at rest with a KMS key (reported as
+// SSEDescription; Dynarock stores the choice, it does not encrypt with it).
+struct SseSpecification {
+  std::optional<bool> enabled;
+  std::optional<std::string> sse_type;  // "KMS" (or "AES256")
+  std::optional<std::string> kms_master_key_id;
+};
+
 struct GlobalSecondaryIndex {
   std::string index_name;
   std::vector<KeySchemaElement> key_schema;
   Projection projection;
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;  // PAY_PER_REQUEST tables only
+  std::optional<WarmThroughput> warm_throughput;
 };
 
 struct LocalSecondaryIndex {
@@ -98,6 +122,8 @@ struct CreateTableRequest {
   std::optional<std::string> table_class;
   std::optional<bool> deletion_protection_enabled;
   std::vector<Tag> tags;
+  std::optional<SseSpecification> sse_specification;
+  std::optional<WarmThroughput> warm_throughput;
 };
 
 struct ProvisionedThroughputDescription {
@@ -116,6 +142,7 @@ struct IndexDescription {  // both GlobalSecondaryIndexDescription and Local...
   std::optional<bool> backfilling;
   std::optional<ProvisionedThroughputDescription> provisioned_throughput;  // GSIs only
   std::optional<OnDemandThroughput> on_demand_throughput;  // GSIs with a maximum
+  std::optional<WarmThroughputDescription> warm_throughput;  // GSIs only
   int64_t index_size_bytes = 0;
   int64_t item_count = 0;
   std::string index_arn;
@@ -144,7 +171,9 @@ struct TableDescription {
   std::optional<std::string> latest_stream_arn;
   std::optional<std::string> latest_stream_label;
   std::optional<std::string> table_class;
+  std::optional<double> table_class_last_update;  // TableClassSummary.LastUpdateDateTime
   bool deletion_protection_enabled = false;
+  std::optional<WarmThroughputDescription> warm_throughput;
   // Tables made by a restore: where from, and whether it is still running.
   struct RestoreSummary {
     std::optional<std::string> source_backup_arn;
@@ -153,7 +182,7 @@ struct TableDescription {
     bool restore_in_progress = false;
   };
   std::optional<RestoreSummary> restore_summary;
-  // SSEDescription: tables restored with an SSE override (KMS), as DynamoDB reports it.
+  // SSEDescription: tables created, updated or restored with SSE (KMS), as DynamoDB reports it.
   std::optional<std::string> sse_type;
   std::optional<std::string> kms_master_key_arn;
 };
@@ -192,6 +221,7 @@ struct UpdateGlobalSecondaryIndexAction {
   std::string index_name;
   std::optional<ProvisionedThroughput> provisioned_throughput;
   std::optional<OnDemandThroughput> on_demand_throughput;
+  std::optional<WarmThroughput> warm_throughput;
 };
 
 struct GlobalSecondaryIndexUpdate {
@@ -211,6 +241,9 @@ struct UpdateTableRequest {
   std::vector<GlobalSecondaryIndexUpdate> global_secondary_index_updates;
   std::optional<StreamSpecification> stream_specification;
   std::optional<bool> deletion_protection_enabled;
+  std::optional<SseSpecification> sse_specification;
+  std::optional<WarmThroughput> warm_throughput;
+  std::optional<std::string> table_class;  // STANDARD | STANDARD_INFREQUENT_ACCESS
 };
 struct UpdateTableResponse {
   TableDescription table_description;
