@@ -747,6 +747,11 @@ StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req)
       }
     }
   }
+  if (req.resource_policy) {
+    DR_RETURN_IF_ERROR(CheckResourcePolicy(*req.resource_policy));
+    info.policy = *req.resource_policy;
+    info.policy_revision = std::to_string(static_cast<int64_t>(std::llround(now * 1000)));
+  }
   info.uuid = NewUuid();
   info.creation_time = now;
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = info.creation_time;

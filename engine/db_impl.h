@@ -176,6 +176,10 @@ class DBImpl final : public DB {
   StatusOr<UntagResourceResponse> UntagResource(const UntagResourceRequest& req) override;
   StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
       const ListTagsOfResourceRequest& req) override;
+  StatusOr<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest& req) override;
+  StatusOr<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& req) override;
+  StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(
+      const DeleteResourcePolicyRequest& req) override;
 
   StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest& req) override;
   StatusOr<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& req) override;
@@ -263,7 +267,10 @@ class DBImpl final : public DB {
                     const std::function<Status(TableInfo*, rocksdb::WriteBatch*)>& change,
                     TableInfoPtr* updated = nullptr);
   // The table a tagging request's ARN names, or DynamoDB's refusal (table_metadata.cc).
-  StatusOr<std::string> TableOfArn(std::string_view arn, std::string_view operation) const;
+  // The table a ResourceArn names; with `stream_label`, a stream ARN is taken
+  // too (its label there; empty for a table's ARN).
+  StatusOr<std::string> TableOfArn(std::string_view arn, std::string_view operation,
+                                   std::string* stream_label = nullptr) const;
 
   // ---- items (item_ops.cc)
   // The item's key, validated against the table's key schema. `for_put` selects

@@ -46,6 +46,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kImportNotFound: return "ImportNotFoundException";
     case ErrorType::kImportConflict: return "ImportConflictException";
     case ErrorType::kServiceUnavailable: return "ServiceUnavailable";
+    case ErrorType::kPolicyNotFound: return "PolicyNotFoundException";
   }
   return "InternalServerError";
 }

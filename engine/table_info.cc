@@ -192,6 +192,15 @@ Item TableInfoToItem(const TableInfo& info) {
   if (info.warm_read) m["warm_read"] = AttributeValue::N(std::to_string(*info.warm_read));
   if (info.warm_write) m["warm_write"] = AttributeValue::N(std::to_string(*info.warm_write));
   if (info.table_class_updated) m["class_updated"] = NumD(*info.table_class_updated);
+  const std::pair<const char*, const std::optional<std::string>*> strings[] = {
+      {"policy", &info.policy},
+      {"policy_rev", &info.policy_revision},
+      {"stream_policy", &info.stream_policy},
+      {"stream_policy_rev", &info.stream_policy_revision},
+      {"stream_policy_label", &info.stream_policy_label}};
+  for (const auto& [name, value] : strings) {
+    if (*value) m[name] = AttributeValue::S(**value);
+  }
   return m;
 }
 
@@ -267,6 +276,15 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "warm_read")) info->warm_read = GetInt(m, "warm_read");
   if (Has(m, "warm_write")) info->warm_write = GetInt(m, "warm_write");
   if (Has(m, "class_updated")) info->table_class_updated = GetDouble(m, "class_updated");
+  const std::pair<const char*, std::optional<std::string>*> strings[] = {
+      {"policy", &info->policy},
+      {"policy_rev", &info->policy_revision},
+      {"stream_policy", &info->stream_policy},
+      {"stream_policy_rev", &info->stream_policy_revision},
+      {"stream_policy_label", &info->stream_policy_label}};
+  for (const auto& [name, value] : strings) {
+    if (Has(m, name)) *value = GetStr(m, name);
+  }
   return true;
 }
 

@@ -92,6 +92,10 @@ struct TableInfo {
   std::optional<double> pitr_since;
   int64_t pitr_days = 35;
   uint32_t pitr_history_id = 0;  // its history in the change log (change_log.h)
+  // Resource-based policies (engine/resource_policies.cc): the table's, and its
+  // stream's (that stream's label: a policy goes with the stream it names).
+  std::optional<std::string> policy, policy_revision;
+  std::optional<std::string> stream_policy, stream_policy_revision, stream_policy_label;
   // A table being filled by a restore or DB::LoadTable ("restore", "load"):
   // CREATING, its items unreadable, until the fill is whole (engine/backups.cc).
   std::string loading;

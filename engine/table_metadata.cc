@@ -323,7 +323,8 @@ Status NoSuchArn(std::string_view arn) {
 // or a backup's) or an ARN of another region, AccessDeniedException for another
 // service's or another account's resource (no resource-based policy allows it),
 // ResourceNotFoundException for a table that does not exist.
-StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn, std::string_view operation) const {
+StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn, std::string_view operation,
+                                         std::string* stream_label) const {
   if (arn.empty() || arn.size() > 1283) {
     return ValidationError("1 validation error detected: Value '" + std::string(arn) +
                            "' at 'resourceArn' failed to satisfy constraint: Member must have "
@@ -374,9 +375,18 @@ StatusOr<std::string> DBImpl::TableOfArn(std::string_view arn, std::string_view 
   if (region != options_.region) {
     return ValidationError("Invalid TableArn: Invalid ResourceArn provided as input " + a);
   }
-  if (!rest.empty()) return NoSuchArn(arn);  // streams carry no tags here
+  if (!rest.empty() && stream_label == nullptr) return NoSuchArn(arn);  // streams carry no tags
   auto found = FindTable(table);
   if (!found.ok()) return NoSuchArn(arn);
+  if (stream_label != nullptr) {
+    *stream_label = std::string(rest.substr(rest.empty() ? 0 : 8));
+    // Only the table's stream, while it is enabled.
+    if (!rest.empty() && (!(*found)->stream_label || *(*found)->stream_label != *stream_label ||
+                          !(*found)->stream_specification ||
+                          !(*found)->stream_specification->stream_enabled)) {
+      return NoSuchArn(arn);
+    }
+  }
   return (*found)->name;
 }
 

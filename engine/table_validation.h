@@ -66,6 +66,10 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
 // once per index, something to update at all.
 Status CheckUpdateTableRequest(const UpdateTableRequest& req);
 
+// A resource-based policy document as DynamoDB checks it before attaching it
+// (engine/resource_policies.cc).
+Status CheckResourcePolicy(std::string_view policy);
+
 // SSESpecification into a table's SSE fields: Enabled true is KMS with the key
 // given (an ARN as it is; an alias or key id made an ARN under
 // `kms_arn_prefix`, "arn:aws:kms:REGION:ACCOUNT:") or DynamoDB's own

@@ -512,6 +512,21 @@ ApiReply UntagResource(HandlerState& s, std::string_view body) {
              });
 }
 
+ApiReply PutResourcePolicy(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodePutResourcePolicyRequest, &DB::PutResourcePolicy,
+             Plain<PutResourcePolicyRequest>(EncodePutResourcePolicyResponse));
+}
+
+ApiReply GetResourcePolicy(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeGetResourcePolicyRequest, &DB::GetResourcePolicy,
+             Plain<GetResourcePolicyRequest>(EncodeGetResourcePolicyResponse));
+}
+
+ApiReply DeleteResourcePolicy(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeDeleteResourcePolicyRequest, &DB::DeleteResourcePolicy,
+             Plain<DeleteResourcePolicyRequest>(EncodeDeleteResourcePolicyResponse));
+}
+
 ApiReply ListTagsOfResource(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeListTagsOfResourceRequest, &DB::ListTagsOfResource,
              Plain<ListTagsOfResourceRequest>(EncodeListTagsOfResourceResponse));
@@ -587,6 +602,7 @@ constexpr Operation kOperations[] = {
     {"CreateTable", CreateTable},
     {"DeleteBackup", DeleteBackup},
     {"DeleteItem", DeleteItem},
+    {"DeleteResourcePolicy", DeleteResourcePolicy},
     {"DeleteTable", DeleteTable},
     {"DescribeBackup", DescribeBackup},
     {"DescribeContinuousBackups", DescribeContinuousBackups},
@@ -604,6 +620,7 @@ constexpr Operation kOperations[] = {
     {"ExecuteTransaction", ExecuteTransaction},
     {"ExportTableToPointInTime", TransferOperation<kExportTableToPointInTime>},
     {"GetItem", GetItem},
+    {"GetResourcePolicy", GetResourcePolicy},
     {"ImportTable", TransferOperation<kImportTable>},
     {"ListBackups", ListBackups},
     {"ListExports", TransferOperation<kListExports>},
@@ -611,6 +628,7 @@ constexpr Operation kOperations[] = {
     {"ListTables", ListTables},
     {"ListTagsOfResource", ListTagsOfResource},
     {"PutItem", PutItem},
+    {"PutResourcePolicy", PutResourcePolicy},
     {"Query", Query},
     {"RestoreTableFromBackup", RestoreTableFromBackup},
     {"RestoreTableToPointInTime", RestoreTableToPointInTime},

@@ -284,6 +284,7 @@ void CreateTableBody(Decoder& d, const dom::object& o, CreateTableRequest* r) {
   d.Bool(o, "DeletionProtectionEnabled", &r->deletion_protection_enabled);
   SseSpecificationMember(d, o, &r->sse_specification);
   WarmThroughputMember(d, o, &r->warm_throughput);
+  d.Str(o, "ResourcePolicy", &r->resource_policy);
 }
 
 void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
@@ -746,6 +747,31 @@ StatusOr<ListTagsOfResourceRequest> DecodeListTagsOfResourceRequest(std::string_
       body, [](Decoder& d, const dom::object& o, ListTagsOfResourceRequest* r) {
         d.ReqStr(o, "ResourceArn", &r->resource_arn);
         d.Str(o, "NextToken", &r->next_token);
+      });
+}
+
+StatusOr<PutResourcePolicyRequest> DecodePutResourcePolicyRequest(std::string_view body) {
+  return DecodeBody<PutResourcePolicyRequest>(
+      body, [](Decoder& d, const dom::object& o, PutResourcePolicyRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+        d.ReqStr(o, "Policy", &r->policy);
+        d.Str(o, "ExpectedRevisionId", &r->expected_revision_id);
+        d.Bool(o, "ConfirmRemoveSelfResourceAccess", &r->confirm_remove_self_resource_access);
+      });
+}
+
+StatusOr<GetResourcePolicyRequest> DecodeGetResourcePolicyRequest(std::string_view body) {
+  return DecodeBody<GetResourcePolicyRequest>(
+      body, [](Decoder& d, const dom::object& o, GetResourcePolicyRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+      });
+}
+
+StatusOr<DeleteResourcePolicyRequest> DecodeDeleteResourcePolicyRequest(std::string_view body) {
+  return DecodeBody<DeleteResourcePolicyRequest>(
+      body, [](Decoder& d, const dom::object& o, DeleteResourcePolicyRequest* r) {
+        d.ReqStr(o, "ResourceArn", &r->resource_arn);
+        d.Str(o, "ExpectedRevisionId", &r->expected_revision_id);
       });
 }
 

@@ -87,6 +87,9 @@ StatusOr<UpdateContinuousBackupsRequest> DecodeUpdateContinuousBackupsRequest(
 StatusOr<TagResourceRequest> DecodeTagResourceRequest(std::string_view body);
 StatusOr<UntagResourceRequest> DecodeUntagResourceRequest(std::string_view body);
 StatusOr<ListTagsOfResourceRequest> DecodeListTagsOfResourceRequest(std::string_view body);
+StatusOr<PutResourcePolicyRequest> DecodePutResourcePolicyRequest(std::string_view body);
+StatusOr<GetResourcePolicyRequest> DecodeGetResourcePolicyRequest(std::string_view body);
+StatusOr<DeleteResourcePolicyRequest> DecodeDeleteResourcePolicyRequest(std::string_view body);
 
 // One DynamoDB-JSON AttributeValue ({"S":"x"}) or Item ({"a":{"S":"x"}}), with the
 // same checks as inside a request. For tools and tests.

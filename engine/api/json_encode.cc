@@ -596,6 +596,31 @@ std::string EncodeUpdateContinuousBackupsResponse(const UpdateContinuousBackupsR
   return EncodeContinuousBackups(r.description);
 }
 
+std::string EncodePutResourcePolicyResponse(const PutResourcePolicyResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("RevisionId", r.revision_id);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeGetResourcePolicyResponse(const GetResourcePolicyResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Member("Policy", r.policy);
+  w.Member("RevisionId", r.revision_id);
+  w.EndObject();
+  return w.Release();
+}
+
+std::string EncodeDeleteResourcePolicyResponse(const DeleteResourcePolicyResponse& r) {
+  JsonWriter w;
+  w.BeginObject();
+  if (r.revision_id) w.Member("RevisionId", *r.revision_id);
+  w.EndObject();
+  return w.Release();
+}
+
 std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r) {
   JsonWriter w;
   w.BeginObject();

@@ -78,6 +78,9 @@ std::string EncodeTransactWriteItemsResponse(const TransactWriteItemsResponse& r
 std::string EncodeUpdateTimeToLiveResponse(const UpdateTimeToLiveResponse& r);
 std::string EncodeDescribeTimeToLiveResponse(const DescribeTimeToLiveResponse& r);
 std::string EncodeListTagsOfResourceResponse(const ListTagsOfResourceResponse& r);
+std::string EncodePutResourcePolicyResponse(const PutResourcePolicyResponse& r);
+std::string EncodeGetResourcePolicyResponse(const GetResourcePolicyResponse& r);
+std::string EncodeDeleteResourcePolicyResponse(const DeleteResourcePolicyResponse& r);
 std::string EncodeDescribeContinuousBackupsResponse(const DescribeContinuousBackupsResponse& r);
 std::string EncodeUpdateContinuousBackupsResponse(const UpdateContinuousBackupsResponse& r);
 

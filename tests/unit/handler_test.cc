@@ -214,6 +214,21 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return ListTagsOfResourceResponse{};
   }
+  StatusOr<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest&) override {
+    last_op = "PutResourcePolicy";
+    if (!fail.ok()) return fail;
+    return PutResourcePolicyResponse{};
+  }
+  StatusOr<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest&) override {
+    last_op = "GetResourcePolicy";
+    if (!fail.ok()) return fail;
+    return GetResourcePolicyResponse{};
+  }
+  StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(const DeleteResourcePolicyRequest&) override {
+    last_op = "DeleteResourcePolicy";
+    if (!fail.ok()) return fail;
+    return DeleteResourcePolicyResponse{};
+  }
   StatusOr<ConsistencyReport> CheckConsistency() override { return ConsistencyReport{}; }
   StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest&) override {
     last_op = "ListStreams";

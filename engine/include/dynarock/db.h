@@ -273,6 +273,13 @@ class DB {
   virtual StatusOr<ListTagsOfResourceResponse> ListTagsOfResource(
       const ListTagsOfResourceRequest& req) = 0;
 
+  // Resource-based policies of a table or its stream (PolicyNotFoundException
+  // for none, or another revision than the one expected).
+  virtual StatusOr<PutResourcePolicyResponse> PutResourcePolicy(const PutResourcePolicyRequest& req) = 0;
+  virtual StatusOr<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& req) = 0;
+  virtual StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(
+      const DeleteResourcePolicyRequest& req) = 0;
+
   // DynamoDB Streams (dynarock/streams.h). Errors: ValidationException,
   // ResourceNotFoundException (unknown stream or shard),
   // ExpiredIteratorException (an iterator older than 15 minutes),

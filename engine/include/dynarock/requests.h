@@ -124,6 +124,7 @@ struct CreateTableRequest {
   std::vector<Tag> tags;
   std::optional<SseSpecification> sse_specification;
   std::optional<WarmThroughput> warm_throughput;
+  std::optional<std::string> resource_policy;  // attached as PutResourcePolicy would
 };
 
 struct ProvisionedThroughputDescription {
@@ -622,6 +623,36 @@ struct ListTagsOfResourceRequest {
 struct ListTagsOfResourceResponse {
   std::vector<Tag> tags;  // sorted by key
   std::optional<std::string> next_token;
+};
+
+// ---------------------------------------------------------------- resource-based policies
+
+// A table's or its current stream's policy document (IAM JSON, at most 20 KB),
+// checked as DynamoDB checks it, stored with a revision id and reported
+// (engine/resource_policies.cc).
+struct PutResourcePolicyRequest {
+  std::string resource_arn;
+  std::string policy;
+  // The revision the caller expects ("NO_POLICY": none); else PolicyNotFound.
+  std::optional<std::string> expected_revision_id;
+  bool confirm_remove_self_resource_access = false;
+};
+struct PutResourcePolicyResponse {
+  std::string revision_id;
+};
+struct GetResourcePolicyRequest {
+  std::string resource_arn;
+};
+struct GetResourcePolicyResponse {
+  std::string policy;
+  std::string revision_id;
+};
+struct DeleteResourcePolicyRequest {
+  std::string resource_arn;
+  std::optional<std::string> expected_revision_id;
+};
+struct DeleteResourcePolicyResponse {
+  std::optional<std::string> revision_id;  // of the policy deleted; none when there was none
 };
 
 }  // namespace dynarock

@@ -68,6 +68,7 @@ enum class ErrorType : uint8_t {
   kImportConflict,
   // Appended after kImportConflict: the values above never change.
   kServiceUnavailable,  // HTTP 503; sent only by fault injection (engine/api/faults.h)
+  kPolicyNotFound,      // resource-based policies: none, or not the revision expected
 };
 
 // "ValidationException", "ResourceNotFoundException", ...
