@@ -16,8 +16,8 @@
 // keeps its revision (the operation is idempotent). ExpectedRevisionId makes a
 // put or delete conditional ("NO_POLICY": only when none is attached).
 //
-// The DB stores and checks the documents; it does not evaluate them (no
-// caller identity reaches it).
+// The DB stores and checks the documents; `serve --require-auth` evaluates them
+// for its callers (engine/api/policy_evaluation.h).
 
 #include <simdjson.h>
 
@@ -49,27 +49,6 @@ constexpr std::string_view kResourceActions[] = {
     "TagResource", "UntagResource", "UpdateContinuousBackups", "UpdateContributorInsights",
     "UpdateItem", "UpdateKinesisStreamingDestination", "UpdateTable",
     "UpdateTableReplicaAutoScaling", "UpdateTimeToLive"};
-
-// '*' any run of characters, '?' one; case-insensitive, as IAM matches actions.
-bool WildcardMatch(std::string_view pattern, std::string_view text) {
-  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
-  auto eq = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)); };
-  while (t < text.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || eq(pattern[p], text[t]))) {
-      ++p, ++t;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      mark = t;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      t = ++mark;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
 
 Status InvalidPolicy(const std::string& why) {
   return ValidationError("One or more parameter values were invalid: Invalid policy document: " + why);
@@ -125,7 +104,7 @@ Status CheckStatement(simdjson::dom::object st, std::vector<std::string>* bad_ac
                                                      [](char x, char y) { return std::tolower(static_cast<unsigned char>(x)) == y; });
     const std::string_view name = dynamodb ? std::string_view(a).substr(9) : std::string_view();
     bool known = false;
-    for (std::string_view k : kResourceActions) known = known || (dynamodb && WildcardMatch(name, k));
+    for (std::string_view k : kResourceActions) known = known || (dynamodb && IamWildcardMatch(name, k, true));
     if (!known) bad_actions->push_back(a);
   }
   simdjson::dom::element resources;
@@ -147,6 +126,29 @@ Status CheckStatement(simdjson::dom::object st, std::vector<std::string>* bad_ac
 }
 
 }  // namespace
+
+bool IamWildcardMatch(std::string_view pattern, std::string_view text, bool ignore_case) {
+  auto eq = [&](char a, char b) {
+    return ignore_case ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b))
+                       : a == b;
+  };
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || (pattern[p] != '*' && eq(pattern[p], text[t])))) {
+      ++p, ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
 
 Status CheckResourcePolicy(std::string_view policy) {
   if (policy.empty()) {

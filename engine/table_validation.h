@@ -70,6 +70,10 @@ Status CheckUpdateTableRequest(const UpdateTableRequest& req);
 // (engine/resource_policies.cc).
 Status CheckResourcePolicy(std::string_view policy);
 
+// IAM's wildcards, as policies match actions (ignore_case) and resources:
+// '*' any run of characters, '?' one.
+bool IamWildcardMatch(std::string_view pattern, std::string_view text, bool ignore_case);
+
 // SSESpecification into a table's SSE fields: Enabled true is KMS with the key
 // given (an ARN as it is; an alias or key id made an ARN under
 // `kms_arn_prefix`, "arn:aws:kms:REGION:ACCOUNT:") or DynamoDB's own

@@ -605,6 +605,7 @@ int RunServe(const Args& args) {
   // --replicate ships tables of the shared namespace: it implies --shared-db.
   nc.shared = shared_db || !replicate.empty();
   if (region_given) nc.arn_region = db_opts.region;
+  nc.evaluate_policies = server_opts.auth.enabled();
   nc.configure = [&](const std::string&, DB*, api::Handler* handler) {
     handler->SetS3Root(s3_root);
     handler->SetEndpointAddress(endpoint_address);

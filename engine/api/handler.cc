@@ -17,6 +17,7 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/partiql_json.h"
+#include "engine/api/policy_evaluation.h"
 #include "engine/api/request_facts.h"
 #include "engine/api/request_log.h"
 #include "engine/request_checks.h"
@@ -36,6 +37,7 @@ struct HandlerState {
   std::shared_ptr<CapacityLimits> limits;  // null: capacity is not enforced
   KeyNamesCache key_names;  // for fault rules' key_prefix and the request log
   std::string s3_root;
+  std::string arn_prefix = "arn:aws:dynamodb:us-east-1:000000000000:";  // SetResourceArnPrefix
   // The export and import jobs, made at the first such request.
   std::mutex transfers_mu;
   std::unique_ptr<transfer::Transfers> transfers;  // GUARDED_BY(transfers_mu) to create
@@ -73,6 +75,9 @@ struct CallRecord {
 thread_local CallRecord* t_call = nullptr;
 // The operation Handle() is running on this thread (for fault matching).
 thread_local std::string_view t_operation;
+// The caller whose request is being handled (Handle with a principal), for
+// resource-based policies; empty: none.
+thread_local std::string_view t_principal;
 
 // Takes the response's ConsumedCapacity (as the engine reported it, by index
 // when asked so) and leaves in the reply what the client asked for: nothing
@@ -178,6 +183,58 @@ Status CancelThrottled(const Throttles& t) {
   return st;
 }
 
+// The tables' resource-based policies, for the caller (t_principal): each
+// table a request names, with the action it takes there (TransactWriteItems:
+// each item's own, PutItem, UpdateItem, DeleteItem or ConditionCheckItem;
+// TransactGetItems: GetItem; otherwise the operation's), on the table's ARN
+// and, for a query or scan of an index, the index's (policy_evaluation.h).
+template <typename Req>
+Status CheckPolicies(HandlerState& s, const Req& req) {
+  std::vector<std::pair<std::string, std::string>> asks;  // action, table
+  if constexpr (std::is_same_v<Req, TransactWriteItemsRequest>) {
+    for (const TransactWriteItem& x : req.transact_items) {
+      const char* action = x.kind == TransactWriteItem::Kind::kPut      ? "PutItem"
+                           : x.kind == TransactWriteItem::Kind::kUpdate ? "UpdateItem"
+                           : x.kind == TransactWriteItem::Kind::kDelete ? "DeleteItem"
+                                                                        : "ConditionCheckItem";
+      asks.emplace_back(action, x.table_name);
+    }
+  } else if constexpr (std::is_same_v<Req, TransactGetItemsRequest>) {
+    for (const TransactGetItem& x : req.transact_items) asks.emplace_back("GetItem", x.table_name);
+  } else if constexpr (requires { req.resource_arn.size(); }) {
+    // Tags and policies: the table the ARN names (a stream's is its table's).
+    const size_t at = req.resource_arn.find(":table/");
+    if (at != std::string::npos) {
+      const size_t from = at + 7;
+      asks.emplace_back(std::string(t_operation),
+                        req.resource_arn.substr(from, req.resource_arn.find('/', from) - from));
+    }
+  } else {
+    FaultTarget target;
+    Describe(s.key_names, s.db, req, /*keys=*/false, &target, nullptr);
+    for (const std::string& t : target.tables) asks.emplace_back(std::string(t_operation), t);
+  }
+  std::string index;
+  if constexpr (requires { req.index_name.has_value(); }) index = req.index_name.value_or("");
+  std::map<std::string, std::optional<std::string>> policies;  // table -> its policy
+  for (const auto& [action, table] : asks) {
+    const std::string arn = s.arn_prefix + "table/" + table;
+    auto [it, fresh] = policies.try_emplace(table);
+    if (fresh) {
+      GetResourcePolicyRequest g;
+      g.resource_arn = arn;
+      auto p = s.db->GetResourcePolicy(g);
+      if (p.ok()) it->second = std::move(p->policy);
+    }
+    if (!it->second) continue;
+    std::vector<std::string> resources = {arn};
+    if (!index.empty()) resources.push_back(arn + "/index/" + index);
+    DR_RETURN_IF_ERROR(EvaluateResourcePolicy(*it->second, t_principal, "dynamodb:" + action,
+                                              resources, resources.back()));
+  }
+  return Status();
+}
+
 // Call the engine with a decoded request, encode, with the fault rules, the
 // capacity limits and the request log's facts in between.
 // `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
@@ -185,6 +242,9 @@ Status CancelThrottled(const Throttles& t) {
 template <typename Req, typename Op, typename Encode>
 ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());
+  if (!t_principal.empty()) {
+    if (Status denied = CheckPolicies(s, *req); !denied.ok()) return Handler::ErrorReply(denied);
+  }
   CapacityLimits* limits = s.limits && s.limits->enforced() ? s.limits.get() : nullptr;
   // The capacity as the client asked for it; the engine computes it for the
   // observer (TOTAL at least) and by index for the request log and the limits.
@@ -708,6 +768,17 @@ void Handler::SetRequestLog(std::shared_ptr<RequestLog> log) {
 ApiReply Handler::Handle(std::string_view operation, std::string_view body) {
   return Handle(operation, body, /*explain=*/false);
 }
+
+ApiReply Handler::Handle(std::string_view operation, std::string_view body, bool explain,
+                         std::string_view principal) {
+  std::string_view outer = t_principal;
+  t_principal = principal;
+  ApiReply reply = Handle(operation, body, explain);
+  t_principal = outer;
+  return reply;
+}
+
+void Handler::SetResourceArnPrefix(std::string prefix) { state_->arn_prefix = std::move(prefix); }
 
 ApiReply Handler::Handle(std::string_view operation, std::string_view body, bool explain) {
   std::string_view outer_operation = t_operation;

@@ -75,6 +75,15 @@ class Handler {
   // The same, and with `explain` the reply's `explain` holds the request
   // log's line for the request (capacity computed by index, as for the log).
   ApiReply Handle(std::string_view operation, std::string_view body, bool explain);
+  // The same for a caller: an IAM principal ARN ("arn:aws:iam::ACCOUNT:user/KEY",
+  // serve --require-auth), whom the tables' resource-based policies may deny
+  // the request (policy_evaluation.h); empty: no caller, no evaluation.
+  ApiReply Handle(std::string_view operation, std::string_view body, bool explain,
+                  std::string_view principal);
+
+  // The ARN prefix of this database's resources ("arn:aws:dynamodb:REGION:ACCOUNT:"),
+  // for the policies a caller is evaluated against. Call before serving.
+  void SetResourceArnPrefix(std::string prefix);
 
   // The HTTP status (ErrorHttpStatus) and JSON body (EncodeErrorBody) of an error.
   static ApiReply ErrorReply(const dynarock::Status& status);

@@ -9,7 +9,9 @@ PolicyNotFoundException; GetResourcePolicy without a policy is
 PolicyNotFoundException, DeleteResourcePolicy without one succeeds with no
 revision; malformed documents (not JSON, no Principal, account-level actions
 such as dynamodb:ListStreams, over 20 KB) are refused and change nothing; the
-policy survives a restart of a data directory and goes with its table.
+policy survives a restart of a data directory and goes with its table; under
+serve --require-auth a Deny statement refuses the callers, actions and
+resources it names (AccessDeniedException), and only those.
 Run standalone: python3 tests/e2e/test_boto3_resource_policies.py
 """
 
@@ -168,6 +170,74 @@ class ResourcePolicyTest(unittest.TestCase):
             AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
             ResourcePolicy="{}"), "ValidationException", "Missing required field Statement")
         self.assertNotIn(name, C.list_tables()["TableNames"])
+
+
+class PolicyEvaluationTest(unittest.TestCase):
+    """Under serve --require-auth a signing key acts as the IAM user
+    arn:aws:iam::ACCOUNT:user/KEY; a Deny statement of the table's policy that
+    names it (or its account, or "*"), the action and the resource refuses the
+    request with AccessDeniedException. Other callers, other actions and
+    statements with a Condition are not refused."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.proc, cls.url = harness.launch(None, ["--shared-db", "--require-auth", "WRITER:secret1",
+                                                  "--require-auth", "READER:secret2"])
+        import boto3
+        cls.clients = {key: boto3.client("dynamodb", endpoint_url=cls.url, region_name=harness.REGION,
+                                         aws_access_key_id=key, aws_secret_access_key=secret)
+                       for key, secret in (("WRITER", "secret1"), ("READER", "secret2"))}
+
+    @classmethod
+    def tearDownClass(cls):
+        harness.stop_process(cls.proc)
+
+    def test_explicit_deny_refuses_matching_callers_only(self):
+        writer, reader = self.clients["WRITER"], self.clients["READER"]
+        name = harness.table_name("poleval")
+        d = writer.create_table(TableName=name, BillingMode="PAY_PER_REQUEST",
+                                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                                      {"AttributeName": "g", "AttributeType": "S"}],
+                                GlobalSecondaryIndexes=[{"IndexName": "by_g", "KeySchema": [
+                                    {"AttributeName": "g", "KeyType": "HASH"}],
+                                    "Projection": {"ProjectionType": "ALL"}}])["TableDescription"]
+        arn = d["TableArn"]
+        account = arn.split(":")[4]
+        reader_arn = "arn:aws:iam::%s:user/READER" % account
+        writer.put_item(TableName=name, Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+        doc = {"Version": "2012-10-17", "Statement": [
+            {"Sid": "readers-read-only", "Effect": "Deny", "Principal": {"AWS": reader_arn},
+             "Action": ["dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
+                        "dynamodb:BatchWriteItem"], "Resource": arn},
+            {"Sid": "no-index-scans", "Effect": "Deny", "Principal": "*",
+             "Action": "dynamodb:Scan", "Resource": arn + "/index/*"},
+            {"Sid": "conditions-are-not-evaluated", "Effect": "Deny", "Principal": "*",
+             "Action": "dynamodb:GetItem", "Resource": arn,
+             "Condition": {"Bool": {"aws:SecureTransport": "false"}}},
+        ]}
+        writer.put_resource_policy(ResourceArn=arn, Policy=json.dumps(doc))
+
+        with self.assertRaises(ClientError) as e:
+            reader.put_item(TableName=name, Item={"pk": {"S": "b"}})
+        harness.assert_error(self, e, "AccessDeniedException",
+                             "User: %s is not authorized to perform: dynamodb:PutItem on resource: %s "
+                             "with an explicit deny in a resource-based policy" % (reader_arn, arn))
+        with self.assertRaises(ClientError) as e:
+            reader.transact_write_items(TransactItems=[{"Delete": {"TableName": name,
+                                                                   "Key": {"pk": {"S": "a"}}}}])
+        harness.assert_error(self, e, "AccessDeniedException", contains="dynamodb:DeleteItem")
+        self.assertEqual(reader.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"]["g"]["S"], "x")
+        writer.put_item(TableName=name, Item={"pk": {"S": "c"}})  # not named: allowed
+        # The index's Deny applies to every caller, on the index only.
+        with self.assertRaises(ClientError) as e:
+            writer.scan(TableName=name, IndexName="by_g")
+        harness.assert_error(self, e, "AccessDeniedException", contains=arn + "/index/by_g")
+        self.assertEqual(writer.scan(TableName=name)["Count"], 2)
+        # Removing the policy lifts it.
+        writer.delete_resource_policy(ResourceArn=arn)
+        reader.put_item(TableName=name, Item={"pk": {"S": "b"}})
+        writer.delete_table(TableName=name)
 
 
 class ResourcePolicyRestartTest(unittest.TestCase):

@@ -84,6 +84,7 @@ StatusOr<Namespaces::Space*> Namespaces::Get(const std::string& name, std::strin
   auto space = std::make_unique<Space>();
   space->db = std::move(db).value();
   space->handler = std::make_unique<api::Handler>(space->db.get());
+  space->handler->SetResourceArnPrefix("arn:aws:dynamodb:" + options.region + ":" + options.account_id + ":");
   if (config_.configure) config_.configure(name, space->db.get(), space->handler.get());
   Space* out = space.get();
   spaces_[name] = std::move(space);
@@ -95,6 +96,11 @@ api::ApiReply Namespaces::Handle(std::string_view operation, std::string_view bo
   const std::string name = NameOf(context.access_key, context.region);
   auto space = Get(name, context.region);
   if (!space.ok()) return api::Handler::ErrorReply(space.status());
+  if (config_.evaluate_policies && !context.access_key.empty()) {
+    const std::string principal =
+        "arn:aws:iam::" + config_.db_options.account_id + ":user/" + std::string(context.access_key);
+    return (*space)->handler->Handle(operation, body, context.explain, principal);
+  }
   return (*space)->handler->Handle(operation, body, context.explain);
 }
 

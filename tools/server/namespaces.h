@@ -37,6 +37,10 @@ class Namespaces {
     // The region of every namespace's ARNs (serve --region); empty: each
     // namespace's own, the region its requests are signed for.
     std::string arn_region;
+    // serve --require-auth: a request's signing key acts as the IAM user
+    // arn:aws:iam::ACCOUNT:user/KEY, whom tables' resource-based policies may
+    // deny requests (engine/api/policy_evaluation.h).
+    bool evaluate_policies = false;
     // Called once per namespace, before its first request.
     std::function<void(const std::string& name, DB* db, api::Handler* handler)> configure;
   };
