@@ -221,6 +221,20 @@ std::string NextRevision(double now, const std::optional<std::string>& previous)
   return std::to_string(rev);
 }
 
+// The policy a request names: the table's, or its stream's.
+struct PolicySlot {
+  std::optional<std::string>& policy;
+  std::optional<std::string>& revision;
+};
+PolicySlot SlotOf(TableInfo* info, bool stream) {
+  return stream ? PolicySlot{info->stream_policy, info->stream_policy_revision}
+                : PolicySlot{info->policy, info->policy_revision};
+}
+
+Status NoSuchResource(const std::string& arn) {
+  return ResourceNotFound("Requested resource not found: ResourcArn: " + arn + " not found");
+}
+
 }  // namespace
 
 StatusOr<PutResourcePolicyResponse> DBImpl::PutResourcePolicy(const PutResourcePolicyRequest& req) {
@@ -229,12 +243,9 @@ StatusOr<PutResourcePolicyResponse> DBImpl::PutResourcePolicy(const PutResourceP
   DR_RETURN_IF_ERROR(CheckResourcePolicy(req.policy));
   PutResourcePolicyResponse resp;
   const double now = change_log_->Now();
-  DR_RETURN_IF_ERROR(AlterTable(name, ResourceNotFound("Requested resource not found: ResourcArn: " +
-                                                       req.resource_arn + " not found"),
-                                [&](TableInfo* info) -> Status {
+  DR_RETURN_IF_ERROR(AlterTable(name, NoSuchResource(req.resource_arn), [&](TableInfo* info) -> Status {
     const bool stream = !label.empty();
-    std::optional<std::string>& policy = stream ? info->stream_policy : info->policy;
-    std::optional<std::string>& revision = stream ? info->stream_policy_revision : info->policy_revision;
+    auto [policy, revision] = SlotOf(info, stream);
     if (stream && info->stream_policy_label != label) {  // one of an earlier stream
       policy.reset();
       revision.reset();
@@ -288,12 +299,9 @@ StatusOr<DeleteResourcePolicyResponse> DBImpl::DeleteResourcePolicy(
   std::string label;
   DR_ASSIGN_OR_RETURN(std::string name, TableOfArn(req.resource_arn, "DeleteResourcePolicy", &label));
   DeleteResourcePolicyResponse resp;
-  DR_RETURN_IF_ERROR(AlterTable(name, ResourceNotFound("Requested resource not found: ResourcArn: " +
-                                                       req.resource_arn + " not found"),
-                                [&](TableInfo* info) -> Status {
+  DR_RETURN_IF_ERROR(AlterTable(name, NoSuchResource(req.resource_arn), [&](TableInfo* info) -> Status {
     const bool stream = !label.empty();
-    std::optional<std::string>& policy = stream ? info->stream_policy : info->policy;
-    std::optional<std::string>& revision = stream ? info->stream_policy_revision : info->policy_revision;
+    auto [policy, revision] = SlotOf(info, stream);
     const bool attached = policy && (!stream || info->stream_policy_label == label);
     if (req.expected_revision_id && (!attached || *revision != *req.expected_revision_id)) {
       return Status(ErrorType::kPolicyNotFound,

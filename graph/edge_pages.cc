@@ -157,17 +157,24 @@ bool Retryable(const Status& s) {
   return true;
 }
 
+// A consistent read of two of a node's attributes (placeholders and names).
+GetItemRequest NodeRead(const Schema& s, const std::string& node, const char* a, const std::string& a_name,
+                        const char* b, const std::string& b_name) {
+  GetItemRequest g;
+  g.table_name = s.table_name;
+  g.key = s.NodeKey(node);
+  g.consistent_read = true;
+  g.projection_expression = std::string(a) + ", " + b;
+  g.expression_attribute_names[a] = a_name;
+  g.expression_attribute_names[b] = b_name;
+  g.has_expression_attribute_names = true;
+  return g;
+}
+
 }  // namespace
 
 StatusOr<std::optional<std::vector<std::string>>> Graph::ReadEdgePages(const std::string& node) {
-  GetItemRequest g;
-  g.table_name = schema_.table_name;
-  g.key = schema_.NodeKey(node);
-  g.consistent_read = true;
-  g.projection_expression = std::string(kPk) + ", " + kPg;
-  g.expression_attribute_names[kPk] = schema_.pk_attribute;
-  g.expression_attribute_names[kPg] = schema_.edge_pages_attribute;
-  g.has_expression_attribute_names = true;
+  GetItemRequest g = NodeRead(schema_, node, kPk, schema_.pk_attribute, kPg, schema_.edge_pages_attribute);
   counters_.requests++;
   DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(g));
   if (!r.item) {
@@ -362,14 +369,8 @@ Status Graph::MergeEdgePages(const std::vector<Item*>& items, bool consistent_re
     internal::Backoff(attempt);
     // A page was split (or dropped) since the labels were read: read them again.
     for (Item* item : pending) {
-      GetItemRequest g;
-      g.table_name = schema_.table_name;
-      g.key = schema_.NodeKey(item->at(schema_.pk_attribute).scalar());
-      g.consistent_read = true;
-      g.projection_expression = std::string(kEs) + ", " + kPg;
-      g.expression_attribute_names[kEs] = schema_.edge_set_attribute;
-      g.expression_attribute_names[kPg] = schema_.edge_pages_attribute;
-      g.has_expression_attribute_names = true;
+      GetItemRequest g = NodeRead(schema_, item->at(schema_.pk_attribute).scalar(), kEs,
+                                  schema_.edge_set_attribute, kPg, schema_.edge_pages_attribute);
       counters_.requests++;
       DR_ASSIGN_OR_RETURN(GetItemResponse r, client_->GetItem(g));
       item->erase(schema_.edge_pages_attribute);
