@@ -232,6 +232,18 @@ Status CheckPolicies(HandlerState& s, const Req& req) {
     DR_RETURN_IF_ERROR(EvaluateResourcePolicy(*it->second, t_principal, "dynamodb:" + action,
                                               resources, resources.back()));
   }
+  if constexpr (std::is_same_v<Req, PutResourcePolicyRequest>) {
+    // A policy that would deny its author changing it again needs saying so.
+    if (!req.confirm_remove_self_resource_access &&
+        !EvaluateResourcePolicy(req.policy, t_principal, "dynamodb:PutResourcePolicy", {req.resource_arn},
+                                req.resource_arn)
+             .ok()) {
+      return ValidationError("One or more parameter values were invalid: this policy denies " +
+                             std::string(t_principal) + " dynamodb:PutResourcePolicy on " + req.resource_arn +
+                             ", so the caller could not change it again; set "
+                             "ConfirmRemoveSelfResourceAccess to true to attach it anyway");
+    }
+  }
   return Status();
 }
 

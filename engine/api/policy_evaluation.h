@@ -18,7 +18,9 @@
 // are left out, Deny or Allow. The operations evaluated are those naming
 // tables by name or ARN (items, queries and scans with their index, batches,
 // transactions item by item, tables, tags, policies); the Streams operations
-// and PartiQL statements are not.
+// and PartiQL statements are not. A PutResourcePolicy whose new document would
+// deny its caller dynamodb:PutResourcePolicy is refused unless it sets
+// ConfirmRemoveSelfResourceAccess (handler.cc).
 
 #ifndef DYNAROCK_API_POLICY_EVALUATION_H_
 #define DYNAROCK_API_POLICY_EVALUATION_H_

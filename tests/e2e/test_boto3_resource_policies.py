@@ -234,9 +234,22 @@ class PolicyEvaluationTest(unittest.TestCase):
             writer.scan(TableName=name, IndexName="by_g")
         harness.assert_error(self, e, "AccessDeniedException", contains=arn + "/index/by_g")
         self.assertEqual(writer.scan(TableName=name)["Count"], 2)
+        # A policy denying its own author further changes needs confirming.
+        lockout = {"Version": "2012-10-17", "Statement": [
+            {"Effect": "Deny", "Principal": {"AWS": account}, "Action": "dynamodb:*Policy", "Resource": arn}]}
+        with self.assertRaises(ClientError) as e:
+            writer.put_resource_policy(ResourceArn=arn, Policy=json.dumps(lockout))
+        harness.assert_error(self, e, "ValidationException", contains="ConfirmRemoveSelfResourceAccess")
+        self.assertIn("readers-read-only", writer.get_resource_policy(ResourceArn=arn)["Policy"])
         # Removing the policy lifts it.
         writer.delete_resource_policy(ResourceArn=arn)
         reader.put_item(TableName=name, Item={"pk": {"S": "b"}})
+        # Confirmed, the lock-out is attached, and then holds.
+        writer.put_resource_policy(ResourceArn=arn, Policy=json.dumps(lockout),
+                                   ConfirmRemoveSelfResourceAccess=True)
+        with self.assertRaises(ClientError) as e:
+            writer.delete_resource_policy(ResourceArn=arn)
+        harness.assert_error(self, e, "AccessDeniedException", contains="dynamodb:DeleteResourcePolicy")
         writer.delete_table(TableName=name)
 
 
