@@ -730,23 +730,8 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
 StatusOr<CreateTableResponse> DBImpl::CreateTable(const CreateTableRequest& req) {
   const double now = change_log_->Now();  // the database's clock, which tests may move
   DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
-  const std::string kms_prefix = "arn:aws:kms:" + options_.region + ":" + options_.account_id + ":";
-  if (req.sse_specification) {
-    DR_RETURN_IF_ERROR(ApplySseSpecification(*req.sse_specification, "sSESpecification", kms_prefix, &info));
-  }
-  if (req.warm_throughput) {
-    DR_RETURN_IF_ERROR(ApplyWarmThroughput(*req.warm_throughput, "table " + info.name, &info.warm_read,
-                                           &info.warm_write));
-  }
-  for (const GlobalSecondaryIndex& g : req.global_secondary_indexes) {
-    if (!g.warm_throughput) continue;
-    for (IndexInfo& ix : info.indexes) {
-      if (ix.global && ix.name == g.index_name) {
-        DR_RETURN_IF_ERROR(ApplyWarmThroughput(*g.warm_throughput, "index " + ix.name, &ix.warm_read,
-                                               &ix.warm_write));
-      }
-    }
-  }
+  DR_RETURN_IF_ERROR(ApplyCreateTableSettings(
+      req, "arn:aws:kms:" + options_.region + ":" + options_.account_id + ":", &info));
   if (req.resource_policy) {
     DR_RETURN_IF_ERROR(CheckResourcePolicy(*req.resource_policy));
     info.policy = *req.resource_policy;

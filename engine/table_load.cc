@@ -285,6 +285,8 @@ StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
   if (options_.read_only) return InternalError("The database was opened read-only; writes are refused");
   const double now = change_log_->Now();
   DR_ASSIGN_OR_RETURN(TableInfo info, ValidateCreateTable(req, now));
+  DR_RETURN_IF_ERROR(ApplyCreateTableSettings(
+      req, "arn:aws:kms:" + options_.region + ":" + options_.account_id + ":", &info));
   info.uuid = NewUuid();
   info.creation_time = now;
   if (info.billing_mode == "PAY_PER_REQUEST") info.pay_per_request_since = now;
@@ -294,8 +296,10 @@ StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
   info.restore_backup_arn = std::move(restore_fields.restore_backup_arn);
   info.restore_source_arn = std::move(restore_fields.restore_source_arn);
   info.restore_time = restore_fields.restore_time;
-  info.sse_type = std::move(restore_fields.sse_type);
-  info.kms_key_arn = std::move(restore_fields.kms_key_arn);
+  if (restore_fields.sse_type) {  // a restore's SSESpecificationOverride
+    info.sse_type = std::move(restore_fields.sse_type);
+    info.kms_key_arn = std::move(restore_fields.kms_key_arn);
+  }
 
   for (auto& ix : info.indexes) ix.status = "ACTIVE";  // filled with the table, not backfilled
   std::unique_lock lock(catalog_mu_);

@@ -404,8 +404,9 @@ Status ApplyIndexUpdates(const UpdateTableRequest& req, TableInfo* info) {
         ApplyOnDemandThroughput(*a.on_demand_throughput, &it->on_demand_throughput);
       }
       if (a.warm_throughput) {
+        const WarmThroughputDescription now = DescribeWarmThroughput(it->warm_read, it->warm_write, it->throughput);
         DR_RETURN_IF_ERROR(ApplyWarmThroughput(*a.warm_throughput, "index " + a.index_name,
-                                               &it->warm_read, &it->warm_write));
+                                               &it->warm_read, &it->warm_write, &now));
       }
     }
   }
@@ -861,24 +862,48 @@ Status ApplySseSpecification(const SseSpecification& s, std::string_view member,
 }
 
 Status ApplyWarmThroughput(const WarmThroughput& w, const std::string& what,
-                           std::optional<int64_t>* read, std::optional<int64_t>* write) {
+                           std::optional<int64_t>* read, std::optional<int64_t>* write,
+                           const WarmThroughputDescription* current) {
   if (!w.read_units_per_second && !w.write_units_per_second) {
     return Invalid("WarmThroughput for " + what +
                    " needs ReadUnitsPerSecond, WriteUnitsPerSecond or both");
   }
-  auto apply = [&](const std::optional<int64_t>& asked, std::optional<int64_t>* now,
+  auto apply = [&](const std::optional<int64_t>& asked, std::optional<int64_t>* now, int64_t floor,
                    const char* name) -> Status {
     if (!asked) return Status();
-    if (*now && *asked < **now) {
+    if (*asked < floor) {
       return Invalid("Requested " + std::string(name) + " " + std::to_string(*asked) +
                      " for WarmThroughput of " + what + " is lower than its current value " +
-                     std::to_string(**now) + ": warm throughput cannot be decreased");
+                     std::to_string(floor) + ": warm throughput cannot be decreased");
     }
     *now = *asked;
     return Status();
   };
-  DR_RETURN_IF_ERROR(apply(w.read_units_per_second, read, "ReadUnitsPerSecond"));
-  return apply(w.write_units_per_second, write, "WriteUnitsPerSecond");
+  DR_RETURN_IF_ERROR(apply(w.read_units_per_second, read,
+                           current ? current->read_units_per_second : 0, "ReadUnitsPerSecond"));
+  return apply(w.write_units_per_second, write, current ? current->write_units_per_second : 0,
+               "WriteUnitsPerSecond");
+}
+
+Status ApplyCreateTableSettings(const CreateTableRequest& req, std::string_view kms_arn_prefix,
+                                TableInfo* info) {
+  if (req.sse_specification) {
+    DR_RETURN_IF_ERROR(ApplySseSpecification(*req.sse_specification, "sSESpecification", kms_arn_prefix, info));
+  }
+  if (req.warm_throughput) {
+    DR_RETURN_IF_ERROR(ApplyWarmThroughput(*req.warm_throughput, "table " + info->name, &info->warm_read,
+                                           &info->warm_write));
+  }
+  for (const GlobalSecondaryIndex& g : req.global_secondary_indexes) {
+    if (!g.warm_throughput) continue;
+    for (IndexInfo& ix : info->indexes) {
+      if (ix.global && ix.name == g.index_name) {
+        DR_RETURN_IF_ERROR(ApplyWarmThroughput(*g.warm_throughput, "index " + ix.name, &ix.warm_read,
+                                               &ix.warm_write));
+      }
+    }
+  }
+  return Status();
 }
 
 WarmThroughputDescription DescribeWarmThroughput(std::optional<int64_t> read, std::optional<int64_t> write,
@@ -1004,8 +1029,12 @@ Status ValidateUpdateTable(const UpdateTableRequest& req, TableInfo* info, doubl
     changed = true;
   }
   if (req.warm_throughput) {
+    const WarmThroughputDescription now = DescribeWarmThroughput(
+        info->warm_read, info->warm_write,
+        info->billing_mode == "PROVISIONED" ? std::optional<ProvisionedThroughput>(info->throughput)
+                                            : std::nullopt);
     DR_RETURN_IF_ERROR(ApplyWarmThroughput(*req.warm_throughput, "table " + info->name,
-                                           &info->warm_read, &info->warm_write));
+                                           &info->warm_read, &info->warm_write, &now));
     changed = true;
   }
   if (req.table_class) {

@@ -83,10 +83,16 @@ Status ApplySseSpecification(const SseSpecification& s, std::string_view member,
                              std::string_view kms_arn_prefix, TableInfo* info);
 
 // WarmThroughput into the asked-for values of a table or GSI: at least one
-// member; neither may go below what was asked before (warm throughput only
-// grows). `what` names the table or index in errors.
+// member; with `current` (an update), neither may go below what is reported
+// now (warm throughput only grows). `what` names the table or index in errors.
 Status ApplyWarmThroughput(const WarmThroughput& w, const std::string& what,
-                           std::optional<int64_t>* read, std::optional<int64_t>* write);
+                           std::optional<int64_t>* read, std::optional<int64_t>* write,
+                           const WarmThroughputDescription* current = nullptr);
+
+// CreateTable's SSESpecification and WarmThroughput (the table's and its GSIs')
+// into `info` (CreateTable, and tables made by restores and imports).
+Status ApplyCreateTableSettings(const CreateTableRequest& req, std::string_view kms_arn_prefix,
+                                TableInfo* info);
 
 // What DescribeTable reports: at least DynamoDB's defaults for a new table or
 // index (12,000 read and 4,000 write units a second) and the provisioned

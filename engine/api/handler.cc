@@ -1,5 +1,7 @@
 #include "engine/api/handler.h"
 
+#include <simdjson.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 
@@ -183,14 +186,39 @@ Status CancelThrottled(const Throttles& t) {
   return st;
 }
 
-// The tables' resource-based policies, for the caller (t_principal): each
-// table a request names, with the action it takes there (TransactWriteItems:
+// The table a TableName names: itself, or the table of an ARN given there.
+std::string TableOfName(const std::string& name) {
+  const size_t at = name.rfind(":table/");
+  if (name.rfind("arn:", 0) != 0 || at == std::string::npos) return name;
+  const size_t from = at + 7;
+  return name.substr(from, name.find('/', from) - from);
+}
+
+// The resource-based policies a caller (t_principal) meets (policy_evaluation.h).
+// Each table a request names, with the action it takes there (TransactWriteItems:
 // each item's own, PutItem, UpdateItem, DeleteItem or ConditionCheckItem;
-// TransactGetItems: GetItem; otherwise the operation's), on the table's ARN
-// and, for a query or scan of an index, the index's (policy_evaluation.h).
+// TransactGetItems: GetItem; otherwise the operation's), on the table's ARN, or
+// the index's for a query or scan of an index; a stream's policy for the
+// policy operations on a stream ARN. A table that does not exist has no
+// policy (the operation then answers for it); a policy that cannot be read
+// refuses the request.
+Status CheckPolicy(HandlerState& s, const std::string& policy_arn, const std::string& action,
+                   const std::string& resource) {
+  GetResourcePolicyRequest g;
+  g.resource_arn = policy_arn;
+  auto p = s.db->GetResourcePolicy(g);
+  if (!p.ok()) {
+    const ErrorType t = p.status().type();
+    if (t == ErrorType::kPolicyNotFound || t == ErrorType::kResourceNotFound) return Status();
+    return p.status();
+  }
+  return EvaluateResourcePolicy(p->policy, t_principal, "dynamodb:" + action, {resource}, resource);
+}
+
 template <typename Req>
 Status CheckPolicies(HandlerState& s, const Req& req) {
   std::vector<std::pair<std::string, std::string>> asks;  // action, table
+  std::string op(t_operation);
   if constexpr (std::is_same_v<Req, TransactWriteItemsRequest>) {
     for (const TransactWriteItem& x : req.transact_items) {
       const char* action = x.kind == TransactWriteItem::Kind::kPut      ? "PutItem"
@@ -201,36 +229,30 @@ Status CheckPolicies(HandlerState& s, const Req& req) {
     }
   } else if constexpr (std::is_same_v<Req, TransactGetItemsRequest>) {
     for (const TransactGetItem& x : req.transact_items) asks.emplace_back("GetItem", x.table_name);
+  } else if constexpr (requires { req.source_table_name; req.source_table_arn; }) {
+    // RestoreTableToPointInTime: reads its source table.
+    asks.emplace_back(op, req.source_table_name ? *req.source_table_name : req.source_table_arn.value_or(""));
   } else if constexpr (requires { req.resource_arn.size(); }) {
-    // Tags and policies: the table the ARN names (a stream's is its table's).
-    const size_t at = req.resource_arn.find(":table/");
-    if (at != std::string::npos) {
-      const size_t from = at + 7;
-      asks.emplace_back(std::string(t_operation),
-                        req.resource_arn.substr(from, req.resource_arn.find('/', from) - from));
+    // Tags and policies: the table the ARN names, or the stream it names.
+    if (req.resource_arn.find("/stream/") != std::string::npos) {
+      DR_RETURN_IF_ERROR(CheckPolicy(s, req.resource_arn, op, req.resource_arn));
+    } else {
+      asks.emplace_back(op, req.resource_arn);
     }
   } else {
     FaultTarget target;
     Describe(s.key_names, s.db, req, /*keys=*/false, &target, nullptr);
-    for (const std::string& t : target.tables) asks.emplace_back(std::string(t_operation), t);
+    for (const std::string& t : target.tables) asks.emplace_back(op, t);
   }
   std::string index;
   if constexpr (requires { req.index_name.has_value(); }) index = req.index_name.value_or("");
-  std::map<std::string, std::optional<std::string>> policies;  // table -> its policy
-  for (const auto& [action, table] : asks) {
-    const std::string arn = s.arn_prefix + "table/" + table;
-    auto [it, fresh] = policies.try_emplace(table);
-    if (fresh) {
-      GetResourcePolicyRequest g;
-      g.resource_arn = arn;
-      auto p = s.db->GetResourcePolicy(g);
-      if (p.ok()) it->second = std::move(p->policy);
-    }
-    if (!it->second) continue;
-    std::vector<std::string> resources = {arn};
-    if (!index.empty()) resources.push_back(arn + "/index/" + index);
-    DR_RETURN_IF_ERROR(EvaluateResourcePolicy(*it->second, t_principal, "dynamodb:" + action,
-                                              resources, resources.back()));
+  std::set<std::pair<std::string, std::string>> done;
+  for (const auto& [action, named] : asks) {
+    if (named.empty()) continue;
+    const std::string arn = s.arn_prefix + "table/" + TableOfName(named);
+    if (!done.emplace(action, arn).second) continue;
+    // An index is its own resource (its table's policy names it).
+    DR_RETURN_IF_ERROR(CheckPolicy(s, arn, action, index.empty() ? arn : arn + "/index/" + index));
   }
   if constexpr (std::is_same_v<Req, PutResourcePolicyRequest>) {
     // A policy that would deny its author changing it again needs saying so.
@@ -647,6 +669,19 @@ ApiReply RestoreTableToPointInTime(HandlerState& s, std::string_view body) {
 // Exports and imports (engine/transfer/transfers.h).
 template <const std::string_view& kName>
 ApiReply TransferOperation(HandlerState& s, std::string_view body) {
+  if (!t_principal.empty() && kName == "ExportTableToPointInTime") {
+    // The export reads its table (TableArn): that table's policy applies.
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    std::string_view table_arn;
+    if (parser.parse(body.data(), body.size()).get(doc) == simdjson::SUCCESS &&
+        doc["TableArn"].get(table_arn) == simdjson::SUCCESS) {
+      const std::string arn = s.arn_prefix + "table/" + TableOfName(std::string(table_arn));
+      if (Status denied = CheckPolicy(s, arn, std::string(kName), arn); !denied.ok()) {
+        return Handler::ErrorReply(denied);
+      }
+    }
+  }
   StatusOr<std::string> reply = s.Transfers().Handle(kName, body);
   if (!reply.ok()) return Handler::ErrorReply(reply.status());
   return Ok(std::move(*reply));

@@ -303,6 +303,23 @@ void WriteReturnConsumedCapacity(JsonWriter* w, ReturnConsumedCapacity rcc) {
 
 }  // namespace
 
+void WriteWarmThroughputRequest(JsonWriter* w, const WarmThroughput& t) {
+  w->Key("WarmThroughput");
+  w->BeginObject();
+  if (t.read_units_per_second) w->MemberInt("ReadUnitsPerSecond", *t.read_units_per_second);
+  if (t.write_units_per_second) w->MemberInt("WriteUnitsPerSecond", *t.write_units_per_second);
+  w->EndObject();
+}
+
+void WriteSseSpecification(JsonWriter* w, const SseSpecification& s) {
+  w->Key("SSESpecification");
+  w->BeginObject();
+  if (s.enabled) w->MemberBool("Enabled", *s.enabled);
+  if (s.sse_type) w->Member("SSEType", *s.sse_type);
+  if (s.kms_master_key_id) w->Member("KMSMasterKeyId", *s.kms_master_key_id);
+  w->EndObject();
+}
+
 void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
   w->BeginObject();
   w->Member("IndexName", g.index_name);
@@ -310,6 +327,7 @@ void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g) {
   WriteProjection(w, g.projection);
   if (g.provisioned_throughput) WriteThroughput(w, *g.provisioned_throughput);
   if (g.on_demand_throughput) WriteOnDemandThroughput(w, "OnDemandThroughput", *g.on_demand_throughput);
+  if (g.warm_throughput) WriteWarmThroughputRequest(w, *g.warm_throughput);
   w->EndObject();
 }
 
@@ -870,6 +888,9 @@ std::string EncodeCreateTableRequest(const CreateTableRequest& r) {
   if (r.deletion_protection_enabled) {
     w.MemberBool("DeletionProtectionEnabled", *r.deletion_protection_enabled);
   }
+  if (r.sse_specification) WriteSseSpecification(&w, *r.sse_specification);
+  if (r.warm_throughput) WriteWarmThroughputRequest(&w, *r.warm_throughput);
+  if (r.resource_policy) w.Member("ResourcePolicy", *r.resource_policy);
   w.EndObject();
   return w.Release();
 }
@@ -913,6 +934,7 @@ std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
         if (u.update->on_demand_throughput) {
           WriteOnDemandThroughput(&w, "OnDemandThroughput", *u.update->on_demand_throughput);
         }
+        if (u.update->warm_throughput) WriteWarmThroughputRequest(&w, *u.update->warm_throughput);
         w.EndObject();
       }
       if (u.delete_index_name) {
@@ -929,6 +951,9 @@ std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
   if (r.deletion_protection_enabled) {
     w.MemberBool("DeletionProtectionEnabled", *r.deletion_protection_enabled);
   }
+  if (r.sse_specification) WriteSseSpecification(&w, *r.sse_specification);
+  if (r.warm_throughput) WriteWarmThroughputRequest(&w, *r.warm_throughput);
+  if (r.table_class) w.Member("TableClass", *r.table_class);
   w.EndObject();
   return w.Release();
 }

@@ -43,15 +43,18 @@ std::string_view AccountOf(std::string_view arn) {
   return end == std::string_view::npos ? std::string_view() : arn.substr(start, end - start);
 }
 
-bool PrincipalListed(element principal, std::string_view caller) {
+// Whether `principal` names the caller. In Principal an account (its id or its
+// root) stands for every principal of it; in NotPrincipal (`exact`) only for
+// the root itself, as IAM reads it.
+bool PrincipalListed(element principal, std::string_view caller, bool exact) {
   std::string_view star;
   if (principal.get(star) == simdjson::SUCCESS) return star == "*";
   element aws;
   if (principal["AWS"].get(aws) != simdjson::SUCCESS) return false;
   const std::string_view account = AccountOf(caller);
   for (std::string_view p : Strings(aws)) {
-    if (p == "*" || p == caller || p == account ||
-        (!account.empty() && p == "arn:aws:iam::" + std::string(account) + ":root")) {
+    if (p == "*" || p == caller) return true;
+    if (!exact && (p == account || (!account.empty() && p == "arn:aws:iam::" + std::string(account) + ":root"))) {
       return true;
     }
   }
@@ -82,9 +85,9 @@ Status EvaluateResourcePolicy(std::string_view policy, std::string_view principa
     element e;
     bool principal_matches = false;
     if (st["Principal"].get(e) == simdjson::SUCCESS) {
-      principal_matches = PrincipalListed(e, principal);
+      principal_matches = PrincipalListed(e, principal, /*exact=*/false);
     } else if (st["NotPrincipal"].get(e) == simdjson::SUCCESS) {
-      principal_matches = !PrincipalListed(e, principal);
+      principal_matches = !PrincipalListed(e, principal, /*exact=*/true);
     }
     if (!principal_matches) continue;
     bool action_matches = false;

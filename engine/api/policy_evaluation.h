@@ -16,11 +16,16 @@
 // (arn:aws:iam::ACCOUNT:root) or account id. Statements with a Condition are
 // not evaluated (conditions need request context Dynarock does not have), and
 // are left out, Deny or Allow. The operations evaluated are those naming
-// tables by name or ARN (items, queries and scans with their index, batches,
-// transactions item by item, tables, tags, policies); the Streams operations
-// and PartiQL statements are not. A PutResourcePolicy whose new document would
+// tables by name or ARN (items, queries and scans, an index being its own
+// resource, batches, transactions item by item, tables, tags, policies, a
+// stream's policy operations against the stream's policy); the Streams
+// operations and PartiQL statements are not. A PutResourcePolicy whose new document would
 // deny its caller dynamodb:PutResourcePolicy is refused unless it sets
-// ConfirmRemoveSelfResourceAccess (handler.cc).
+// ConfirmRemoveSelfResourceAccess (handler.cc). DynamoDB lets the account root
+// delete any policy; no caller here is the root, so a policy that denies every
+// caller its own removal is undone by serving once without --require-auth.
+// ExportTableToPointInTime and RestoreTableToPointInTime meet their source
+// table's policy.
 
 #ifndef DYNAROCK_API_POLICY_EVALUATION_H_
 #define DYNAROCK_API_POLICY_EVALUATION_H_

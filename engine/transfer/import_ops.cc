@@ -141,6 +141,8 @@ StatusOr<std::string> Transfers::State::Import(std::string_view body) {
   create.has_local_secondary_indexes = false;
   create.stream_specification.reset();
   create.tags.clear();
+  create.warm_throughput.reset();
+  create.resource_policy.reset();
 
   const double now = NowSeconds();
   std::unique_lock<std::mutex> lock(mu);

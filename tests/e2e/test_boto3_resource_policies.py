@@ -227,6 +227,10 @@ class PolicyEvaluationTest(unittest.TestCase):
             reader.transact_write_items(TransactItems=[{"Delete": {"TableName": name,
                                                                    "Key": {"pk": {"S": "a"}}}}])
         harness.assert_error(self, e, "AccessDeniedException", contains="dynamodb:DeleteItem")
+        # Naming the table by its ARN changes nothing.
+        with self.assertRaises(ClientError) as e:
+            reader.put_item(TableName=arn, Item={"pk": {"S": "b"}})
+        harness.assert_error(self, e, "AccessDeniedException", contains="dynamodb:PutItem")
         self.assertEqual(reader.get_item(TableName=name, Key={"pk": {"S": "a"}})["Item"]["g"]["S"], "x")
         writer.put_item(TableName=name, Item={"pk": {"S": "c"}})  # not named: allowed
         # The index's Deny applies to every caller, on the index only.
@@ -234,6 +238,15 @@ class PolicyEvaluationTest(unittest.TestCase):
             writer.scan(TableName=name, IndexName="by_g")
         harness.assert_error(self, e, "AccessDeniedException", contains=arn + "/index/by_g")
         self.assertEqual(writer.scan(TableName=name)["Count"], 2)
+        # An index is its own resource: a Deny on the table alone does not reach it.
+        writer.put_resource_policy(ResourceArn=arn, Policy=json.dumps({"Version": "2012-10-17", "Statement": [
+            {"Effect": "Deny", "Principal": "*", "Action": "dynamodb:Query", "Resource": arn}]}))
+        self.assertEqual(writer.query(TableName=name, IndexName="by_g", KeyConditionExpression="g = :g",
+                                      ExpressionAttributeValues={":g": {"S": "x"}})["Count"], 1)
+        with self.assertRaises(ClientError):
+            writer.query(TableName=name, KeyConditionExpression="pk = :p",
+                         ExpressionAttributeValues={":p": {"S": "a"}})
+        writer.put_resource_policy(ResourceArn=arn, Policy=json.dumps(doc))
         # A policy denying its own author further changes needs confirming.
         lockout = {"Version": "2012-10-17", "Statement": [
             {"Effect": "Deny", "Principal": {"AWS": account}, "Action": "dynamodb:*Policy", "Resource": arn}]}

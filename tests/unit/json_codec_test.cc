@@ -1084,6 +1084,22 @@ TEST(JsonClient, RequestRoundTrips) {
   ct.deletion_protection_enabled = true;
   ct.tags = {{"k", "v"}};
   EXPECT_ROUND_TRIP(CreateTableRequest, ct);
+  // The settings an HTTP client sends, read back as sent.
+  ct.sse_specification = SseSpecification{true, "KMS", "alias/k"};
+  ct.warm_throughput = WarmThroughput{15000, std::nullopt};
+  ct.resource_policy = R"({"Statement":[]})";
+  ct.global_secondary_indexes[0].warm_throughput = WarmThroughput{std::nullopt, 5000};
+  EXPECT_ROUND_TRIP(CreateTableRequest, ct);
+  {
+    auto back = DecodeCreateTableRequest(EncodeCreateTableRequest(ct));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ASSERT_TRUE(back->sse_specification.has_value());
+    EXPECT_EQ(back->sse_specification->kms_master_key_id, "alias/k");
+    EXPECT_EQ(back->warm_throughput->read_units_per_second, 15000);
+    EXPECT_FALSE(back->warm_throughput->write_units_per_second.has_value());
+    EXPECT_EQ(back->resource_policy, ct.resource_policy);
+    EXPECT_EQ(back->global_secondary_indexes[0].warm_throughput->write_units_per_second, 5000);
+  }
 
   EXPECT_ROUND_TRIP(DescribeTableRequest, DescribeTableRequest{"Music"});
   EXPECT_ROUND_TRIP(DeleteTableRequest, DeleteTableRequest{"Music"});
