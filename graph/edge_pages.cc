@@ -187,6 +187,19 @@ StatusOr<std::optional<std::vector<std::string>>> Graph::ReadEdgePages(const std
   return std::optional<std::vector<std::string>>(std::move(labels));
 }
 
+StatusOr<bool> Graph::CommitEdgePages(const TransactWriteItemsRequest& req, const std::string& node,
+                                      std::vector<std::string> labels) {
+  counters_.requests++;
+  counters_.items_written += static_cast<int64_t>(req.transact_items.size());
+  auto w = client_->TransactWriteItems(req);
+  if (w.ok()) {
+    RememberEdgePages(node, std::move(labels));
+    return true;
+  }
+  if (!Retryable(w.status())) return w.status();
+  return false;
+}
+
 Status Graph::SpillEdgeSet(const std::string& node) {
   for (int attempt = 0; attempt < 8; ++attempt) {
     GetItemRequest g;
@@ -225,14 +238,8 @@ Status Graph::SpillEdgeSet(const std::string& node) {
     u.has_expression_attribute_names = true;
     u.has_expression_attribute_values = true;
     req.transact_items.push_back(std::move(u));
-    counters_.requests++;
-    counters_.items_written += static_cast<int64_t>(req.transact_items.size());
-    auto w = client_->TransactWriteItems(req);
-    if (w.ok()) {
-      RememberEdgePages(node, std::move(labels));
-      return Status::Ok();
-    }
-    if (!Retryable(w.status())) return w.status();
+    DR_ASSIGN_OR_RETURN(bool done, CommitEdgePages(req, node, std::move(labels)));
+    if (done) return Status::Ok();
     internal::Backoff(attempt);  // the set changed meanwhile: read it again
   }
   return Status(ErrorType::kTransactionConflict,
@@ -292,14 +299,9 @@ Status Graph::SplitEdgePage(const std::string& node, const std::string& label) {
     u.has_expression_attribute_names = true;
     u.has_expression_attribute_values = true;
     req.transact_items.push_back(std::move(u));
-    counters_.requests++;
-    counters_.items_written += static_cast<int64_t>(req.transact_items.size());
-    auto w = client_->TransactWriteItems(req);
-    if (w.ok()) {
-      RememberEdgePages(node, std::vector<std::string>(next.begin(), next.end()));
-      return Status::Ok();
-    }
-    if (!Retryable(w.status())) return w.status();
+    DR_ASSIGN_OR_RETURN(bool done,
+                        CommitEdgePages(req, node, std::vector<std::string>(next.begin(), next.end())));
+    if (done) return Status::Ok();
     internal::Backoff(attempt);
   }
   return Status(ErrorType::kTransactionConflict,

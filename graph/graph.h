@@ -451,6 +451,10 @@ class Graph {
   Status MergeEdgePages(const std::vector<Item*>& items, bool consistent_read);
   // Removes the node's page list, then every page item of its partition.
   Status DropEdgePages(const std::string& node);
+  // Writes a spill's or split's transaction: true when it committed (the node's
+  // labels are then `labels`), false when to read and try again.
+  StatusOr<bool> CommitEdgePages(const TransactWriteItemsRequest& req, const std::string& node,
+                                 std::vector<std::string> labels);
 
   Client* client_;
   Schema schema_;

@@ -649,7 +649,38 @@ class AdminValidationTest(unittest.TestCase):
         self.assertEqual(d["PointInTimeRecoveryDescription"]["PointInTimeRecoveryStatus"], "DISABLED")
 
 
-class OnDemandThroughputTest(unittest.TestCase):
+class GsiTables:
+    """Tables keyed by pk with one GSI by_g, deleted after each test."""
+
+    def setUp(self):
+        self.names = []
+
+    def tearDown(self):
+        for name in self.names:
+            try:
+                C.delete_table(TableName=name)
+            except ClientError:
+                pass
+
+    def create(self, prefix, **kw):
+        """The new table's name and CreateTable's TableDescription; `gsi`
+        adds members to the index, the rest to the request."""
+        name = harness.table_name(prefix)
+        self.names.append(name)
+        r = C.create_table(
+            TableName=name, BillingMode=kw.pop("BillingMode", "PAY_PER_REQUEST"),
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                                  {"AttributeName": "g", "AttributeType": "S"}],
+            GlobalSecondaryIndexes=[dict({
+                "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "ALL"}}, **kw.pop("gsi", {}))],
+            **kw)
+        harness.wait_active(C, name)
+        return name, r["TableDescription"]
+
+
+class OnDemandThroughputTest(GsiTables, unittest.TestCase):
     """OnDemandThroughput: an on-demand table's and its GSIs' maximum request
     units (API reference: OnDemandThroughput, CreateTable, UpdateTable,
     UpdateGlobalSecondaryIndexAction, SourceTableDetails,
@@ -662,30 +693,8 @@ class OnDemandThroughputTest(unittest.TestCase):
     maximums on PROVISIONED tables and fails UpdateTable's with
     InternalFailure: these tests fail there."""
 
-    def setUp(self):
-        self.names = []
-
-    def tearDown(self):
-        for name in self.names:
-            try:
-                C.delete_table(TableName=name)
-            except ClientError:
-                pass
-
     def table(self, prefix, **kw):
-        name = harness.table_name(prefix)
-        self.names.append(name)
-        C.create_table(
-            TableName=name, BillingMode=kw.pop("BillingMode", "PAY_PER_REQUEST"),
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                  {"AttributeName": "g", "AttributeType": "S"}],
-            GlobalSecondaryIndexes=[dict({
-                "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"}}, **kw.pop("gsi", {}))],
-            **kw)
-        harness.wait_active(C, name)
-        return name
+        return self.create(prefix, **kw)[0]
 
     def update(self, name, **kw):
         C.update_table(TableName=name, **kw)
@@ -795,38 +804,13 @@ class OnDemandThroughputTest(unittest.TestCase):
         C.delete_backup(BackupArn=arn)
 
 
-class TableMembersTest(unittest.TestCase):
+class TableMembersTest(GsiTables, unittest.TestCase):
     """SSESpecification reported as SSEDescription, WarmThroughput on tables and
     GSIs, TableClassSummary with LastUpdateDateTime (API reference:
     CreateTable, UpdateTable, SSEDescription, TableWarmThroughputDescription,
     GlobalSecondaryIndexWarmThroughputDescription, TableClassSummary). Warm
     throughput is at least DynamoDB's defaults for a new table (12,000 reads,
     4,000 writes a second), more when asked for, and never goes down."""
-
-    def setUp(self):
-        self.names = []
-
-    def tearDown(self):
-        for name in self.names:
-            try:
-                C.delete_table(TableName=name)
-            except ClientError:
-                pass
-
-    def create(self, prefix, **kw):
-        name = harness.table_name(prefix)
-        self.names.append(name)
-        r = C.create_table(
-            TableName=name, BillingMode="PAY_PER_REQUEST",
-            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
-            AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
-                                  {"AttributeName": "g", "AttributeType": "S"}],
-            GlobalSecondaryIndexes=[dict({
-                "IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
-                "Projection": {"ProjectionType": "ALL"}}, **kw.pop("gsi", {}))],
-            **kw)
-        harness.wait_active(C, name)
-        return name, r["TableDescription"]
 
     def test_sse_specification_is_described(self):
         name, created = self.create("sse", SSESpecification={
