@@ -43,6 +43,9 @@ struct EdgePageCache {
 
 std::shared_ptr<EdgePageCache> NewEdgePageCache() { return std::make_shared<EdgePageCache>(); }
 
+// FNV-1a with its published offset basis (0xcbf29ce484222325), not
+// engine/coding.h's Fnv1a64, whose basis lacks a digit: the routing is stored
+// data that other clients must compute alike, from the published algorithm.
 uint64_t EdgeEntryHash(std::string_view entry) {
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : entry) {

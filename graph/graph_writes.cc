@@ -170,13 +170,10 @@ StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,
   while (next < edges.size()) {
     TxnPlanner planner(this);
     std::vector<size_t> in_txn;  // indexes of the edges in this transaction
-    while (next < edges.size()) {
+    planner.AddWhileFits(&next, edges.size(), [&](size_t i) {
       bool reverse = false;
-      TxnPlanner::Unit u = make_unit(edges[next], &reverse);
-      if (!planner.Fits(u)) break;
-      planner.Add(std::move(u));
-      in_txn.push_back(next++);
-    }
+      return make_unit(edges[i], &reverse);
+    }, &in_txn);
     TxnPlanner::Result r = planner.Commit();
     if (r.replan) {
       if (++replans > kMaxReplans) return ReplanError(report.edges_committed, edges.size());
@@ -294,12 +291,7 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
   while (next < edges.size()) {
     TxnPlanner planner(this);
     std::vector<size_t> in_txn;
-    while (next < edges.size()) {
-      TxnPlanner::Unit u = make_unit(next);
-      if (!planner.Fits(u)) break;
-      planner.Add(std::move(u));
-      in_txn.push_back(next++);
-    }
+    planner.AddWhileFits(&next, edges.size(), make_unit, &in_txn);
     TxnPlanner::Result r = planner.Commit();
     if (r.replan) {
       if (++replans > kMaxReplans) return ReplanError(report.edges_committed, edges.size());

@@ -22,11 +22,11 @@
 // entry per outgoing edge: "EDGETYPE#target" (the edge's sort key), followed by
 // edge_set_rank_separator and the rank for edge types with a rank function
 // ("GOALMEMBERSHIP-USER-U1|500-LEAD"). It is written in the same transaction as
-// the edge. Edge types opted out of it (supernode relationships such as
-// subscribers) are left out. A set that would not fit in its node (DynamoDB's
+// the edge. Edge types opted out of it (relationships nobody expands through
+// the set) are left out. A set that would not fit in its node (DynamoDB's
 // 400 KB item limit) spills into edge pages: items in the node's partition with
 // sort key SEP "edges" SEP label (edge_pages_attribute on the node lists the
-// labels), each holding the entries whose hash starts with its label's bits
+// labels), each holding the entries whose hash begins with its label's bits
 // (graph/edge_pages.cc). Readers merge the pages back; no rank, so pages stay
 // out of the inverted index.
 //

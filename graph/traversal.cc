@@ -11,6 +11,7 @@
 
 #include "engine/api/base64.h"
 #include "engine/api/json_encode.h"
+#include "engine/coding.h"
 #include "engine/expr/expression.h"
 #include "graph/graph.h"
 #include "graph/graph_internal.h"
@@ -95,13 +96,6 @@ StatusOr<std::vector<std::string>> Graph::OutNeighbourIds(const std::string& nod
 }
 
 namespace {
-
-// 64-bit FNV-1a: a traversal's fingerprint in its cursors.
-uint64_t Fingerprint(std::string_view text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
 
 void AppendFilter(std::string* out, const std::optional<Filter>& f) {
   if (!f) {
@@ -230,7 +224,7 @@ StatusOr<TraversalResult> Graph::Traverse(const TraversalRequest& request) {
       node_filters.back() = std::move(p);
     }
   }
-  const uint64_t fingerprint = Fingerprint(Signature(request));
+  const uint64_t fingerprint = Fnv1a64(Signature(request));  // in its cursors
   size_t offset = 0;
   if (!request.cursor.empty()) {
     DR_ASSIGN_OR_RETURN(offset, DecodeCursor(request.cursor, fingerprint));

@@ -95,6 +95,16 @@ void TxnPlanner::Add(Unit u) {
   for (auto& node : u.must_exist) Op({node, ""}).must_exist = true;
 }
 
+void TxnPlanner::AddWhileFits(size_t* next, size_t end, const std::function<Unit(size_t)>& make,
+                              std::vector<size_t>* taken) {
+  while (*next < end) {
+    Unit u = make(*next);
+    if (!Fits(u)) break;
+    Add(std::move(u));
+    taken->push_back((*next)++);
+  }
+}
+
 TransactWriteItem TxnPlanner::Write(const Target& target, const TargetOp& op) const {
   const Schema& schema = g_->schema();
   TransactWriteItem t;

@@ -20,6 +20,7 @@
 #ifndef DYNAROCK_GRAPH_TXN_PLANNER_H_
 #define DYNAROCK_GRAPH_TXN_PLANNER_H_
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -68,6 +69,10 @@ class TxnPlanner {
   // first). A unit always fits an empty one.
   bool Fits(Unit& u) const;
   void Add(Unit u);
+  // Adds make(*next), make(*next + 1), ... up to `end` while they fit (the
+  // first always does); each index added goes to `taken`, *next past it.
+  void AddWhileFits(size_t* next, size_t end, const std::function<Unit(size_t)>& make,
+                    std::vector<size_t>* taken);
   // Writes the transaction: retried on conflicts and for nodes that vanished;
   // reorganises edge sets that spilled or pages that filled (then `replan`).
   Result Commit();

@@ -834,6 +834,11 @@ class TableMembersTest(GsiTables, unittest.TestCase):
         self.assertTrue(created["SSEDescription"]["KMSMasterKeyArn"].endswith(":alias/aws/dynamodb"))
         _, off = self.create("sseoff", SSESpecification={"Enabled": False})
         self.assertNotIn("SSEDescription", off)
+        # A key without encryption is refused, and the table keeps its setting.
+        with self.assertRaises(ClientError) as e:
+            C.update_table(TableName=name, SSESpecification={"Enabled": False, "KMSMasterKeyId": "alias/x"})
+        harness.assert_error(self, e, "ValidationException", contains="KMSMasterKeyId can only be specified")
+        self.assertEqual(C.describe_table(TableName=name)["Table"]["SSEDescription"]["KMSMasterKeyArn"], arn)
         with self.assertRaises(ClientError) as e:
             CNV.create_table(
                 TableName=harness.table_name("ssebad"), BillingMode="PAY_PER_REQUEST",
@@ -861,6 +866,10 @@ class TableMembersTest(GsiTables, unittest.TestCase):
         with self.assertRaises(ClientError) as e:
             C.update_table(TableName=name, WarmThroughput={"ReadUnitsPerSecond": 14000})
         harness.assert_error(self, e, "ValidationException", contains="cannot be decreased")
+        with self.assertRaises(ClientError) as e:
+            CNV.update_table(TableName=name, WarmThroughput={})
+        harness.assert_error(self, e, "ValidationException",
+                             contains="needs ReadUnitsPerSecond, WriteUnitsPerSecond or both")
         with self.assertRaises(ClientError) as e:
             CNV.update_table(TableName=name, WarmThroughput={"ReadUnitsPerSecond": 0})
         harness.assert_error(self, e, "ValidationException",

@@ -216,6 +216,56 @@ TEST_F(SupernodeTest, VerifyEdgeSetRepairsPages) {
   }
 }
 
+// Loading more edges of a spilled node through the client: the node's pages
+// are read and merged with the new entries, written again, and the pages the
+// new layout no longer lists are deleted (none left behind).
+TEST_F(SupernodeTest, BulkLoadingIntoASpilledNodeMergesAndReplacesItsPages) {
+  Schema s;
+  s.table_name = "reload_graph";
+  Graph g(client_.get(), s);
+  ASSERT_TRUE(g.EnsureTable().ok());
+  auto load = [&](int from, int to) {
+    BulkLoader loader(&g, 2);
+    for (int i = from; i < to; ++i) {
+      ASSERT_TRUE(loader.AddEdge({"HUB#b", "LINK", "LEAF#" + std::string(40, 'r') + std::to_string(i), {}}).ok());
+    }
+    Status st = loader.Finish();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+  };
+  auto pages_in_partition = [&] {
+    QueryRequest q;
+    q.table_name = s.table_name;
+    q.key_condition_expression = "PK = :p AND begins_with(SK, :e)";
+    q.expression_attribute_values[":p"] = AttributeValue::S("HUB#b");
+    q.expression_attribute_values[":e"] = AttributeValue::S(s.EdgePageSortKey(""));
+    q.has_expression_attribute_values = true;
+    q.consistent_read = true;
+    size_t n = 0;
+    while (true) {  // pages of up to 1 MB
+      auto r = db_->Query(q);
+      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      if (!r.ok()) return n;
+      n += r->items.size();
+      if (!r->last_evaluated_key) return n;
+      q.exclusive_start_key = std::move(r->last_evaluated_key);
+    }
+  };
+  load(0, 12000);
+  const std::vector<std::string> first = Labels(s, "HUB#b");
+  ASSERT_FALSE(first.empty());
+  EXPECT_EQ(pages_in_partition(), first.size());
+  load(12000, 30000);
+  const std::vector<std::string> second = Labels(s, "HUB#b");
+  EXPECT_GT(second.size(), first.size());
+  EXPECT_EQ(pages_in_partition(), second.size());
+  auto node = g.GetNode("HUB#b", true);
+  ASSERT_TRUE(node.ok() && node->has_value());
+  EXPECT_EQ((*node)->edge_set.size(), 30000u);
+  auto report = g.VerifyEdgeSet("HUB#b");
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  EXPECT_TRUE(report->ok()) << report->missing.size() << " missing, " << report->stale.size() << " stale";
+}
+
 // One node with many outgoing edges (1M in the long run): loaded in bulk, read
 // whole, written online, verified, and expanded through the edge set.
 TEST_F(SupernodeTest, ANodeWithManyOutgoingEdges) {

@@ -1014,6 +1014,32 @@ TEST_P(GraphSeedTest, LargeWritesAreSplitIntoTransactionsOfAtMost100Items) {
   EXPECT_TRUE(leaf->edge_set.empty());
 }
 
+// Over a remote client a batch get of fewer than 100 keys is spread over the
+// requests in flight (at least 8 keys each); embedded it is one request.
+TEST_P(GraphSeedTest, BatchGetsSpreadOverTheRequestsInFlightOfARemoteClient) {
+  Schema s;
+  s.table_name = Table("spread");
+  auto g = MakeGraph(s);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 50; ++i) {
+    ids.push_back("USER#" + std::to_string(i));
+    G_OK(g->PutNode(ids.back(), {{"n", AttributeValue::N(std::to_string(i))}}));
+  }
+  g->ResetStats();
+  G_ASSIGN(auto nodes, g->GetNodes(ids));
+  ASSERT_EQ(nodes.size(), 50u);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    ASSERT_TRUE(nodes[i].has_value());
+    EXPECT_EQ(nodes[i]->id, ids[i]);  // in the order asked
+  }
+  // 4 in flight over HTTP: 50 keys as 4 requests of 13; embedded: 1.
+  EXPECT_EQ(g->stats().requests, GetParam() == Backend::kHttp ? 4 : 1);
+  g->set_max_concurrent_requests(1);
+  g->ResetStats();
+  G_OK(g->GetNodes(ids).status());
+  EXPECT_EQ(g->stats().requests, 1);
+}
+
 TEST_P(GraphSeedTest, EdgeSetPastFourHundredKilobytesSpillsIntoPagesThatReadersMerge) {
   Schema s;
   s.table_name = Table("bigsets");

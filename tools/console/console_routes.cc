@@ -7,6 +7,7 @@
 
 #include "dynarock/version.h"
 #include "engine/api/json_writer.h"
+#include "engine/coding.h"
 #include "tools/console/console_assets.h"
 #include "tools/console/graph_routes.h"
 
@@ -24,18 +25,9 @@ constexpr std::string_view kFileHeaders =
     "img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
     "frame-ancestors 'none'";
 
-uint64_t Fnv1a(std::string_view data) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 std::string ETagOf(std::string_view data) {
   static constexpr char kHex[] = "0123456789abcdef";
-  uint64_t h = Fnv1a(data);
+  uint64_t h = Fnv1a64(data);
   std::string tag = "\"";
   for (int i = 60; i >= 0; i -= 4) tag.push_back(kHex[(h >> i) & 15]);
   tag.push_back('"');
