@@ -17,6 +17,8 @@
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -51,6 +53,7 @@ struct World {
   Schema schema;
   int64_t edges = 0, nodes = 0, max_out_degree = 0;
   double load_seconds = 0;
+  double load_cpu_seconds = 0;  // the process's, all threads
   std::string node100;    // a node with (about) 100 out-edges
   std::string in_target;  // a node with about 50 in-edges
   int64_t node100_degree = 0, in_target_degree = 0;
@@ -115,6 +118,12 @@ World* Get() {
       }
       return Status::Ok();
     };
+    auto cpu_seconds = [] {
+      rusage u;
+      getrusage(RUSAGE_SELF, &u);
+      return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+    };
+    const double cpu_start = cpu_seconds();
     auto start = std::chrono::steady_clock::now();
     Status s;
     if (batch) {
@@ -138,6 +147,7 @@ World* Get() {
     }
     w->load_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    w->load_cpu_seconds = cpu_seconds() - cpu_start;
     w->edges = static_cast<int64_t>(seen.size());
     w->nodes = static_cast<int64_t>(n_nodes);
     int64_t best = -1;
@@ -157,10 +167,11 @@ World* Get() {
     w->in_target_degree = in_degree[best_in];
     std::fprintf(stderr,
                  "graph_bench: R-MAT scale %d: %lld nodes, %lld edges loaded (%s) in %.1f s "
-                 "(%.0f edges/s, %lld items written); max out-degree %lld; %s has %lld out-edges; "
-                 "%s has %lld in-edges\n",
+                 "(%.0f edges/s, %.2f s of CPU: %.1f us per edge; %lld items written); max out-degree "
+                 "%lld; %s has %lld out-edges; %s has %lld in-edges\n",
                  scale, static_cast<long long>(w->nodes), static_cast<long long>(w->edges),
                  batch ? "BatchWriteItem" : "LoadNewGraph", w->load_seconds, w->edges / w->load_seconds,
+                 w->load_cpu_seconds, w->load_cpu_seconds * 1e6 / w->edges,
                  static_cast<long long>(items_written),
                  static_cast<long long>(w->max_out_degree), w->node100.c_str(),
                  static_cast<long long>(w->node100_degree), w->in_target.c_str(),
@@ -216,6 +227,7 @@ void BM_Load(benchmark::State& state) {
   state.counters["edges"] = static_cast<double>(w->edges);
   state.counters["nodes"] = static_cast<double>(w->nodes);
   state.counters["load_s"] = w->load_seconds;
+  state.counters["load_cpu_s"] = w->load_cpu_seconds;
   state.counters["edges_per_s"] = w->edges / w->load_seconds;
   state.counters["max_out_degree"] = static_cast<double>(w->max_out_degree);
 }

@@ -412,6 +412,32 @@ void EncodeItemTo(const Item& item, size_t size, std::string* out) {
 
 void EncodeItemTo(const Item& item, std::string* out) { EncodeItemTo(item, ItemSize(item), out); }
 
+size_t EncodeItemWithStrings(const Item& item,
+                             std::span<const std::pair<std::string_view, std::string_view>> strings,
+                             std::string* out) {
+  size_t size = ItemSize(item);
+  for (const auto& [name, value] : strings) size += name.size() + value.size();
+  out->push_back(static_cast<char>(kItemFormatV2));
+  PutVarint32(out, static_cast<uint32_t>(size));
+  PutVarint32(out, static_cast<uint32_t>(item.size() + strings.size()));
+  // The two name-ordered sequences, merged.
+  auto next = strings.begin();
+  auto put_strings_before = [&](const std::string* name) {
+    for (; next != strings.end() && (name == nullptr || next->first < *name); ++next) {
+      PutLengthPrefixed(out, next->first);
+      out->push_back(static_cast<char>(AttrType::kS));
+      PutLengthPrefixed(out, next->second);
+    }
+  };
+  for (const auto& [name, value] : item) {
+    put_strings_before(&name);
+    PutLengthPrefixed(out, name);
+    EncodeValue(value, out);
+  }
+  put_strings_before(nullptr);
+  return size;
+}
+
 std::string EncodeItem(const Item& item) {
   std::string out;
   EncodeItemTo(item, &out);

@@ -36,7 +36,9 @@
 
 #include <cstdint>
 #include <string>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dynarock/attribute_value.h"
@@ -59,6 +61,15 @@ std::string EncodeItem(const Item& item);
 // caller has it, must be ItemSize(item).
 void EncodeItemTo(const Item& item, std::string* out);
 void EncodeItemTo(const Item& item, size_t size, std::string* out);
+
+// EncodeItemWithStrings(): the encoding of `item` with the S attributes
+// `strings` (name, value) added, without building the whole item as a map (a
+// bulk load's items: a few key strings and the caller's attributes).
+// `strings` are sorted by name, and none of their names is in `item`.
+// Returns the item's DynamoDB size.
+size_t EncodeItemWithStrings(const Item& item,
+                             std::span<const std::pair<std::string_view, std::string_view>> strings,
+                             std::string* out);
 
 // DecodeItem(): parses an encoded item into `out` (replacing its contents).
 // False on any malformed, truncated or trailing input, on an unknown version

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <map>
+#include <tuple>
 
 #include "dynarock/item_size.h"
 #include "engine/item_codec.h"
@@ -34,9 +34,49 @@ constexpr size_t kLaterBytes = 64u << 20;
 }  // namespace
 
 DBImpl::Loader::Loader(DBImpl* db, const TableInfo* table, bool unique_keys)
-    : db_(db), table_(table), unique_keys_(unique_keys), ingest_(!db->options_.in_memory) {}
+    : db_(db), table_(table), unique_keys_(unique_keys), ingest_(!db->options_.in_memory) {
+  std::vector<std::string> names;
+  for (const auto* part : {&table->key.hash, &table->key.range}) {
+    for (const auto& a : *part) names.push_back(a.name);
+  }
+  for (const IndexInfo& index : table->indexes) {
+    for (const auto* part : {&index.key.hash, &index.key.range}) {
+      for (const auto& a : *part) names.push_back(a.name);
+    }
+    all_projected_ = all_projected_ && IndexProjectsAll(index);
+  }
+  key_names_ = SortedNames(std::move(names));
+}
 
-DBImpl::Loader::~Loader() { (void)WaitForIngest(); }
+DBImpl::Loader::~Loader() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (stager_.joinable()) stager_.join();
+}
+
+bool DBImpl::Loader::KeyHashes::Insert(uint64_t h) {
+  if (h == 0) return !std::exchange(zero_, true);
+  if ((size_ + 1) * 2 > slots_.size()) {  // at most half full
+    std::vector<uint64_t> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), 0);
+    size_ = 0;
+    for (uint64_t x : old) {
+      if (x != 0) Insert(x);
+    }
+  }
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = (h * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+    if (slots_[i] == h) return false;
+    if (slots_[i] == 0) {
+      slots_[i] = h;
+      ++size_;
+      return true;
+    }
+  }
+}
 
 Status TableLoader::Prepare(Item* item) {
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(item));
@@ -55,7 +95,35 @@ Status DBImpl::Loader::AddPrepared(Item item) {
   const size_t size = ItemSize(item);
   DR_ASSIGN_OR_RETURN(std::string key, db_->ItemKey(*table_, item, /*for_put=*/true));
   DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table_, item));
-  return Stage(Pending{std::move(key), std::move(item)}, size);
+  Pending p;
+  p.key = std::move(key);
+  p.item = std::move(item);
+  p.size = size;
+  return Stage(std::move(p));
+}
+
+Status DBImpl::Loader::AddEncoded(std::string encoded) {
+  size_t size = 0;
+  if (!EncodedItemSize(encoded, &size)) {
+    return ValidationError("The item to load is not in the item encoding");
+  }
+  if (size > kItemSizeBytesMax) {
+    return ValidationError("Item size has exceeded the maximum allowed size");
+  }
+  Pending p;
+  p.encoded = std::move(encoded);
+  p.size = size;
+  // On disk the stager reads the item's keys (DeriveKey); in memory, here.
+  if (!ingest_) DR_RETURN_IF_ERROR(DeriveKey(&p, &keys_));
+  return Stage(std::move(p));
+}
+
+Status DBImpl::Loader::DeriveKey(Pending* p, Item* scratch) {
+  if (!DecodeItemAttributes(p->encoded, key_names_, scratch)) {
+    return ValidationError("The item to load is not in the item encoding");
+  }
+  DR_ASSIGN_OR_RETURN(p->key, db_->ItemKey(*table_, *scratch, /*for_put=*/true));
+  return CheckIndexKeyTypes(*table_, *scratch);
 }
 
 Status DBImpl::Loader::AddStored(std::string_view stored) {
@@ -64,36 +132,46 @@ Status DBImpl::Loader::AddStored(std::string_view stored) {
   DR_ASSIGN_OR_RETURN(std::string key, db_->ItemKey(*table_, item, /*for_put=*/true));
   size_t size = 0;
   if (!EncodedItemSize(stored, &size)) size = ItemSize(item);
-  return Stage(Pending{std::move(key), std::move(item)}, size);
+  Pending p;
+  p.key = std::move(key);
+  p.item = std::move(item);
+  p.size = size;
+  return Stage(std::move(p));
 }
 
-Status DBImpl::Loader::Stage(Pending p, size_t size) {
+Status DBImpl::Loader::Stage(Pending p) {
   if (db_->shutting_down_.load(std::memory_order_relaxed)) {
     return InternalError("The database is closing");
   }
-  // Only a key this load may have added already needs reading: nobody else
-  // writes to a loading table. Such an item waits for the end of the load
-  // (Finish), when everything added before it is readable: reading it back
-  // now would first write out every table file in progress, once per
-  // repeated key. Keys repeat in order, so the last version still wins.
-  const bool maybe_seen = !unique_keys_ && !seen_.insert(std::hash<std::string>()(p.key)).second;
+  const size_t size = p.size;
   items_ += 1;
   bytes_ += static_cast<int64_t>(size);
-  if (maybe_seen) {
-    later_bytes_ += size;
-    later_.push_back(std::move(p));
-    // Many repeats (a source listing most keys twice): write them now rather
-    // than hold them all, once everything before them is readable.
+  // On disk the stager sets a key added before aside (Repeated); in memory,
+  // that is done here.
+  if (!ingest_ && Repeated(&p)) {
     if (later_.size() >= kLaterItems || later_bytes_ >= kLaterBytes) {
       DR_RETURN_IF_ERROR(Flush(/*all=*/true));
       return WriteRepeated();
     }
     return Status();
   }
+  if (pending_.empty()) pending_.reserve(kBatchItems);
   pending_.push_back(std::move(p));
   pending_bytes_ += size;
   if (pending_.size() >= kBatchItems || pending_bytes_ >= kBatchBytes) return Flush(false);
   return Status();
+}
+
+bool DBImpl::Loader::Repeated(Pending* p) {
+  // Only a key this load may have added already needs reading: nobody else
+  // writes to a loading table. Such an item waits for the end of the load
+  // (Finish), when everything added before it is readable: reading it back
+  // now would first write out every table file in progress, once per
+  // repeated key. Keys repeat in order, so the last version still wins.
+  if (unique_keys_ || seen_.Insert(std::hash<std::string>()(p->key))) return false;
+  later_bytes_ += p->size;
+  later_.push_back(std::move(*p));
+  return true;
 }
 
 Status DBImpl::Loader::WriteRepeated() {
@@ -115,153 +193,289 @@ Status DBImpl::Loader::WriteRepeated() {
       items_ -= 1;
       bytes_ -= static_cast<int64_t>(p.old_size);
     }
+    if (!p.item) {  // added encoded
+      p.item.emplace();
+      if (!DecodeItem(p.encoded, &*p.item)) return InternalError("Corrupt item record");
+    }
     WriteSet writes;
     DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,
                                        p.item, &writes, nullptr, ChangeOrigin::kUser));
     DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
+    // Index entries a lagging database holds back go now: nobody reads a
+    // loading table.
+    if (writes.lagged.Count() > 0) DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.lagged)));
   }
   later_.clear();
   later_bytes_ = 0;
   return Status();
 }
 
-Status DBImpl::Loader::Flush(bool all) {
-  if (!pending_.empty()) {
-    // In memory the batch goes to the memtable in key order; on disk its
-    // entries are sorted with their table file's, so it is staged as it came.
-    if (!ingest_) {
-      std::sort(pending_.begin(), pending_.end(),
-                [](const Pending& a, const Pending& b) { return a.key < b.key; });
-    }
-    WriteSet writes;
-    for (Pending& p : pending_) {
-      DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,
-                                         p.item, &writes, nullptr, ChangeOrigin::kUser));
-    }
-    pending_.clear();
-    pending_bytes_ = 0;
-    // No write-ahead log: a load cut short is deleted (a restore started
-    // again) at the next open, and Finish makes a whole one durable. A
-    // loading table has no stream or history records.
-    rocksdb::WriteOptions wo;
-    wo.disableWAL = true;
-    // On disk the table's and its indexes' entries wait for a table file; the
-    // rest (deletions of entries replaced, statistics) is written now. The
-    // statistics merges, one per item and index entry, are summed into one
-    // per table and index: thousands of operands of one key would otherwise
-    // fill the memtable.
-    struct Router : rocksdb::WriteBatch::Handler {
-      Loader* self;
-      rocksdb::WriteBatch rest;
-      std::map<std::pair<uint32_t, std::string>, std::pair<int64_t, int64_t>> stats;
-      rocksdb::ColumnFamilyHandle* Handle(uint32_t id) const {
-        for (auto* h : self->db_->handles_)
-          if (h->GetID() == id) return h;
-        return nullptr;
-      }
-      rocksdb::Status PutCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
-        std::vector<Entry>* file = !self->ingest_                              ? nullptr
-                                   : id == self->db_->items_cf_->GetID()     ? &self->items_file_
-                                   : id == self->db_->indexes_cf_->GetID() ? &self->index_file_
-                                                                           : nullptr;
-        if (file == nullptr) return rest.Put(Handle(id), k, v);
-        file->emplace_back(k.ToString(), v.ToString());
-        self->file_bytes_ += k.size() + v.size();
-        return rocksdb::Status::OK();
-      }
-      rocksdb::Status DeleteCF(uint32_t id, const rocksdb::Slice& k) override {
-        return rest.Delete(Handle(id), k);
-      }
-      rocksdb::Status MergeCF(uint32_t id, const rocksdb::Slice& k, const rocksdb::Slice& v) override {
-        if (v.size() != 16) return rest.Merge(Handle(id), k, v);
-        int64_t count = 0, bytes = 0;
-        memcpy(&count, v.data(), 8);
-        memcpy(&bytes, v.data() + 8, 8);
-        auto& sum = stats[{id, k.ToString()}];
-        sum.first += count;
-        sum.second += bytes;
-        return rocksdb::Status::OK();
-      }
-    } router;
-    router.self = this;
-    DR_RETURN_IF_ERROR(FromRocksDB(writes.batch.Iterate(&router)));
-    for (const auto& [where, sum] : router.stats) {
-      DR_RETURN_IF_ERROR(FromRocksDB(
-          router.rest.Merge(router.Handle(where.first), where.second, StatsDelta(sum.first, sum.second))));
-    }
-    if (router.rest.Count() > 0) DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &router.rest)));
+void DBImpl::Loader::FileEntries::Add(std::string_view key, std::string_view value) {
+  const size_t n = key.size() + value.size();
+  if (n > room) {
+    const size_t size = std::max<size_t>(n, 1u << 20);
+    chunks.push_back(std::make_unique<char[]>(size));
+    next = chunks.back().get();
+    room = size;
   }
-  if (ingest_ && (all || file_bytes_ >= kFileBytes)) {
-    // The table files are sorted, written and ingested on a thread of their
-    // own while the next items are staged: one file pair at a time.
-    DR_RETURN_IF_ERROR(WaitForIngest());
-    const int first = files_;
-    files_ += 2;
-    ingesting_ = std::thread([this, first, items = std::move(items_file_),
-                              index = std::move(index_file_)]() mutable {
-      Status s = Ingest(db_->items_cf_, &items, first);
-      if (s.ok()) s = Ingest(db_->indexes_cf_, &index, first + 1);
-      ingest_status_ = std::move(s);
-    });
-    items_file_.clear();
-    index_file_.clear();
-    file_bytes_ = 0;
-    if (all) DR_RETURN_IF_ERROR(WaitForIngest());
+  if (!key.empty()) memcpy(next, key.data(), key.size());
+  if (!value.empty()) memcpy(next + key.size(), value.data(), value.size());
+  refs.push_back(Ref{next, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
+  next += n;
+  room -= n;
+}
+
+template <typename Put>
+Status DBImpl::Loader::StageNew(const Pending& p, bool keys_read, std::string* value, Put&& put) {
+  // A new item of a loading table: no stream, history or stale-read records,
+  // and its index entries are written with it (nobody reads the table yet).
+  auto count = [this](uint32_t id, size_t size) {
+    auto it = std::find_if(stats_.begin(), stats_.end(), [&](const auto& s) { return s.first == id; });
+    if (it == stats_.end()) it = stats_.insert(stats_.end(), {id, {0, 0}});
+    it->second.first += 1;
+    it->second.second += static_cast<int64_t>(size);
+  };
+  const Item* item = nullptr;
+  std::string_view encoded;
+  if (p.item) {
+    value->clear();
+    EncodeItemTo(*p.item, p.size, value);
+    item = &*p.item;
+    encoded = *value;
+  } else {
+    // An encoded item: the attributes its index entries need, from its bytes.
+    // (DeriveKey may have just read them into stage_item_.)
+    encoded = p.encoded;
+    const bool ok = all_projected_ ? keys_read || DecodeItemAttributes(encoded, key_names_, &stage_item_)
+                                   : DecodeItem(encoded, &stage_item_);
+    if (!ok) return InternalError("Corrupt item record");
+    item = &stage_item_;
   }
+  put(db_->items_cf_, p.key, encoded);
+  count(table_->id, p.size);
+  ForEachIndexEntry(*table_, *item, encoded, p.size,
+                    [&](const IndexInfo& index, std::string_view key, std::string_view entry,
+                        size_t entry_size) {
+                      put(db_->indexes_cf_, key, entry);
+                      count(index.id, entry_size);
+                    });
   return Status();
 }
 
-Status DBImpl::Loader::WaitForIngest() {
-  if (ingesting_.joinable()) ingesting_.join();
-  return ingest_status_;  // an error stays: the load cannot be whole any more
+Status DBImpl::Loader::Flush(bool all) {
+  if (ingest_) {
+    // On disk the stager encodes the batch into the table files' entries
+    // (sorted with their file) while the caller goes on.
+    if (pending_.empty() && !all) return Status();
+    std::vector<Pending> batch = std::move(pending_);
+    pending_.clear();
+    pending_bytes_ = 0;
+    DR_RETURN_IF_ERROR(Hand(std::move(batch), all));
+    return all ? WaitForIngest() : Status();
+  }
+  if (pending_.empty()) return Status();
+  // In memory everything goes to the memtable, in key order. No write-ahead
+  // log: a load cut short is deleted (a restore started again) at the next
+  // open.
+  std::sort(pending_.begin(), pending_.end(),
+            [](const Pending& a, const Pending& b) { return a.key < b.key; });
+  rocksdb::WriteBatch batch;
+  std::string value;
+  rocksdb::Status put_status;
+  for (const Pending& p : pending_) {
+    DR_RETURN_IF_ERROR(StageNew(
+        p, /*keys_read=*/false, &value, [&](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
+          if (put_status.ok()) put_status = batch.Put(cf, k, v);
+        }));
+  }
+  DR_RETURN_IF_ERROR(FromRocksDB(put_status));
+  pending_.clear();
+  pending_bytes_ = 0;
+  DR_RETURN_IF_ERROR(WriteStats(&batch));
+  return Status();
 }
 
-Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, std::vector<Entry>* entries,
-                              int number) {
-  if (entries->empty()) return Status();
-  // Sorted by key; a key twice (an entry replaced within the file's span):
-  // the later wins. Entries are ordered through an index, first by the eight
-  // bytes after the prefix every key shares (the table's or index's id), then
-  // by the whole key, then by their order of arrival.
-  const std::vector<Entry>& e = *entries;
-  size_t common = e[0].first.size();
-  for (const Entry& x : e) {
-    size_t i = 0;
-    const size_t n = std::min(common, x.first.size());
-    while (i < n && x.first[i] == e[0].first[i]) ++i;
-    common = i;
+Status DBImpl::Loader::WriteStats(rocksdb::WriteBatch* batch) {
+  // One statistics merge per table and index for the whole batch: thousands
+  // of operands of one key would otherwise fill the memtable.
+  for (const auto& [id, sum] : stats_) {
+    DR_RETURN_IF_ERROR(
+        FromRocksDB(batch->Merge(db_->catalog_cf_, StatsKey(id), StatsDelta(sum.first, sum.second))));
   }
-  struct Ref {
-    uint64_t prefix;
+  stats_.clear();
+  rocksdb::WriteOptions wo;
+  wo.disableWAL = true;
+  if (batch->Count() == 0) return Status();
+  return FromRocksDB(db_->db_->Write(wo, batch));
+}
+
+Status DBImpl::Loader::Hand(std::vector<Pending> batch, bool write_files) {
+  // A few batches may wait, so that neither thread waits for the other's
+  // uneven steps (a table file written takes a while).
+  constexpr size_t kQueuedBatches = 4;
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!stager_.joinable()) stager_ = std::thread([this] { RunStager(); });
+  cv_.wait(lock, [&] { return handed_.size() < kQueuedBatches || !stager_status_.ok(); });
+  if (!stager_status_.ok()) return stager_status_;
+  handed_.push_back(Handed{std::move(batch), write_files});
+  lock.unlock();
+  cv_.notify_all();
+  return Status();
+}
+
+void DBImpl::Loader::RunStager() {
+  for (;;) {
+    Handed h;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !handed_.empty(); });
+      if (handed_.empty()) {
+        lock.unlock();
+        (void)JoinWriter();
+        return;
+      }
+      h = std::move(handed_.front());
+      handed_.pop_front();
+      staging_ = true;
+    }
+    cv_.notify_all();  // room for another batch
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = stager_status_;
+    }
+    if (s.ok()) s = StageBatch(&h.items, h.write_files);
+    h.items.clear();  // freed here, not on the caller's thread
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!s.ok() && stager_status_.ok()) stager_status_ = s;
+      staging_ = false;
+    }
+    cv_.notify_all();
+  }
+}
+
+Status DBImpl::Loader::StageBatch(std::vector<Pending>* batch, bool write_files) {
+  if (!batch->empty()) {
+    std::string value;
+    for (Pending& p : *batch) {
+      // An item added encoded is read for its keys here, off the caller's
+      // thread: a refusal fails the load.
+      const bool derived = p.key.empty();
+      if (derived) DR_RETURN_IF_ERROR(DeriveKey(&p, &stage_item_));
+      if (Repeated(&p)) continue;
+      DR_RETURN_IF_ERROR(StageNew(
+          p, derived, &value, [this](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
+            (cf == db_->items_cf_ ? items_file_ : index_file_).Add(k, v);
+            file_bytes_ += k.size() + v.size();
+          }));
+    }
+    rocksdb::WriteBatch stats;
+    DR_RETURN_IF_ERROR(WriteStats(&stats));
+  }
+  // Many repeats (a source listing most keys twice): written now rather than
+  // all held, once everything before them is readable.
+  const bool repeats = later_.size() >= kLaterItems || later_bytes_ >= kLaterBytes;
+  if (!write_files && !repeats && file_bytes_ < kFileBytes) return Status();
+  // The files are sorted, written and ingested by a thread of their own
+  // while the stager goes on with the next batches: one pair at a time.
+  DR_RETURN_IF_ERROR(JoinWriter());
+  const int first = files_;
+  files_ += 2;
+  writer_ = std::thread([this, first, items = std::move(items_file_), index = std::move(index_file_)]() mutable {
+    Status s = Ingest(db_->items_cf_, &items, first);
+    if (s.ok()) s = Ingest(db_->indexes_cf_, &index, first + 1);
+    writer_status_ = std::move(s);
+  });
+  items_file_ = FileEntries();
+  index_file_ = FileEntries();
+  file_bytes_ = 0;
+  if (!write_files && !repeats) return Status();
+  DR_RETURN_IF_ERROR(JoinWriter());
+  return repeats ? WriteRepeated() : Status();
+}
+
+Status DBImpl::Loader::JoinWriter() {
+  if (writer_.joinable()) writer_.join();
+  return writer_status_;
+}
+
+Status DBImpl::Loader::WaitForIngest() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return (handed_.empty() && !staging_) || !stager_.joinable(); });
+  return stager_status_;  // an error stays: the load cannot be whole any more
+}
+
+void SortLoadEntries(const std::function<std::string_view(uint32_t)>& key_of,
+                     std::vector<uint32_t>* order) {
+  // A multikey sort: by the eight key bytes at `offset` (and whether the key
+  // ends within them), then each run that ties on them by the next eight.
+  // Keys of one partition share long prefixes (an index of one partition key
+  // holds all its entries under one), which a whole-key comparison would
+  // compare again and again.
+  struct Slot {
+    uint64_t bytes;
+    uint32_t rest;  // key bytes from `offset` on, 9 for more than eight
     uint32_t at;
   };
-  std::vector<Ref> order(e.size());
-  for (size_t i = 0; i < e.size(); ++i) {
-    uint64_t p = 0;
-    const std::string& k = e[i].first;
-    for (size_t b = 0; b < 8; ++b) {
-      p = (p << 8) | (common + b < k.size() ? static_cast<unsigned char>(k[common + b]) : 0);
+  std::vector<Slot> slots;
+  std::vector<std::tuple<size_t, size_t, size_t>> runs = {{0, order->size(), 0}};
+  while (!runs.empty()) {
+    const auto [begin, end, offset] = runs.back();
+    runs.pop_back();
+    slots.resize(end - begin);
+    for (size_t i = begin; i < end; ++i) {
+      const std::string_view k = key_of((*order)[i]);
+      uint64_t p = 0;
+      for (size_t b = 0; b < 8; ++b) {
+        p = (p << 8) | (offset + b < k.size() ? static_cast<unsigned char>(k[offset + b]) : 0);
+      }
+      const size_t rest = k.size() > offset ? k.size() - offset : 0;
+      slots[i - begin] = Slot{p, static_cast<uint32_t>(std::min<size_t>(rest, 9)), (*order)[i]};
     }
-    order[i] = Ref{p, static_cast<uint32_t>(i)};
+    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+      if (a.bytes != b.bytes) return a.bytes < b.bytes;
+      if (a.rest != b.rest) return a.rest < b.rest;
+      return a.at < b.at;
+    });
+    for (size_t i = 0; i < slots.size();) {
+      size_t j = i + 1;
+      while (j < slots.size() && slots[j].bytes == slots[i].bytes && slots[j].rest == slots[i].rest) ++j;
+      // Keys longer than eight more bytes that tie so far: sorted further;
+      // shorter ones that tie are one key, added more than once: all but
+      // the last are marked superseded.
+      const bool longer = slots[i].rest == 9;
+      if (j - i > 1 && longer) runs.emplace_back(begin + i, begin + j, offset + 8);
+      for (size_t k = i; k < j; ++k) {
+        (*order)[begin + k] = slots[k].at | (!longer && k + 1 < j ? kSuperseded : 0);
+      }
+      i = j;
+    }
   }
-  std::sort(order.begin(), order.end(), [&](const Ref& a, const Ref& b) {
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    const int c = e[a.at].first.compare(e[b.at].first);
-    return c != 0 ? c < 0 : a.at < b.at;
-  });
+}
+
+Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, FileEntries* entries, int number) {
+  if (entries->empty()) return Status();
+  // Sorted by key; a key twice (an entry replaced within the file's span):
+  // the later wins. The entries are ordered through an index (SortLoadEntries):
+  // by eight key bytes at a time, then by their order of arrival.
+  static_assert(kFileBytes < kSuperseded, "entry numbers fit below the mark");
+  const FileEntries& e = *entries;
+  std::vector<uint32_t> order(e.refs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+  SortLoadEntries([&e](uint32_t i) { return e.key(e.refs[i]); }, &order);
   const std::string path = db_->dir_ + "/load-" + std::to_string(table_->id) + "-" +
                            std::to_string(number) + ".sst";
   rocksdb::Options o(db_->db_->GetDBOptions(), db_->db_->GetOptions(cf));
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o, cf);
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Open(path)));
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Entry& x = e[order[i].at];
-    if (i + 1 < order.size() && e[order[i + 1].at].first == x.first) continue;
-    DR_RETURN_IF_ERROR(FromRocksDB(writer.Put(x.first, x.second)));
+  for (const uint32_t at : order) {
+    if (at & kSuperseded) continue;
+    const FileEntries::Ref& x = e.refs[at];
+    DR_RETURN_IF_ERROR(FromRocksDB(writer.Put(e.key(x), e.value(x))));
   }
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Finish()));
-  entries->clear();
-  entries->shrink_to_fit();
+  *entries = FileEntries();
   rocksdb::IngestExternalFileOptions ifo;
   ifo.move_files = true;
   Status s = FromRocksDB(db_->db_->IngestExternalFile(cf, {path}, ifo));

@@ -6,6 +6,8 @@
 // (per target node) are collected and written with the nodes at Finish().
 
 #include <algorithm>
+#include <array>
+#include <span>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,6 +15,7 @@
 #include "dynarock/backups.h"
 #include "dynarock/db.h"
 #include "dynarock/item_size.h"
+#include "engine/item_codec.h"
 #include "engine/limits.h"
 #include "graph/graph.h"
 #include "graph/embedded_client.h"
@@ -41,24 +44,93 @@ Status BulkLoader::AddNode(const std::string& id, Item attributes) {
 }
 
 Status BulkLoader::Queue(const std::string& src, const std::string& type, const std::string& tgt,
-                         const Item& properties, const std::string& rank, const std::string& entry) {
+                         const Item& properties, const std::string& rank, std::string entry) {
   const Schema& s = graph_->schema();
+  // Both nodes exist; the source's edge set and the target's incoming types
+  // gain the edge.
+  NodeEdges& from = EdgesOf(src);
+  if (!entry.empty()) from.entries.push_back(std::move(entry));
+  std::vector<std::string>& in = EdgesOf(tgt).in_types;
+  if (std::find(in.begin(), in.end(), type) == in.end()) in.push_back(type);
+  if (edge_items_written_) return Status::Ok();
+  const std::string sk = s.EdgeSortKey(type, tgt);
+  if (target_ != nullptr) {
+    // Into the table being loaded, encoded straight from the strings and the
+    // (prepared) properties: no map per edge.
+    std::array<std::pair<std::string_view, std::string_view>, 4> all = {{
+        {s.pk_attribute, src}, {s.sk_attribute, sk}, {s.rank_attribute, rank}, {s.type_attribute, type}}};
+    const std::span<std::pair<std::string_view, std::string_view>> strings(
+        all.data(), s.type_attribute.empty() ? 3 : 4);
+    std::sort(strings.begin(), strings.end());
+    // (Declared indexes key on properties, whose types the loader checks per
+    // item: such edges go as items, refused one by one.)
+    bool plain = s.indexes.empty();
+    for (const auto& [name, value] : strings) plain = plain && !properties.count(name);
+    items_written_ += 1;
+    graph_->counters().items_written += 1;
+    Status added;
+    if (plain) {
+      std::string encoded;
+      encoded.reserve(64 + 2 * (src.size() + sk.size() + rank.size() + type.size()) + 2 * ItemSize(properties));
+      EncodeItemWithStrings(properties, strings, &encoded);
+      added = target_->AddEncoded(std::move(encoded));
+    } else {  // a property named as a layer attribute (the layer's value wins), or an index's
+      Item item = properties;
+      for (const auto& [name, value] : strings) item[std::string(name)] = AttributeValue::S(std::string(value));
+      added = target_->Add(std::move(item));
+    }
+    if (!added.ok()) failed_ = added;
+    return added;
+  }
   Item item = properties;
   item[s.pk_attribute] = AttributeValue::S(src);
-  item[s.sk_attribute] = AttributeValue::S(s.EdgeSortKey(type, tgt));
+  item[s.sk_attribute] = AttributeValue::S(sk);
   item[s.rank_attribute] = AttributeValue::S(rank);
   if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(type);
-  if (!entry.empty()) {
-    edge_sets_[src].push_back(entry);
-  } else {
-    edge_sets_[src];  // the node exists
-  }
-  in_types_[tgt].insert(type);
-  edge_sets_[tgt];
-  if (edge_items_written_) return Status::Ok();
   pending_.push_back(std::move(item));
   if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) return Drain();
   return Status::Ok();
+}
+
+BulkLoader::NodeEdges& BulkLoader::EdgesOf(std::string_view id) {
+  if ((edges_.size() + 1) * 2 > edge_slots_.size()) {  // at most half full
+    edge_slots_.assign(std::max<size_t>(1024, edge_slots_.size() * 2), 0);
+    const size_t mask = edge_slots_.size() - 1;
+    for (size_t k = 0; k < edges_.size(); ++k) {
+      const uint64_t h = std::hash<std::string_view>()(edges_[k].id);
+      size_t i = h & mask;
+      while (edge_slots_[i] != 0) i = (i + 1) & mask;
+      edge_slots_[i] = (h & ~uint64_t{0xFFFFFFFF}) | (k + 1);
+    }
+  }
+  const uint64_t h = std::hash<std::string_view>()(id);
+  const size_t mask = edge_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = edge_slots_[i];
+    if (slot == 0) {
+      edges_.push_back(NodeEdges{std::string(id), {}, {}});
+      edge_slots_[i] = (h & ~uint64_t{0xFFFFFFFF}) | edges_.size();
+      return edges_.back();
+    }
+    if ((slot >> 32) == (h >> 32)) {
+      NodeEdges& e = edges_[(slot & 0xFFFFFFFF) - 1];
+      if (e.id == id) return e;
+    }
+  }
+}
+
+const BulkLoader::NodeEdges* BulkLoader::FindEdges(std::string_view id) const {
+  if (edge_slots_.empty()) return nullptr;
+  const uint64_t h = std::hash<std::string_view>()(id);
+  const size_t mask = edge_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = edge_slots_[i];
+    if (slot == 0) return nullptr;
+    if ((slot >> 32) == (h >> 32)) {
+      const NodeEdges& e = edges_[(slot & 0xFFFFFFFF) - 1];
+      if (e.id == id) return &e;
+    }
+  }
 }
 
 Status BulkLoader::CheckEdgeItem(const std::string& src, const std::string& type,
@@ -80,6 +152,20 @@ Status BulkLoader::CheckEdgeItem(const std::string& src, const std::string& type
                            std::to_string(size / 1024) +
                            " KB with its properties) exceeds DynamoDB's 400 KB item limit");
   }
+  // Its keys within DynamoDB's: the nodes' ids are sort keys (of their own
+  // items, and of the type index), as are the edge's sort key and its rank
+  // (the inverted index's).
+  auto too_long = [&](const char* what, size_t bytes) {
+    return ValidationError("graph: the edge " + src + " -" + type + "-> " + tgt + ": its " + what +
+                           " is " + std::to_string(bytes) + " bytes, over DynamoDB's " +
+                           std::to_string(kSortKeyBytesMax) + "-byte sort key limit");
+  };
+  if (src.size() > kSortKeyBytesMax) return too_long("source id", src.size());
+  if (tgt.size() > kSortKeyBytesMax) return too_long("target id", tgt.size());
+  const size_t sk = type.size() + s.separator.size() + tgt.size();
+  if (sk > kSortKeyBytesMax) return too_long("sort key (type and target)", sk);
+  if (rank.size() > kSortKeyBytesMax) return too_long("rank", rank.size());
+  if (rank.empty()) return ValidationError("graph: the edge " + src + " -" + type + "-> " + tgt + " has an empty rank");
   return Status::Ok();
 }
 
@@ -92,21 +178,27 @@ Status BulkLoader::AddEdge(EdgeSpec e, bool with_reverse) {
   // Both directions are checked before either is queued: an edge is loaded
   // whole or refused.
   struct Direction {
-    const std::string* src;
+    const std::string* src = nullptr;
     std::string type;
-    const std::string* tgt;
+    const std::string* tgt = nullptr;
     std::string rank;
   };
-  std::vector<Direction> ways = {{&e.source, e.type, &e.target, s.Rank(e.type, e.source, e.properties)}};
+  std::array<Direction, 2> all = {
+      Direction{&e.source, e.type, &e.target, s.Rank(e.type, e.source, e.properties)}, Direction{}};
+  size_t n = 1;
   if (with_reverse) {
     std::string r = s.ReverseType(e.type);
     if (r.empty()) r = e.type;
     if (!(e.source == e.target && r == e.type)) {
       std::string rank = s.Rank(r, e.target, e.properties);
-      ways.push_back({&e.target, std::move(r), &e.source, std::move(rank)});
+      all[n++] = {&e.target, std::move(r), &e.source, std::move(rank)};
     }
   }
+  const std::span<const Direction> ways(all.data(), n);
   for (const Direction& w : ways) DR_RETURN_IF_ERROR(CheckEdgeItem(*w.src, w.type, *w.tgt, e.properties, w.rank));
+  // Into a table being loaded the edge goes encoded: its properties are
+  // checked (and their numbers normalised) here, once for both directions.
+  if (target_ != nullptr) DR_RETURN_IF_ERROR(TableLoader::Prepare(&e.properties));
   for (const Direction& w : ways) {
     DR_RETURN_IF_ERROR(Queue(*w.src, w.type, *w.tgt, e.properties, w.rank,
                              s.InEdgeSet(w.type) ? s.EdgeSetEntry(w.type, *w.tgt, w.rank) : std::string()));
@@ -122,12 +214,17 @@ Status BulkLoader::AddStoredEdge(const Edge& e, bool in_edge_set) {
   DR_RETURN_IF_ERROR(s.ValidateEdgeType(e.type));
   const std::string rank = e.rank.empty() ? e.source : e.rank;
   DR_RETURN_IF_ERROR(CheckEdgeItem(e.source, e.type, e.target, e.properties, rank));
+  Item prepared;
+  if (target_ != nullptr) {  // encoded by Queue: see AddEdge
+    prepared = e.properties;
+    DR_RETURN_IF_ERROR(TableLoader::Prepare(&prepared));
+  }
   std::string entry;
   if (in_edge_set) {
     entry = s.EdgeSortKey(e.type, e.target);
     if (rank != e.source) entry += s.edge_set_rank_separator + rank;
   }
-  return Queue(e.source, e.type, e.target, e.properties, rank, entry);
+  return Queue(e.source, e.type, e.target, target_ != nullptr ? prepared : e.properties, rank, entry);
 }
 
 Status BulkLoader::Drain() {
@@ -199,10 +296,87 @@ Status BulkLoader::Finish() {
   return s;
 }
 
+void BulkLoader::BuildNodeItems(const std::string& id, Item item, Item* old,
+                                const std::set<std::string>* old_labels, std::vector<Item>* out,
+                                std::vector<Item>* stale_pages) {
+  // Reads edges_ (this node's entry only) and added_: safe beside another
+  // thread building other nodes.
+  const Schema& s = graph_->schema();
+  std::vector<std::string> old_entries, old_types;
+  if (old != nullptr) {
+    auto take_set = [&](const std::string& name, std::vector<std::string>* into) {
+      auto a = old->find(name);
+      if (a != old->end() && a->second.is(AttrType::kSS)) *into = a->second.set();
+      old->erase(name);
+    };
+    take_set(s.edge_set_attribute, &old_entries);
+    take_set(s.incoming_types_attribute, &old_types);
+    if (!added_.count(id)) item = std::move(*old);  // a stub: the node as it is
+  }
+  item[s.pk_attribute] = AttributeValue::S(id);
+  item[s.sk_attribute] = AttributeValue::S(id);
+  if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(s.NodeType(id));
+  std::set<std::string> types(old_types.begin(), old_types.end());
+  NodeEdges* es = const_cast<NodeEdges*>(FindEdges(id));  // its entries are taken
+  if (es != nullptr) types.insert(es->in_types.begin(), es->in_types.end());
+  if (!types.empty()) {
+    item[s.incoming_types_attribute] =
+        AttributeValue::SS(std::vector<std::string>(types.begin(), types.end()));
+  }
+  std::vector<std::string> new_entries;
+  if (es != nullptr) new_entries = std::move(es->entries);
+  if (!new_entries.empty() || !old_entries.empty()) {
+    // One entry per edge, that of its last version (the rank may have
+    // changed): the new ones, newest first, then the old ones not replaced.
+    // (The edges are views into the entries, which stay where they are
+    // until the kept ones are moved.)
+    std::vector<std::string*> kept;
+    kept.reserve(new_entries.size() + old_entries.size());
+    std::unordered_set<std::string_view> edges;
+    edges.reserve(kept.capacity());
+    auto keep = [&](std::string& e) {
+      if (edges.insert(s.EdgeSetEntryEdge(e)).second) kept.push_back(&e);
+    };
+    for (auto e = new_entries.rbegin(); e != new_entries.rend(); ++e) keep(*e);
+    for (std::string& e : old_entries) keep(e);
+    edges.clear();
+    std::vector<std::string> v;
+    v.reserve(kept.size());
+    for (std::string* e : kept) v.push_back(std::move(*e));
+    std::sort(v.begin(), v.end());
+    size_t bytes = s.edge_set_attribute.size();
+    for (const std::string& e : v) bytes += e.size() + 1;
+    if (bytes + ItemSize(item) > kItemSizeBytesMax) {
+      // Too large for the node item: into edge pages (graph/edge_pages.cc).
+      std::set<std::string> labels;
+      for (auto& [label, part] : internal::PartitionEdgeSet(std::move(v), "", /*max_pages=*/0)) {
+        Item page = s.EdgePageKey(id, label);
+        if (!part.empty()) page[s.edge_set_attribute] = AttributeValue::SS(std::move(part));
+        out->push_back(std::move(page));
+        labels.insert(label);
+      }
+      item[s.edge_pages_attribute] =
+          AttributeValue::SS(std::vector<std::string>(labels.begin(), labels.end()));
+      v.clear();
+      if (old_labels != nullptr) {
+        for (const std::string& l : *old_labels) {
+          if (!labels.count(l)) stale_pages->push_back(s.EdgePageKey(id, l));
+        }
+        old_labels = nullptr;
+      }
+    }
+    if (!v.empty()) item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
+  }
+  // A spilled node whose set now fits its item: its old pages go.
+  if (old_labels != nullptr) {
+    for (const std::string& l : *old_labels) stale_pages->push_back(s.EdgePageKey(id, l));
+  }
+  out->push_back(std::move(item));
+}
+
 Status BulkLoader::FinishNodes() {
   const Schema& s = graph_->schema();
-  for (auto& [id, entries] : edge_sets_) nodes_.try_emplace(id);
-  for (auto& [id, types] : in_types_) nodes_.try_emplace(id);
+  for (const NodeEdges& e : edges_) nodes_.try_emplace(e.id);
   // Through the client the table may hold these nodes already (an earlier
   // import, the application's own writes): their items are read first, so
   // that a node keeps its attributes unless AddNode gave new ones, and its
@@ -229,79 +403,55 @@ Status BulkLoader::FinishNodes() {
     }
     DR_RETURN_IF_ERROR(graph_->MergeEdgePages(spilled, /*consistent_read=*/true));
   }
-  for (auto& [id, attrs] : nodes_) {
-    Item item = std::move(attrs);
-    std::vector<std::string> old_entries, old_types;
-    if (auto old = existing.find(id); old != existing.end()) {
-      auto take_set = [&](const std::string& name, std::vector<std::string>* out) {
-        auto a = old->second.find(name);
-        if (a != old->second.end() && a->second.is(AttrType::kSS)) *out = a->second.set();
-        old->second.erase(name);
-      };
-      take_set(s.edge_set_attribute, &old_entries);
-      take_set(s.incoming_types_attribute, &old_types);
-      if (!added_.count(id)) item = std::move(old->second);  // a stub: the node as it is
-    }
-    item[s.pk_attribute] = AttributeValue::S(id);
-    item[s.sk_attribute] = AttributeValue::S(id);
-    if (!s.type_attribute.empty()) item[s.type_attribute] = AttributeValue::S(s.NodeType(id));
-    std::set<std::string> types(old_types.begin(), old_types.end());
-    if (auto in = in_types_.find(id); in != in_types_.end()) types.insert(in->second.begin(), in->second.end());
-    if (!types.empty()) {
-      item[s.incoming_types_attribute] =
-          AttributeValue::SS(std::vector<std::string>(types.begin(), types.end()));
-    }
-    auto es = edge_sets_.find(id);
-    std::vector<std::string> new_entries;
-    if (es != edge_sets_.end()) new_entries = std::move(es->second);
-    if (!new_entries.empty() || !old_entries.empty()) {
-      // One entry per edge, that of its last version (the rank may have
-      // changed): the new ones, newest first, then the old ones not replaced.
-      std::vector<std::string> v;
-      std::unordered_set<std::string> edges;
-      auto keep = [&](std::string& e) {
-        EdgeRef ref;
-        std::string edge = s.ParseEdgeSetEntry(e, &ref) ? ref.type + '\0' + ref.target : e;
-        if (edges.insert(std::move(edge)).second) v.push_back(std::move(e));
-      };
-      for (auto e = new_entries.rbegin(); e != new_entries.rend(); ++e) keep(*e);
-      for (std::string& e : old_entries) keep(e);
-      std::sort(v.begin(), v.end());
-      size_t bytes = s.edge_set_attribute.size();
-      for (const std::string& e : v) bytes += e.size() + 1;
-      if (bytes + ItemSize(item) > kItemSizeBytesMax) {
-        // Too large for the node item: into edge pages (graph/edge_pages.cc).
-        std::set<std::string> labels;
-        for (auto& [label, part] : internal::PartitionEdgeSet(std::move(v), "", /*max_pages=*/0)) {
-          Item page = s.EdgePageKey(id, label);
-          if (!part.empty()) page[s.edge_set_attribute] = AttributeValue::SS(std::move(part));
-          pending_.push_back(std::move(page));
-          labels.insert(label);
+  if (target_ != nullptr) {
+    // A new table: every node's item is built from the load alone, so two
+    // threads build them (each its share of a slice of the nodes), and the
+    // items, checked there, are added in order.
+    std::vector<std::pair<const std::string*, Item*>> order;
+    order.reserve(nodes_.size());
+    for (auto& [id, attrs] : nodes_) order.emplace_back(&id, &attrs);
+    constexpr size_t kSlice = 8192;
+    for (size_t begin = 0; begin < order.size(); begin += kSlice) {
+      const size_t end = std::min(order.size(), begin + kSlice), mid = begin + (end - begin) / 2;
+      std::vector<Item> first, second;
+      Status first_status, second_status;
+      auto build = [&](size_t from, size_t to, std::vector<Item>* out, Status* status) {
+        for (size_t i = from; i < to && status->ok(); ++i) {
+          const size_t at = out->size();
+          BuildNodeItems(*order[i].first, std::move(*order[i].second), nullptr, nullptr, out, nullptr);
+          for (size_t k = at; k < out->size() && status->ok(); ++k) *status = TableLoader::Prepare(&(*out)[k]);
         }
-        item[s.edge_pages_attribute] =
-            AttributeValue::SS(std::vector<std::string>(labels.begin(), labels.end()));
-        v.clear();
-        if (auto old = old_pages.find(id); old != old_pages.end()) {
-          for (const std::string& l : old->second) {
-            if (!labels.count(l)) stale_pages.push_back(s.EdgePageKey(id, l));
+      };
+      std::thread helper(build, begin, mid, &first, &first_status);
+      build(mid, end, &second, &second_status);
+      helper.join();
+      DR_RETURN_IF_ERROR(first_status);
+      DR_RETURN_IF_ERROR(second_status);
+      for (auto* items : {&first, &second}) {
+        for (Item& item : *items) {
+          items_written_ += 1;
+          graph_->counters().items_written += 1;
+          Status added = target_->AddPrepared(std::move(item));
+          if (!added.ok()) {
+            failed_ = added;
+            return added;
           }
-          old_pages.erase(old);
         }
       }
-      if (!v.empty()) item[s.edge_set_attribute] = AttributeValue::SS(std::move(v));
     }
-    // A spilled node whose set now fits its item: its old pages go.
-    if (auto old = old_pages.find(id); old != old_pages.end()) {
-      for (const std::string& l : old->second) stale_pages.push_back(s.EdgePageKey(id, l));
-      old_pages.erase(old);
+  } else {
+    for (auto& [id, attrs] : nodes_) {
+      auto old = existing.find(id);
+      auto labels = old_pages.find(id);
+      BuildNodeItems(id, std::move(attrs), old == existing.end() ? nullptr : &old->second,
+                     labels == old_pages.end() ? nullptr : &labels->second, &pending_, &stale_pages);
+      if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) DR_RETURN_IF_ERROR(Drain());
     }
-    pending_.push_back(std::move(item));
-    if (pending_.size() >= static_cast<size_t>(threads_) * 25 * 40) DR_RETURN_IF_ERROR(Drain());
   }
   nodes_.clear();
   added_.clear();
-  edge_sets_.clear();
-  in_types_.clear();
+  edges_.clear();
+  edge_slots_.clear();
   DR_RETURN_IF_ERROR(Drain());
   for (const Item& key : stale_pages) {  // unlisted by the nodes just written
     DeleteItemRequest d;

@@ -511,20 +511,37 @@ class BulkLoader {
   Status DrainBatch();
   // Finish's node items (edge sets, incoming types, merged with the table's).
   Status FinishNodes();
+  // The items of node `id` given `item` (its attributes), and its item in the
+  // table (`old`, or null) with the labels of its edge pages there
+  // (`old_labels`, or null): appended to `out` (the node, and its pages if
+  // its set spills); pages it no longer lists are appended to `stale_pages`.
+  void BuildNodeItems(const std::string& id, Item item, Item* old,
+                      const std::set<std::string>* old_labels, std::vector<Item>* out,
+                      std::vector<Item>* stale_pages);
   // Refuses an edge whose item would pass 400 KB.
   Status CheckEdgeItem(const std::string& src, const std::string& type, const std::string& tgt,
                        const Item& properties, const std::string& rank) const;
   // Queues the edge item; `entry` (empty: none) goes into the source's edge set.
   Status Queue(const std::string& src, const std::string& type, const std::string& tgt,
-               const Item& properties, const std::string& rank, const std::string& entry);
+               const Item& properties, const std::string& rank, std::string entry);
   Graph* graph_;
   int threads_;
   TableLoader* target_ = nullptr;
   std::vector<Item> pending_;
   std::unordered_map<std::string, Item> nodes_;
   std::unordered_set<std::string> added_;  // nodes given by AddNode (not only by edges)
-  std::unordered_map<std::string, std::vector<std::string>> edge_sets_;
-  std::unordered_map<std::string, std::set<std::string>> in_types_;
+  // Per node named by an edge: its edge-set entries and incoming types, found
+  // through edge_slots_ (open addressing: a slot holds the id's hash in its
+  // high half and its index in edges_ plus one in its low half; 0 is empty).
+  struct NodeEdges {
+    std::string id;
+    std::vector<std::string> entries;
+    std::vector<std::string> in_types;
+  };
+  std::vector<NodeEdges> edges_;
+  std::vector<uint64_t> edge_slots_;
+  NodeEdges& EdgesOf(std::string_view id);             // added if new
+  const NodeEdges* FindEdges(std::string_view id) const;  // or null
   int64_t items_written_ = 0;
   std::function<void()> on_written_;
   bool edge_items_written_ = false;

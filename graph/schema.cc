@@ -159,6 +159,15 @@ bool Schema::ParseEdgeSetEntry(std::string_view entry, EdgeRef* out) const {
   return true;
 }
 
+std::string_view Schema::EdgeSetEntryEdge(std::string_view entry) const {
+  // As ParseEdgeSetEntry splits it, without building its parts.
+  const size_t p = entry.find(separator);
+  if (p == std::string_view::npos || p == 0 || !HasRank(entry.substr(0, p))) return entry;
+  const size_t r = entry.rfind(edge_set_rank_separator);
+  if (r == std::string_view::npos || r < p + separator.size()) return entry;
+  return entry.substr(0, r);
+}
+
 Schema& Schema::DeclareIndex(std::string name,
                              std::vector<IndexDeclaration::Attribute> partition,
                              std::vector<IndexDeclaration::Attribute> sort) {

@@ -180,6 +180,9 @@ class Schema {
   std::string EdgeSetEntry(std::string_view type, std::string_view target,
                            std::string_view rank) const;
   bool ParseEdgeSetEntry(std::string_view entry, EdgeRef* out) const;
+  // The edge an entry names, without its rank (the same for every version
+  // of the edge): a view into `entry`.
+  std::string_view EdgeSetEntryEdge(std::string_view entry) const;
 
   // ---- Validation (ValidationError with a message naming the problem)
   Status Validate() const;

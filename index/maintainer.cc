@@ -72,15 +72,37 @@ bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_v
   return true;
 }
 
+bool IndexProjectsAll(const IndexInfo& index) {
+  return index.projection.projection_type.value_or(ProjectionType::kAll) == ProjectionType::kAll;
+}
+
 Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& item) {
-  if (index.projection.projection_type.value_or(ProjectionType::kAll) == ProjectionType::kAll) {
-    return item;
-  }
+  if (IndexProjectsAll(index)) return item;
   Item out;
   for (const auto& [name, value] : item) {
     if (IndexProjects(table, index, name)) out.emplace(name, value);
   }
   return out;
+}
+
+void ForEachIndexEntry(
+    const TableInfo& table, const Item& item, std::string_view encoded, size_t size,
+    const std::function<void(const IndexInfo&, std::string_view key, std::string_view value,
+                             size_t value_size)>& entry) {
+  std::string projected;
+  for (const IndexInfo& index : table.indexes) {
+    const std::optional<std::string> key = IndexEntryKey(table, index, item);
+    if (!key) continue;
+    if (IndexProjectsAll(index)) {
+      entry(index, *key, encoded, size);
+      continue;
+    }
+    const Item kept = ProjectIndexEntry(table, index, item);
+    const size_t kept_size = ItemSize(kept);
+    projected.clear();
+    EncodeItemTo(kept, kept_size, &projected);
+    entry(index, *key, projected, kept_size);
+  }
 }
 
 Status EmptyIndexKeyValue(std::string_view index_name, std::string_view name, AttrType type) {
@@ -173,16 +195,25 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
                          CapacityCounter* cost) {
   for (const auto& index : table.indexes) {
     std::optional<std::string> old_key, new_key;
-    Item old_entry, new_entry;
+    // The entries' attributes: the items themselves for an index projecting
+    // all of them, else their projections (kept in *_kept).
+    const bool all = IndexProjectsAll(index);
+    Item old_kept, new_kept;
+    const Item* old_entry_p = &old_kept;
+    const Item* new_entry_p = &new_kept;
     if (old_item) {
       old_key = IndexEntryKey(table, index, *old_item);
       if (old_key && index.status != "ACTIVE" && !entry_exists(*old_key)) old_key.reset();
-      if (old_key) old_entry = ProjectIndexEntry(table, index, *old_item);
+      if (old_key && all) old_entry_p = &*old_item;
+      if (old_key && !all) old_kept = ProjectIndexEntry(table, index, *old_item);
     }
     if (new_item) {
       new_key = IndexEntryKey(table, index, *new_item);
-      if (new_key) new_entry = ProjectIndexEntry(table, index, *new_item);
+      if (new_key && all) new_entry_p = &*new_item;
+      if (new_key && !all) new_kept = ProjectIndexEntry(table, index, *new_item);
     }
+    const Item& old_entry = *old_entry_p;
+    const Item& new_entry = *new_entry_p;
     if (cost) {
       double units = 0;
       size_t old_size = old_key ? ItemSize(old_entry) : 0;

@@ -21,6 +21,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "dynarock/status.h"
 #include "engine/capacity.h"
@@ -40,6 +41,19 @@ std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo
 
 // The attributes an index entry keeps of `item`.
 Item ProjectIndexEntry(const TableInfo& table, const IndexInfo& index, const Item& item);
+
+// Whether `index` keeps every attribute of an item (ProjectionType ALL): its
+// entries are the items' own encodings.
+bool IndexProjectsAll(const IndexInfo& index);
+
+// The entries `item` has in the table's indexes, for a write of a new item:
+// `encoded` is the item's encoding and `size` its DynamoDB size; an index
+// projecting every attribute gets those bytes, any other its projection,
+// encoded. `entry(index, key, value, value_size)` is called per entry.
+void ForEachIndexEntry(
+    const TableInfo& table, const Item& item, std::string_view encoded, size_t size,
+    const std::function<void(const IndexInfo&, std::string_view key, std::string_view value,
+                             size_t value_size)>& entry);
 
 // Whether `name` is projected into `index` (always true for key attributes).
 bool IndexProjects(const TableInfo& table, const IndexInfo& index, std::string_view name);

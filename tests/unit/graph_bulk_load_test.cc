@@ -291,6 +291,51 @@ TEST_F(BulkLoadTest, AnOversizeEdgeIsRefusedAloneAndAFailedWriteStopsTheLoad) {
   EXPECT_LT(added, 10000);
 }
 
+// Into a table being loaded edges go encoded, their keys read on the
+// loader's thread: an edge whose keys DynamoDB would refuse (an id or rank
+// past the 1,024-byte sort key limit) or whose property is no number is
+// refused alone when added, and the load goes on and is consistent. A
+// property named as a layer attribute yields to the layer's value.
+TEST_F(BulkLoadTest, EdgesWithKeysDynamoDBRefusesAreRefusedAloneWhenLoadingANewTable) {
+  Schema s;
+  s.table_name = "keys";
+  s.Edge("RANKED").rank = [](const Item& p) {
+    auto r = p.find("r");
+    return r == p.end() ? std::string() : r->second.scalar();
+  };
+  const std::string long_id = "A#" + std::string(1100, 'x');
+  std::vector<Status> refused;
+  auto loaded = LoadNewGraph(db_.get(), s, [&](BulkLoader& loader) -> Status {
+    refused.push_back(loader.AddEdge({"A#1", "LINK", long_id, {}}));
+    refused.push_back(loader.AddEdge({long_id, "LINK", "A#1", {}}));
+    refused.push_back(loader.AddEdge({"A#1", "RANKED", "A#2", {{"r", Text(std::string(1100, 'r'))}}}));
+    refused.push_back(loader.AddEdge({"A#1", "LINK", "A#3", {{"w", AttributeValue::N("not a number")}}}));
+    DR_RETURN_IF_ERROR(loader.AddEdge({"A#1", "LINK", "A#2", {{"w", AttributeValue::N("007.50")}}}));
+    DR_RETURN_IF_ERROR(loader.AddEdge({"A#1", "RANKED", "A#3", {{"r", Text("b")}}}));
+    DR_RETURN_IF_ERROR(loader.AddEdge({"A#1", "LINK", "A#4", {{s.pk_attribute, Text("A#9")}}}));
+    return loader.Finish();
+  });
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(refused.size(), 4u);
+  for (const Status& r : refused) EXPECT_EQ(r.type(), ErrorType::kValidation) << r.ToString();
+  EXPECT_NE(refused[0].message().find("1024-byte sort key limit"), std::string::npos) << refused[0].message();
+  EXPECT_NE(refused[2].message().find("rank"), std::string::npos) << refused[2].message();
+  Graph g(client_.get(), s);
+  auto out = g.AllOutEdges("A#1", "LINK");
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ((*out)[0].target, "A#2");
+  EXPECT_EQ((*out)[0].properties.at("w").scalar(), "7.5");  // normalised
+  EXPECT_EQ((*out)[1].target, "A#4");
+  auto ranked = g.AllOutEdges("A#1", "RANKED");
+  ASSERT_TRUE(ranked.ok());
+  ASSERT_EQ(ranked->size(), 1u);
+  EXPECT_EQ((*ranked)[0].rank, "b");
+  auto check = db_->CheckConsistency();
+  ASSERT_TRUE(check.ok());
+  EXPECT_TRUE(check->ok());
+}
+
 // Reads with several requests in flight give the answers of one at a time,
 // in the same order; projected neighbours carry only what was asked.
 TEST_F(BulkLoadTest, ConcurrentAndProjectedReadsAnswerAlike) {

@@ -161,6 +161,14 @@ class TableLoader {
   // skips them.
   static Status Prepare(Item* item);
   virtual Status AddPrepared(Item item) = 0;
+  // An item already in the item codec's encoding (engine/item_codec.h:
+  // EncodeItemTo, EncodeItemWithStrings), made of values that passed
+  // Prepare's checks: its key and index key attributes are read from the
+  // bytes, so a bulk load need not build a map per item. An item over 400 KB
+  // is refused here; its keys may be read later, on the loader's own thread,
+  // where bytes that are no item, or a missing, mistyped or oversized key
+  // attribute, fail the load (the caller checks the items it encodes).
+  virtual Status AddEncoded(std::string encoded) = 0;
   virtual int64_t items() const = 0;
   virtual int64_t bytes() const = 0;  // DynamoDB size of the items added
 };
