@@ -86,6 +86,7 @@ World* Get() {
 
     // R-MAT edges, de-duplicated, no self-loops: generated first, then loaded
     // (only the load is timed).
+    const auto generating = std::chrono::steady_clock::now();
     std::mt19937_64 rng(20240601);
     std::uniform_real_distribution<double> u(0, 1);
     std::set<std::pair<uint64_t, uint64_t>> seen;
@@ -118,6 +119,10 @@ World* Get() {
       }
       return Status::Ok();
     };
+    // The generation's time: a yardstick of the machine's speed at the moment
+    // (a shared VM's varies by half from one hour to the next).
+    const double generated_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - generating).count();
     auto cpu_seconds = [] {
       rusage u;
       getrusage(RUSAGE_SELF, &u);
@@ -168,14 +173,14 @@ World* Get() {
     std::fprintf(stderr,
                  "graph_bench: R-MAT scale %d: %lld nodes, %lld edges loaded (%s) in %.1f s "
                  "(%.0f edges/s, %.2f s of CPU: %.1f us per edge; %lld items written); max out-degree "
-                 "%lld; %s has %lld out-edges; %s has %lld in-edges\n",
+                 "%lld; %s has %lld out-edges; %s has %lld in-edges; generating the edges took %.2f s\n",
                  scale, static_cast<long long>(w->nodes), static_cast<long long>(w->edges),
                  batch ? "BatchWriteItem" : "LoadNewGraph", w->load_seconds, w->edges / w->load_seconds,
                  w->load_cpu_seconds, w->load_cpu_seconds * 1e6 / w->edges,
                  static_cast<long long>(items_written),
                  static_cast<long long>(w->max_out_degree), w->node100.c_str(),
                  static_cast<long long>(w->node100_degree), w->in_target.c_str(),
-                 static_cast<long long>(w->in_target_degree));
+                 static_cast<long long>(w->in_target_degree), generated_seconds);
 
     // HTTP: an in-process server on the same database.
     w->handler = std::make_unique<api::Handler>(w->db.get());
