@@ -180,6 +180,12 @@ class DBImpl final : public DB {
   StatusOr<GetResourcePolicyResponse> GetResourcePolicy(const GetResourcePolicyRequest& req) override;
   StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(
       const DeleteResourcePolicyRequest& req) override;
+  StatusOr<DescribeContributorInsightsResponse> DescribeContributorInsights(
+      const DescribeContributorInsightsRequest& req) override;
+  StatusOr<ListContributorInsightsResponse> ListContributorInsights(
+      const ListContributorInsightsRequest& req) override;
+  StatusOr<UpdateContributorInsightsResponse> UpdateContributorInsights(
+      const UpdateContributorInsightsRequest& req) override;
 
   StatusOr<ListStreamsResponse> ListStreams(const ListStreamsRequest& req) override;
   StatusOr<DescribeStreamResponse> DescribeStream(const DescribeStreamRequest& req) override;

@@ -192,6 +192,19 @@ Item TableInfoToItem(const TableInfo& info) {
   if (info.warm_read) m["warm_read"] = AttributeValue::N(std::to_string(*info.warm_read));
   if (info.warm_write) m["warm_write"] = AttributeValue::N(std::to_string(*info.warm_write));
   if (info.table_class_updated) m["class_updated"] = NumD(*info.table_class_updated);
+  if (!info.insights.empty()) {
+    std::vector<AttributeValue> insights;
+    for (const auto& [index, in] : info.insights) {
+      Item im;
+      im["index"] = AttributeValue::S(index);
+      im["enabled"] = AttributeValue::Bool(in.enabled);
+      im["mode"] = AttributeValue::S(in.mode);
+      im["updated"] = NumD(in.updated);
+      im["rules_ms"] = AttributeValue::N(std::to_string(in.rules_ms));
+      insights.push_back(AttributeValue::M(std::move(im)));
+    }
+    m["insights"] = AttributeValue::L(std::move(insights));
+  }
   const std::pair<const char*, const std::optional<std::string>*> strings[] = {
       {"policy", &info.policy},
       {"policy_rev", &info.policy_revision},
@@ -276,6 +289,19 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "warm_read")) info->warm_read = GetInt(m, "warm_read");
   if (Has(m, "warm_write")) info->warm_write = GetInt(m, "warm_write");
   if (Has(m, "class_updated")) info->table_class_updated = GetDouble(m, "class_updated");
+  if (auto l = m.find("insights"); l != m.end() && l->second.is(AttrType::kL)) {
+    for (const auto& v : l->second.list()) {
+      if (!v.is(AttrType::kM)) continue;
+      const Item& im = v.map();
+      TableInfo::Insights in;
+      auto e = im.find("enabled");
+      in.enabled = e != im.end() && e->second.is(AttrType::kBool) && e->second.boolean();
+      in.mode = GetStr(im, "mode");
+      in.updated = GetDouble(im, "updated");
+      in.rules_ms = GetInt(im, "rules_ms");
+      info->insights[GetStr(im, "index")] = std::move(in);
+    }
+  }
   const std::pair<const char*, std::optional<std::string>*> strings[] = {
       {"policy", &info->policy},
       {"policy_rev", &info->policy_revision},

@@ -9,6 +9,7 @@
 #define DYNAROCK_ENGINE_TABLE_INFO_H_
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -111,6 +112,15 @@ struct TableInfo {
   // restore's SSESpecificationOverride.
   std::optional<std::string> sse_type;
   std::optional<std::string> kms_key_arn;
+  // Contributor Insights of the table ("") and its GSIs (by name), once ever
+  // configured (engine/contributor_insights.cc).
+  struct Insights {
+    bool enabled = false;
+    std::string mode;      // ACCESSED_AND_THROTTLED_KEYS or THROTTLED_KEYS
+    double updated = 0;    // LastUpdateDateTime: the last change of status or mode
+    int64_t rules_ms = 0;  // when its rules were made: their names end with it
+  };
+  std::map<std::string, Insights, std::less<>> insights;
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -77,6 +77,13 @@ struct Report {
   std::map<std::string, uint64_t> retries;         // by operation
   uint64_t retries_total = 0;
   uint64_t retries_succeeded = 0;
+  // Contributor Insights' rules as DynamoDB counts them, from the requests
+  // that name one key (GetItem, PutItem, UpdateItem, DeleteItem; Query for
+  // the partition key rules): consumed units (3 a write unit, 1 a read unit)
+  // and throttled requests, by ("table" or "table/index", key). The whole
+  // key (SKC, SKT) is the request's "key" JSON.
+  std::map<std::pair<std::string, std::string>, double> accessed_partitions, accessed_keys;
+  std::map<std::pair<std::string, std::string>, double> throttled_partitions, throttled_keys;
   std::map<std::string, uint64_t> faults;          // fires by rule name
   uint64_t drops_before = 0, drops_after = 0;
 };

@@ -4,7 +4,8 @@
 // `serve --request-log FILE` (engine/api/request_log.h) and prints what a
 // developer wants to know after a test run: operations by count, latency and
 // capacity, every Scan, filters that threw most of what they read away, hot
-// partition keys, items near the 400 KB limit, transactions that conflicted,
+// partition keys, Contributor Insights' rules (most accessed and most
+// throttled keys), items near the 400 KB limit, transactions that conflicted,
 // the SDK retries seen (a request repeated with the same body after it failed)
 // and the fault rules that fired.
 
@@ -33,9 +34,11 @@ constexpr char kReportHelp[] =
     "\n"
     "Summarises a request log (dynarock serve --request-log FILE): operations by\n"
     "count, latency and consumed capacity; capacity by table and index; every Scan;\n"
-    "filters that discarded most of what they read; hot partition keys; items near\n"
-    "the 400 KB limit; transactions that conflicted; retries seen (a request sent\n"
-    "again with the same body after it failed); fault rules that fired.\n"
+    "filters that discarded most of what they read; hot partition keys; Contributor\n"
+    "Insights' rules (most accessed and most throttled keys, as DynamoDB counts\n"
+    "them); items near the 400 KB limit; transactions that conflicted; retries\n"
+    "seen (a request sent again with the same body after it failed); fault rules\n"
+    "that fired.\n"
     "\n"
     "Flags:\n"
     "  --html OUT.html   Also write the report as a self-contained HTML page with\n"
@@ -114,6 +117,9 @@ void AddLine(Report& r, dom::object o,
     ++r.error_types[std::string(error)];
   }
 
+  // Contributor Insights' rules (report.h): the table's own units (its
+  // indexes' taken out), 3 a write unit.
+  double insight_units = 0;
   dom::array consumed;
   if (o["consumed"].get_array().get(consumed) == simdjson::SUCCESS) {
     for (dom::element ce : consumed) {
@@ -125,6 +131,14 @@ void AddLine(Report& r, dom::object o,
       if (read == 0 && write == 0 && units > 0) (IsReadOperation(op) ? read : write) = units;
       ro.capacity.read += read;
       ro.capacity.write += write;
+      if (t == table) {
+        double own_read = read, own_write = write;
+        dom::object own_idx;
+        if (c["indexes"].get_object().get(own_idx) == simdjson::SUCCESS) {
+          for (auto field : own_idx) (IsReadOperation(op) ? own_read : own_write) -= Num(field.value);
+        }
+        insight_units += 3 * std::max(0.0, own_write) + std::max(0.0, own_read);
+      }
       r.tables[t].read += read;
       r.tables[t].write += write;
       dom::object idx;
@@ -156,6 +170,26 @@ void AddLine(Report& r, dom::object o,
   if (!pk.empty() && !table.empty()) {
     ++r.partition_keys[{table, std::string(pk)}];
     ++r.table_key_requests[table];
+  }
+  const bool one_key = op == "GetItem" || op == "PutItem" || op == "UpdateItem" || op == "DeleteItem";
+  if (!pk.empty() && !table.empty() && (one_key || op == "Query")) {
+    const bool throttled = error == "ProvisionedThroughputExceededException" ||
+                           error == "ThrottlingException" || error == "RequestLimitExceeded";
+    const std::pair<std::string, std::string> at{where, std::string(pk)};
+    if (throttled) r.throttled_partitions[at] += 1;
+    if (insight_units > 0 && index.empty()) r.accessed_partitions[at] += insight_units;
+    std::string key;
+    dom::element k;
+    // (The whole-key rules exist for tables with a sort key: keys of two.)
+    dom::object key_object;
+    if (one_key && o["key"].get(k) == simdjson::SUCCESS && k.get_object().get(key_object) == simdjson::SUCCESS &&
+        key_object.size() >= 2) {
+      key = simdjson::minify(k);
+    }
+    if (!key.empty()) {
+      if (throttled) r.throttled_keys[{where, key}] += 1;
+      if (insight_units > 0) r.accessed_keys[{where, key}] += insight_units;
+    }
   }
   const double bytes = Num(o, "item_bytes", -1);
   if (bytes >= kReportLargeItemBytes) {
@@ -299,6 +333,22 @@ std::string WriteReportText(Report& r, size_t top) {
                          static_cast<double>(std::max<uint64_t>(1, r.table_key_requests[table]));
     Line(&out, "  %-20s %-30s %8llu requests (%s%% of the table's)", table.c_str(), key.c_str(),
          static_cast<unsigned long long>(it->second), Fixed(share, 0).c_str());
+  }
+  out += "\nContributor insights (DynamoDB's rules, counted from this log)\n";
+  const std::pair<const char*, const std::map<std::pair<std::string, std::string>, double>*> rules[] = {
+      {"most accessed partition keys (PKC: consumed units, 3 a write unit)", &r.accessed_partitions},
+      {"most accessed keys (SKC)", &r.accessed_keys},
+      {"most throttled partition keys (PKT: throttled requests)", &r.throttled_partitions},
+      {"most throttled keys (SKT)", &r.throttled_keys}};
+  for (const auto& [title, counts] : rules) {
+    Line(&out, "  %s", title);
+    if (counts->empty()) out += "    none\n";
+    size_t listed = 0;
+    for (auto it : Sorted(*counts, [](auto a, auto b) { return a->second > b->second; })) {
+      if (listed++ == top) break;
+      Line(&out, "    %-24s %-40s %10s", it->first.first.c_str(), it->first.second.c_str(),
+           Fixed(it->second, 1).c_str());
+    }
   }
   out += "\nItems near the 400 KB limit (>= 300 KB)\n";
   if (r.large_items.empty()) out += "  none\n";

@@ -162,6 +162,23 @@ std::string WriteReportHtml(Report& r, const std::string& title, size_t top) {
   for (const auto& [k, n] : keys) bars.push_back(Bar{k->first + " " + k->second, static_cast<double>(n), 0});
   h += "<h2>Hot partition keys</h2>\n" + Bars(bars, false, "requests");
 
+  // Contributor Insights' rules, as DynamoDB counts them (report.h).
+  h += "<h2>Contributor insights (DynamoDB's rules)</h2>\n";
+  const std::pair<const char*, const std::map<std::pair<std::string, std::string>, double>*> rules[] = {
+      {"Most accessed partition keys (PKC, consumed units)", &r.accessed_partitions},
+      {"Most accessed keys (SKC)", &r.accessed_keys},
+      {"Most throttled partition keys (PKT)", &r.throttled_partitions},
+      {"Most throttled keys (SKT)", &r.throttled_keys}};
+  for (const auto& [title, counts] : rules) {
+    std::vector<std::pair<const std::pair<std::string, std::string>*, double>> ranked;
+    for (const auto& [k, v] : *counts) ranked.emplace_back(&k, v);
+    std::stable_sort(ranked.begin(), ranked.end(), [](auto& a, auto& b) { return a.second > b.second; });
+    if (ranked.size() > top) ranked.resize(top);
+    rows.clear();
+    for (const auto& [k, v] : ranked) rows.push_back({k->first, k->second, Num(v, 1)});
+    h += std::string("<h3>") + title + "</h3>\n" + Table({"table", "key", "value"}, rows);
+  }
+
   rows.clear();
   for (size_t i = 0; i < r.large_items.size() && i < top; ++i) {
     const ReportLargeItem& x = r.large_items[i];

@@ -94,12 +94,14 @@ class CapacityLimits {
 
   // What one part of a request draws on: reading or writing `table` (a name
   // or an ARN) through `index` (empty: the table itself; an LSI counts as the
-  // table), for the partition key `partition` (KeyText; empty: not known).
+  // table), for the partition key `partition` (KeyText; empty: not known)
+  // and the sort key `sort` (KeyText; empty: none, or not one item's).
   struct Draw {
     std::string table;
     std::string index;
     bool write = false;
     std::string partition;
+    std::string sort;
   };
   // OK when every bucket `d` draws from holds a unit; else the throttling
   // error (with its ThrottlingReasons) for the first that does not. A table

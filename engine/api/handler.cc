@@ -15,10 +15,12 @@
 #include <utility>
 
 #include "engine/api/capacity_limits.h"
+#include "engine/api/contributor_insights.h"
 #include "engine/api/faults.h"
 #include "engine/api/json_backups.h"
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
+#include "engine/api/json_insights.h"
 #include "engine/api/partiql_json.h"
 #include "engine/api/policy_evaluation.h"
 #include "engine/api/request_facts.h"
@@ -38,6 +40,7 @@ struct HandlerState {
   std::shared_ptr<FaultInjector> faults;
   std::shared_ptr<RequestLog> request_log;
   std::shared_ptr<CapacityLimits> limits;  // null: capacity is not enforced
+  ContributorCounter insights;             // Contributor Insights' keys
   KeyNamesCache key_names;  // for fault rules' key_prefix and the request log
   std::string s3_root;
   std::string arn_prefix = "arn:aws:dynamodb:us-east-1:000000000000:";  // SetResourceArnPrefix
@@ -280,12 +283,18 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
     if (Status denied = CheckPolicies(s, *req); !denied.ok()) return Handler::ErrorReply(denied);
   }
   CapacityLimits* limits = s.limits && s.limits->enforced() ? s.limits.get() : nullptr;
+  // Contributor Insights on for some table: the request's keys are counted
+  // (not for PartiQL, as on DynamoDB).
+  ContributorCounter* insights = nullptr;
+  if constexpr (requires { req->return_consumed_capacity; }) {
+    if (s.insights.Active(s.db)) insights = &s.insights;
+  }
   // The capacity as the client asked for it; the engine computes it for the
   // observer (TOTAL at least) and by index for the request log and the limits.
   ReturnConsumedCapacity client_mode = ReturnConsumedCapacity::kIndexes;
   if constexpr (requires { req->return_consumed_capacity; }) {
     client_mode = req->return_consumed_capacity;
-    if (limits != nullptr || (t_call != nullptr && t_call->want_facts)) {
+    if (limits != nullptr || insights != nullptr || (t_call != nullptr && t_call->want_facts)) {
       req->return_consumed_capacity = ReturnConsumedCapacity::kIndexes;
     } else if (t_call != nullptr && client_mode == ReturnConsumedCapacity::kNone) {
       req->return_consumed_capacity = ReturnConsumedCapacity::kTotal;
@@ -326,9 +335,18 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   std::vector<internal::Draw> draws;
   std::vector<size_t> throttled_statements;  // BatchExecuteStatement
   Status statement_throttle;
+  if constexpr (std::is_same_v<Req, ExecuteStatementRequest> ||
+                std::is_same_v<Req, BatchExecuteStatementRequest> ||
+                std::is_same_v<Req, ExecuteTransactionRequest>) {
+    insights = nullptr;
+  }
+  if (limits != nullptr || insights != nullptr) {
+    draws = internal::Draws(s.key_names, s.db, *req,
+                            (limits != nullptr && limits->partition_limits()) || insights != nullptr);
+  }
   if (limits != nullptr) {
-    draws = internal::Draws(s.key_names, s.db, *req, limits->partition_limits());
     Throttles t = Admit(s, draws);
+    if (insights != nullptr && t.count > 0) insights->CountThrottles(s.db, draws, t.throttled);
     if (t.count > 0) {
       if constexpr (kBatch) {
         // Throttled requests come back unprocessed; all of them: the error.
@@ -377,7 +395,11 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   }
   ApiReply reply;
   if (!resp.ok()) {
-    if (limits != nullptr) limits->Charge(s.db, BilledAsConsumed(resp.status()), writes, draws);
+    if (limits != nullptr || insights != nullptr) {
+      const std::vector<ConsumedCapacity> billed = BilledAsConsumed(resp.status());
+      if (limits != nullptr) limits->Charge(s.db, billed, writes, draws);
+      if (insights != nullptr) insights->CountAccesses(s.db, draws, billed, writes);
+    }
     reply = Handler::ErrorReply(resp.status());
   } else {
     if constexpr (kBatch) GiveBack(held, &*resp);
@@ -394,6 +416,7 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
     }
     std::vector<ConsumedCapacity> consumed = TakeCapacity(*resp, client_mode);
     if (limits != nullptr) limits->Charge(s.db, consumed, writes, draws);
+    if (insights != nullptr) insights->CountAccesses(s.db, draws, consumed, writes);
     if (t_call != nullptr) {
       t_call->consumed.insert(t_call->consumed.end(), std::make_move_iterator(consumed.begin()),
                               std::make_move_iterator(consumed.end()));
@@ -616,6 +639,28 @@ ApiReply GetResourcePolicy(HandlerState& s, std::string_view body) {
              Plain<GetResourcePolicyRequest>(EncodeGetResourcePolicyResponse));
 }
 
+ApiReply DescribeContributorInsights(HandlerState& s, std::string_view body) {
+  // With the top keys of each rule counted here (contributor_insights.h).
+  return Run(s, body, DecodeDescribeContributorInsightsRequest, &DB::DescribeContributorInsights,
+             [&s](const DescribeContributorInsightsRequest&, const DescribeContributorInsightsResponse& r) {
+               std::string top;
+               if (!r.rule_list.empty()) {
+                 top = s.insights.TopJson(s.db, r.table_name, r.index_name.value_or(""), r.rule_list);
+               }
+               return EncodeDescribeContributorInsightsResponse(r, top);
+             });
+}
+
+ApiReply ListContributorInsights(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeListContributorInsightsRequest, &DB::ListContributorInsights,
+             Plain<ListContributorInsightsRequest>(EncodeListContributorInsightsResponse));
+}
+
+ApiReply UpdateContributorInsights(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeUpdateContributorInsightsRequest, &DB::UpdateContributorInsights,
+             Plain<UpdateContributorInsightsRequest>(EncodeUpdateContributorInsightsResponse));
+}
+
 ApiReply DeleteResourcePolicy(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeDeleteResourcePolicyRequest, &DB::DeleteResourcePolicy,
              Plain<DeleteResourcePolicyRequest>(EncodeDeleteResourcePolicyResponse));
@@ -713,6 +758,7 @@ constexpr Operation kOperations[] = {
     {"DeleteTable", DeleteTable},
     {"DescribeBackup", DescribeBackup},
     {"DescribeContinuousBackups", DescribeContinuousBackups},
+    {"DescribeContributorInsights", DescribeContributorInsights},
     {"DescribeEndpoints", DescribeEndpoints},
     {"DescribeExport", TransferOperation<kDescribeExport>},
     {"DescribeImport", TransferOperation<kDescribeImport>},
@@ -730,6 +776,7 @@ constexpr Operation kOperations[] = {
     {"GetResourcePolicy", GetResourcePolicy},
     {"ImportTable", TransferOperation<kImportTable>},
     {"ListBackups", ListBackups},
+    {"ListContributorInsights", ListContributorInsights},
     {"ListExports", TransferOperation<kListExports>},
     {"ListImports", TransferOperation<kListImports>},
     {"ListTables", ListTables},
@@ -745,6 +792,7 @@ constexpr Operation kOperations[] = {
     {"TransactWriteItems", TransactWriteItems},
     {"UntagResource", UntagResource},
     {"UpdateContinuousBackups", UpdateContinuousBackups},
+    {"UpdateContributorInsights", UpdateContributorInsights},
     {"UpdateItem", UpdateItem},
     {"UpdateTable", UpdateTable},
     {"UpdateTimeToLive", UpdateTimeToLive},

@@ -40,6 +40,14 @@ std::string KeyNamesCache::PartitionKey(DB* db, const std::string& table, const 
   return it == item.end() ? std::string() : KeyText(it->second);
 }
 
+std::string KeyNamesCache::SortKey(DB* db, const std::string& table, const Item& item) {
+  if (item.size() == 1) return "";
+  const std::string range = Get(db, table).range;
+  if (range.empty()) return "";
+  auto it = item.find(range);
+  return it == item.end() ? std::string() : KeyText(it->second);
+}
+
 std::string KeyText(const AttributeValue& v) {
   if (v.is(AttrType::kS) || v.is(AttrType::kN)) return v.scalar();
   if (v.is(AttrType::kB)) return Base64Encode(v.scalar());

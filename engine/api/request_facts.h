@@ -38,6 +38,8 @@ class KeyNamesCache {
   KeyNames Get(DB* db, const std::string& table);
   // The partition key value of an item or key of `table` (KeyText).
   std::string PartitionKey(DB* db, const std::string& table, const Item& item);
+  // Its sort key value (KeyText; empty without one).
+  std::string SortKey(DB* db, const std::string& table, const Item& item);
 
  private:
   std::mutex mu_;
@@ -202,7 +204,10 @@ std::vector<Draw> Draws(KeyNamesCache& names, DB* db, const Req& req, bool parti
     Draw d;
     d.table = table;
     d.write = write;
-    if (partitions && item != nullptr) d.partition = names.PartitionKey(db, table, *item);
+    if (partitions && item != nullptr) {
+      d.partition = names.PartitionKey(db, table, *item);
+      d.sort = names.SortKey(db, table, *item);
+    }
     out.push_back(std::move(d));
   };
   if constexpr (std::is_same_v<Req, PutItemRequest>) {

@@ -268,6 +268,12 @@ class RequestLogTest(unittest.TestCase):
             self.assertRegex(text, r"Scan %s\s+1 requests read\s+\d+ items, kept 1" % table)
             self.assertRegex(text, r"Hot partition keys\n\s+%s\s+hot\s+12 requests" % table)
             self.assertRegex(text, r"Items near the 400 KB limit.*\n\s+PutItem\s+%s\s+big\s+31\d\.\d KB" % table)
+            # Contributor Insights' rules from the log: 3 units a write unit
+            # (the 310 KB put, a little over, is 311 of them), and the throttled GetItem.
+            self.assertRegex(text, r"most accessed partition keys \(PKC[^\n]*\n\s+%s\s+big\s+933\.0\n"
+                                   r"\s+%s\s+hot\s+30\.5" % (table, table))
+            self.assertIn("most accessed keys (SKC)\n    none\n", text)  # no sort key
+            self.assertRegex(text, r"most throttled partition keys \(PKT[^\n]*\n\s+%s\s+hot\s+1\.0" % table)
             self.assertIn("Transactions that conflicted: 1", text)
             self.assertIn("Retries seen: 1 (1 succeeded)", text)
             self.assertRegex(text, r"thr\s+1")
@@ -275,6 +281,7 @@ class RequestLogTest(unittest.TestCase):
                 page = f.read()
             self.assertIn("<svg", page)
             self.assertIn("Hot partition keys", page)
+            self.assertIn("Contributor insights (DynamoDB's rules)", page)
             self.assertNotIn("<script", page)
 
             bad = subprocess.run([binary, "report"], capture_output=True, text=True, timeout=30)

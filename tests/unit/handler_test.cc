@@ -224,6 +224,21 @@ class FakeDB : public DB {
     if (!fail.ok()) return fail;
     return GetResourcePolicyResponse{};
   }
+  StatusOr<DescribeContributorInsightsResponse> DescribeContributorInsights(
+      const DescribeContributorInsightsRequest&) override {
+    last_op = "DescribeContributorInsights";
+    return DescribeContributorInsightsResponse{};
+  }
+  StatusOr<ListContributorInsightsResponse> ListContributorInsights(
+      const ListContributorInsightsRequest&) override {
+    last_op = "ListContributorInsights";
+    return ListContributorInsightsResponse{};
+  }
+  StatusOr<UpdateContributorInsightsResponse> UpdateContributorInsights(
+      const UpdateContributorInsightsRequest&) override {
+    last_op = "UpdateContributorInsights";
+    return UpdateContributorInsightsResponse{};
+  }
   StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(const DeleteResourcePolicyRequest&) override {
     last_op = "DeleteResourcePolicy";
     if (!fail.ok()) return fail;

@@ -280,6 +280,16 @@ class DB {
   virtual StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(
       const DeleteResourcePolicyRequest& req) = 0;
 
+  // Contributor Insights: whether DynamoDB's rules (most accessed and most
+  // throttled keys) are on for a table or GSI, and their names. An endpoint
+  // (api::Handler) counts the keys of the requests it serves while they are.
+  virtual StatusOr<DescribeContributorInsightsResponse> DescribeContributorInsights(
+      const DescribeContributorInsightsRequest& req) = 0;
+  virtual StatusOr<ListContributorInsightsResponse> ListContributorInsights(
+      const ListContributorInsightsRequest& req) = 0;
+  virtual StatusOr<UpdateContributorInsightsResponse> UpdateContributorInsights(
+      const UpdateContributorInsightsRequest& req) = 0;
+
   // DynamoDB Streams (dynarock/streams.h). Errors: ValidationException,
   // ResourceNotFoundException (unknown stream or shard),
   // ExpiredIteratorException (an iterator older than 15 minutes),

@@ -655,6 +655,50 @@ struct DeleteResourcePolicyResponse {
   std::optional<std::string> revision_id;  // of the policy deleted; none when there was none
 };
 
+
+// ---- Contributor Insights (engine/contributor_insights.cc; the counting of
+// keys is the endpoint's, engine/api/contributor_insights.h)
+
+struct DescribeContributorInsightsRequest {
+  std::string table_name;  // a name or an ARN
+  std::optional<std::string> index_name;
+};
+struct DescribeContributorInsightsResponse {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::vector<std::string> rule_list;  // while ENABLED
+  std::string status;                  // ENABLED | DISABLED
+  std::optional<double> last_update_date_time;  // once ever configured
+  std::optional<std::string> mode;              // once ever configured
+};
+struct ListContributorInsightsRequest {
+  std::optional<std::string> table_name;
+  std::optional<std::string> next_token;
+  std::optional<int64_t> max_results;  // at most 100 (the default)
+};
+struct ContributorInsightsSummary {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::string status;
+  std::optional<std::string> mode;
+};
+struct ListContributorInsightsResponse {
+  std::vector<ContributorInsightsSummary> summaries;
+  std::optional<std::string> next_token;
+};
+struct UpdateContributorInsightsRequest {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::string action;               // ENABLE | DISABLE
+  std::optional<std::string> mode;  // ACCESSED_AND_THROTTLED_KEYS (default) | THROTTLED_KEYS
+};
+struct UpdateContributorInsightsResponse {
+  std::string table_name;
+  std::optional<std::string> index_name;
+  std::string status;  // ENABLING | DISABLING, or ENABLED | DISABLED when nothing changed
+  std::optional<std::string> mode;
+};
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_REQUESTS_H_
