@@ -48,13 +48,15 @@ DBImpl::Loader::Loader(DBImpl* db, const TableInfo* table, bool unique_keys)
   key_names_ = SortedNames(std::move(names));
 }
 
-DBImpl::Loader::~Loader() {
+DBImpl::Loader::~Loader() { Stop(); }
+
+void DBImpl::Loader::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
   }
   cv_.notify_all();
-  if (stager_.joinable()) stager_.join();
+  if (stager_.joinable()) stager_.join();  // which joins the writer
 }
 
 bool DBImpl::Loader::KeyHashes::Insert(uint64_t h) {
@@ -469,12 +471,18 @@ Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, FileEntries* entr
   rocksdb::Options o(db_->db_->GetDBOptions(), db_->db_->GetOptions(cf));
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o, cf);
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Open(path)));
+  rocksdb::Status written;
   for (const uint32_t at : order) {
     if (at & kSuperseded) continue;
     const FileEntries::Ref& x = e.refs[at];
-    DR_RETURN_IF_ERROR(FromRocksDB(writer.Put(e.key(x), e.value(x))));
+    written = writer.Put(e.key(x), e.value(x));
+    if (!written.ok()) break;
   }
-  DR_RETURN_IF_ERROR(FromRocksDB(writer.Finish()));
+  if (written.ok()) written = writer.Finish();
+  if (!written.ok()) {
+    rocksdb::Env::Default()->DeleteFile(path).PermitUncheckedError();  // no half file left
+    return FromRocksDB(written);
+  }
   *entries = FileEntries();
   rocksdb::IngestExternalFileOptions ifo;
   ifo.move_files = true;
@@ -566,8 +574,10 @@ StatusOr<TableDescription> DBImpl::LoadTable(const CreateTableRequest& req,
   if (s.ok()) s = FinishLoading(*table);
   if (!s.ok()) {
     // A table file being ingested must be in before the table's range is
-    // dropped, or it would land after the drop and stay, orphaned.
+    // dropped, or it would land after the drop and stay, orphaned: the
+    // stager finishes what it was handed, and its writer with it.
     (void)loader.WaitForIngest();
+    loader.Stop();
     DropLoadingTable(*table);
     return s;
   }

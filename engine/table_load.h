@@ -59,6 +59,10 @@ class DBImpl::Loader : public TableLoader {
   // every later call. A load that fails waits for it before its table is
   // dropped.
   Status WaitForIngest();
+  // Stops the stager once it has finished what it was handed, its writer
+  // joined: no table file is being written or ingested after it returns. A
+  // failed load calls it before its table is dropped; the destructor too.
+  void Stop();
 
   int64_t items() const override { return items_; }
   int64_t bytes() const override { return bytes_; }

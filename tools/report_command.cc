@@ -132,12 +132,17 @@ void AddLine(Report& r, dom::object o,
       ro.capacity.read += read;
       ro.capacity.write += write;
       if (t == table) {
+        // A read of an index counts for the index's rules; otherwise the
+        // table's own units count, its indexes' taken out.
         double own_read = read, own_write = write;
         dom::object own_idx;
         if (c["indexes"].get_object().get(own_idx) == simdjson::SUCCESS) {
-          for (auto field : own_idx) (IsReadOperation(op) ? own_read : own_write) -= Num(field.value);
+          for (auto field : own_idx) {
+            if (!index.empty() && field.key == index) insight_units += Num(field.value);
+            (IsReadOperation(op) ? own_read : own_write) -= Num(field.value);
+          }
         }
-        insight_units += 3 * std::max(0.0, own_write) + std::max(0.0, own_read);
+        if (index.empty()) insight_units += 3 * std::max(0.0, own_write) + std::max(0.0, own_read);
       }
       r.tables[t].read += read;
       r.tables[t].write += write;
@@ -177,7 +182,7 @@ void AddLine(Report& r, dom::object o,
                            error == "ThrottlingException" || error == "RequestLimitExceeded";
     const std::pair<std::string, std::string> at{where, std::string(pk)};
     if (throttled) r.throttled_partitions[at] += 1;
-    if (insight_units > 0 && index.empty()) r.accessed_partitions[at] += insight_units;
+    if (insight_units > 0) r.accessed_partitions[at] += insight_units;
     std::string key;
     dom::element k;
     // (The whole-key rules exist for tables with a sort key: keys of two.)

@@ -19,8 +19,24 @@ std::string TableOf(const std::string& name) {
   return name.substr(from, name.find('/', from) - from);
 }
 
-// A whole key's text for the SK rules: partition and sort key, apart.
-std::string WholeKey(const CapacityLimits::Draw& d) { return d.partition + '\0' + d.sort; }
+// A whole key's text for the SK rules: partition and sort key, apart (their
+// lengths first, so that any bytes may be in either).
+std::string WholeKey(const CapacityLimits::Draw& d) {
+  return std::to_string(d.partition.size()) + ':' + d.partition + d.sort;
+}
+std::pair<std::string, std::string> SplitWholeKey(const std::string& key) {
+  const size_t colon = key.find(':');
+  const size_t n = std::stoul(key.substr(0, colon));
+  return {key.substr(colon + 1, n), key.substr(colon + 1 + n)};
+}
+
+// A rule's kind (PKC, PKT, SKC, SKT): the three letters after the prefix
+// (the table's and index's names may hold anything else).
+std::string_view RuleKind(std::string_view rule) {
+  constexpr std::string_view kPrefix = "DynamoDBContributorInsights-";
+  if (rule.size() < kPrefix.size() + 3 || rule.substr(0, kPrefix.size()) != kPrefix) return {};
+  return rule.substr(kPrefix.size(), 3);
+}
 
 }  // namespace
 
@@ -31,20 +47,19 @@ void ContributorCounter::Refresh(DB* db) {
   ListContributorInsightsRequest list;
   for (;;) {
     auto page = db->ListContributorInsights(list);
-    if (!page.ok()) break;
+    if (!page.ok()) return;  // as it was: read again at the next request
     for (const ContributorInsightsSummary& s : page->summaries) {
       DescribeContributorInsightsRequest d;
       d.table_name = s.table_name;
       d.index_name = s.index_name;
       auto desc = db->DescribeContributorInsights(d);
-      if (!desc.ok() || desc->rule_list.empty()) continue;
+      if (!desc.ok()) return;  // (changed meanwhile: read again at the next request)
+      if (desc->rule_list.empty()) continue;
       Resource r;
       const std::string& rule = desc->rule_list.front();
       r.rules_ms = std::stoll(rule.substr(rule.rfind('-') + 1));
       r.accessed = desc->mode.value_or("") != "THROTTLED_KEYS";
-      for (const std::string& name : desc->rule_list) {
-        r.sort_key = r.sort_key || name.find("-SKT-") != std::string::npos;
-      }
+      for (const std::string& name : desc->rule_list) r.sort_key = r.sort_key || RuleKind(name) == "SKT";
       const Id id{s.table_name, s.index_name.value_or("")};
       // The same rules as before (a change of mode keeps them): their counts stay.
       if (auto old = resources_.find(id); old != resources_.end() && old->second.rules_ms == r.rules_ms) {
@@ -60,9 +75,18 @@ void ContributorCounter::Refresh(DB* db) {
   resources_ = std::move(now);
   version_ = version;
   refreshed_ = true;
+  any_.store(!resources_.empty(), std::memory_order_relaxed);
+  seen_version_.store(version, std::memory_order_relaxed);
 }
 
 bool ContributorCounter::Active(DB* db) {
+  // Without a lock while the catalog is as last read and nothing is on: the
+  // common case, on every request.
+  const uint64_t version = db->CatalogVersion();
+  if (version != 0 && version == seen_version_.load(std::memory_order_relaxed) &&
+      !any_.load(std::memory_order_relaxed)) {
+    return false;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   Refresh(db);
   return !resources_.empty();
@@ -72,13 +96,21 @@ void ContributorCounter::Add(Counts* counts, const std::string& key, double valu
   if (value <= 0) return;
   (*counts)[key] += value;
   if (counts->size() <= kKeysPerRule) return;
-  // Forget the smaller half: the top keys stay.
-  std::vector<double> values;
-  values.reserve(counts->size());
-  for (const auto& [k, v] : *counts) values.push_back(v);
-  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-  const double median = values[values.size() / 2];
-  std::erase_if(*counts, [&](const auto& kv) { return kv.second <= median && kv.first != key; });
+  // Forget the smaller half (ties broken by key), never the key just
+  // counted: the top keys stay.
+  std::vector<std::pair<double, const std::string*>> ranked;
+  ranked.reserve(counts->size());
+  for (const auto& [k, v] : *counts) {
+    if (k != key) ranked.emplace_back(v, &k);
+  }
+  const auto half = ranked.begin() + static_cast<std::ptrdiff_t>(ranked.size() / 2);
+  std::nth_element(ranked.begin(), half, ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : *a.second < *b.second;
+  });
+  std::vector<std::string> gone;
+  gone.reserve(ranked.size() / 2);
+  for (auto it = ranked.begin(); it != half; ++it) gone.push_back(*it->second);
+  for (const std::string& k : gone) counts->erase(k);
 }
 
 void ContributorCounter::CountThrottles(DB* db, const std::vector<Draw>& draws,
@@ -88,7 +120,7 @@ void ContributorCounter::CountThrottles(DB* db, const std::vector<Draw>& draws,
   for (size_t i = 0; i < draws.size() && i < throttled.size(); ++i) {
     const Draw& d = draws[i];
     if (!throttled[i] || d.partition.empty()) continue;
-    auto it = resources_.find({TableOf(d.table), d.index});
+    auto it = resources_.find({TableOf(d.table), IndexOf(db, d)});
     if (it == resources_.end()) continue;
     Add(&it->second.pkt, d.partition, 1);
     if (it->second.sort_key && !d.sort.empty()) Add(&it->second.skt, WholeKey(d), 1);
@@ -123,7 +155,7 @@ void ContributorCounter::CountAccesses(DB* db, const std::vector<Draw>& draws,
       for (const auto& [name, cap] : c.local_secondary_indexes) units += units_of(cap);
       std::vector<const Draw*> named;
       for (const Draw& d : draws) {
-        if (TableOf(d.table) == table && !d.partition.empty()) named.push_back(&d);
+        if (TableOf(d.table) == table && !d.partition.empty() && IndexOf(db, d).empty()) named.push_back(&d);
       }
       for (const Draw* d : named) {
         const double share = units / static_cast<double>(named.size());
@@ -156,10 +188,11 @@ std::string ContributorCounter::TopJson(DB* db, const std::string& table, const 
     bool whole = false;
     if (it != resources_.end()) {
       Resource& r = it->second;
-      if (rule.find("-PKC-") != std::string::npos) counts = &r.pkc;
-      if (rule.find("-PKT-") != std::string::npos) counts = &r.pkt;
-      if (rule.find("-SKC-") != std::string::npos) counts = &r.skc, whole = true;
-      if (rule.find("-SKT-") != std::string::npos) counts = &r.skt, whole = true;
+      const std::string_view kind = RuleKind(rule);
+      if (kind == "PKC") counts = &r.pkc;
+      if (kind == "PKT") counts = &r.pkt;
+      if (kind == "SKC") counts = &r.skc, whole = true;
+      if (kind == "SKT") counts = &r.skt, whole = true;
     }
     std::vector<std::pair<std::string, double>> sorted;
     if (counts != nullptr) sorted.assign(counts->begin(), counts->end());
@@ -176,9 +209,9 @@ std::string ContributorCounter::TopJson(DB* db, const std::string& table, const 
       w.Key("Keys");
       w.BeginArray();
       if (whole) {
-        const size_t cut = key.find('\0');
-        w.String(key.substr(0, cut));
-        w.String(key.substr(cut + 1));
+        const auto [partition, sort] = SplitWholeKey(key);
+        w.String(partition);
+        w.String(sort);
       } else {
         w.String(key);
       }
@@ -193,10 +226,24 @@ std::string ContributorCounter::TopJson(DB* db, const std::string& table, const 
   return w.Release();
 }
 
+std::string ContributorCounter::IndexOf(DB* db, const Draw& d) {
+  // A local secondary index shares its table's partitions and capacity.
+  if (d.index.empty()) return "";
+  auto keys = db->DescribeKeys(TableOf(d.table));
+  if (keys.ok()) {
+    for (const IndexDescription& lsi : keys->local_secondary_indexes) {
+      if (lsi.index_name == d.index) return "";
+    }
+  }
+  return d.index;
+}
+
 void ContributorCounter::Clear() {
   std::lock_guard<std::mutex> lock(mu_);
   resources_.clear();
   refreshed_ = false;
+  any_.store(false, std::memory_order_relaxed);
+  seen_version_.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace dynarock::api

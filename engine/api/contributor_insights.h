@@ -32,6 +32,7 @@
 #ifndef DYNAROCK_API_CONTRIBUTOR_INSIGHTS_H_
 #define DYNAROCK_API_CONTRIBUTOR_INSIGHTS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -76,11 +77,18 @@ class ContributorCounter {
   // Brings resources_ up to the catalog (mu_ held).
   void Refresh(DB* db);
   static void Add(Counts* counts, const std::string& key, double value);
+  // The index a draw counts for: its GSI's name, or "" for the table (an LSI's
+  // draws are the table's).
+  static std::string IndexOf(DB* db, const Draw& d);
 
   std::mutex mu_;
   uint64_t version_ = 0;          // GUARDED_BY(mu_): the catalog's, when refreshed
   bool refreshed_ = false;        // GUARDED_BY(mu_)
   std::map<Id, Resource> resources_;  // GUARDED_BY(mu_): those with insights on
+  // What Active() reads without the lock: the catalog version last read, and
+  // whether anything was on then.
+  std::atomic<uint64_t> seen_version_ = 0;
+  std::atomic<bool> any_ = false;
 };
 
 }  // namespace dynarock::api
