@@ -1,0 +1,373 @@
+// File: document/value.cc
+
+#include "document/value.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include "engine/item_validation.h"
+#include "engine/number.h"
+
+namespace dynarock::document {
+namespace {
+
+Status Wrong(std::string_view want, Value::Kind found) {
+  return ValidationError("expected a " + std::string(want) + ", found a " + std::string(KindName(found)));
+}
+
+// Milliseconds since the epoch as decimal seconds ("1764230400", "-1.5").
+std::string EpochSecondsText(int64_t ms) {
+  const bool negative = ms < 0;
+  const uint64_t abs = negative ? static_cast<uint64_t>(-(ms + 1)) + 1 : static_cast<uint64_t>(ms);
+  std::string out = (negative ? "-" : "") + std::to_string(abs / 1000);
+  if (abs % 1000 != 0) {
+    char frac[8];
+    std::snprintf(frac, sizeof frac, ".%03u", static_cast<unsigned>(abs % 1000));
+    out += frac;
+    while (out.back() == '0') out.pop_back();
+  }
+  return out;
+}
+
+// "YYYY-MM-DDTHH:MM:SS[.fff...][Z|+00:00]": UTC milliseconds, or nullopt.
+std::optional<int64_t> ParseIso8601(std::string_view s) {
+  int y, mo, d, h, mi, sec;
+  char tail[32] = {0};
+  const std::string text(s.substr(0, 64));
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%31s", &y, &mo, &d, &h, &mi, &sec, tail) < 6) {
+    return std::nullopt;
+  }
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  std::string_view rest(tail);
+  int64_t ms = 0;
+  if (!rest.empty() && rest[0] == '.') {
+    size_t i = 1;
+    int64_t scale = 100;
+    for (; i < rest.size() && rest[i] >= '0' && rest[i] <= '9'; ++i) {
+      ms += (rest[i] - '0') * scale;
+      scale /= 10;
+    }
+    if (i == 1) return std::nullopt;
+    rest.remove_prefix(i);
+  }
+  if (rest != "Z" && rest != "+00:00" && !rest.empty()) return std::nullopt;
+  // Days from the civil date (proleptic Gregorian).
+  const int yy = y - (mo <= 2);
+  const int era = (yy >= 0 ? yy : yy - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(yy - era * 400);
+  const unsigned doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + static_cast<unsigned>(d) - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
+  return ((days * 24 + h) * 60 + mi) * 60000 + static_cast<int64_t>(sec) * 1000 + ms;
+}
+
+std::string Iso8601(int64_t ms) {
+  const int64_t seconds = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+  const int64_t milli = ms - seconds * 1000;
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(milli));
+  return buf;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- Number
+
+StatusOr<Number> Number::Parse(std::string_view text) {
+  DR_ASSIGN_OR_RETURN(std::string normalised, NormalizeNumber(text));
+  return Number(std::move(normalised), 0);
+}
+
+StatusOr<Number> Number::FromDouble(double v) {
+  if (!std::isfinite(v)) {
+    return ValidationError("The parameter cannot be converted to a numeric value: " +
+                           std::string(std::isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity"));
+  }
+  char buf[64];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round trip
+  if (ec != std::errc()) return InternalError("a double could not be written");
+  return Parse(std::string_view(buf, static_cast<size_t>(end - buf)));
+}
+
+StatusOr<int64_t> Number::ToInt64() const {
+  if (!is_integer()) return ValidationError("the number " + text_ + " is not an integer");
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), v);
+  if (ec != std::errc() || end != text_.data() + text_.size()) {
+    return ValidationError("the number " + text_ + " does not fit a 64-bit integer");
+  }
+  return v;
+}
+
+StatusOr<uint64_t> Number::ToUint64() const {
+  if (!is_integer()) return ValidationError("the number " + text_ + " is not an integer");
+  uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text_.data(), text_.data() + text_.size(), v);
+  if (ec != std::errc() || end != text_.data() + text_.size()) {
+    return ValidationError("the number " + text_ + " does not fit an unsigned 64-bit integer");
+  }
+  return v;
+}
+
+StatusOr<double> Number::ToDouble() const {
+  const double d = ToDoubleApprox();
+  auto back = FromDouble(d);
+  if (!back.ok() || back->text_ != text_) {
+    return ValidationError("the number " + text_ + " has no exact double (the nearest reads " +
+                           (back.ok() ? back->text_ : std::string("out of range")) +
+                           "); read it as a Number");
+  }
+  return d;
+}
+
+double Number::ToDoubleApprox() const { return std::strtod(text_.c_str(), nullptr); }
+
+bool operator<(const Number& a, const Number& b) { return CompareNumbers(a.text_, b.text_) < 0; }
+
+// ---------------------------------------------------------------- Value
+
+Value::Value(double v) : kind_(Kind::kNumber) {
+  auto n = Number::FromDouble(v);
+  if (n.ok()) {
+    number_ = std::move(*n);
+  } else {
+    bad_number_ = true;
+  }
+}
+
+Value::Value(Time t) {
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(t.at.time_since_epoch()).count();
+  if (t.format == TimeFormat::kIso8601) {
+    kind_ = Kind::kString;
+    string_ = Iso8601(ms);
+  } else {
+    kind_ = Kind::kNumber;
+    number_ = Number::Parse(EpochSecondsText(ms)).value();
+  }
+}
+
+Value Value::StringSet(std::vector<std::string> elements) {
+  Value v;
+  v.kind_ = Kind::kStringSet;
+  v.set_ = std::move(elements);
+  return v;
+}
+
+Value Value::NumberSet(std::vector<Number> elements) {
+  Value v;
+  v.kind_ = Kind::kNumberSet;
+  for (Number& n : elements) v.set_.push_back(n.text());
+  return v;
+}
+
+Value Value::BytesSet(std::vector<Bytes> elements) {
+  Value v;
+  v.kind_ = Kind::kBytesSet;
+  for (Bytes& b : elements) v.set_.push_back(std::move(b.data));
+  return v;
+}
+
+Value Value::From(const AttributeValue& a) {
+  switch (a.type()) {
+    case AttrType::kS:
+      return Value(a.scalar());
+    case AttrType::kN: {
+      auto n = Number::Parse(a.scalar());
+      return n.ok() ? Value(std::move(*n)) : Value(a.scalar());
+    }
+    case AttrType::kB:
+      return Value(Bytes{a.scalar()});
+    case AttrType::kBool:
+      return Value(a.boolean());
+    case AttrType::kNull:
+      return Value(nullptr);
+    case AttrType::kL: {
+      List l;
+      l.reserve(a.list().size());
+      for (const AttributeValue& e : a.list()) l.push_back(From(e));
+      return Value(std::move(l));
+    }
+    case AttrType::kM:
+      return From(a.map());
+    case AttrType::kSS:
+    case AttrType::kNS:
+    case AttrType::kBS: {
+      Value v;
+      v.kind_ = a.type() == AttrType::kSS ? Kind::kStringSet
+                : a.type() == AttrType::kNS ? Kind::kNumberSet
+                                            : Kind::kBytesSet;
+      v.set_ = a.set();
+      return v;
+    }
+  }
+  return Value();
+}
+
+Value Value::From(const Item& item) {
+  Map m;
+  for (const auto& [name, value] : item) m.emplace(name, From(value));
+  return Value(std::move(m));
+}
+
+StatusOr<AttributeValue> Value::ToAttributeValue() const {
+  switch (kind_) {
+    case Kind::kAbsent:
+      return ValidationError("an absent value has no attribute value (it is left out of its map)");
+    case Kind::kNull:
+      return AttributeValue::Null();
+    case Kind::kBool:
+      return AttributeValue::Bool(bool_);
+    case Kind::kNumber:
+      if (bad_number_) {
+        return ValidationError("The parameter cannot be converted to a numeric value: NaN or Infinity");
+      }
+      return AttributeValue::N(number_.text());
+    case Kind::kString:
+      return AttributeValue::S(string_);
+    case Kind::kBytes:
+      return AttributeValue::B(string_);
+    case Kind::kList: {
+      std::vector<AttributeValue> out;
+      out.reserve(list_.size());
+      for (const Value& e : list_) {
+        if (e.is_absent()) continue;  // as DocumentClient's removeUndefinedValues
+        DR_ASSIGN_OR_RETURN(AttributeValue a, e.ToAttributeValue());
+        out.push_back(std::move(a));
+      }
+      return AttributeValue::L(std::move(out));
+    }
+    case Kind::kMap: {
+      Item out;
+      for (const auto& [name, e] : map_) {
+        if (e.is_absent()) continue;
+        DR_ASSIGN_OR_RETURN(AttributeValue a, e.ToAttributeValue());
+        out.emplace(name, std::move(a));
+      }
+      return AttributeValue::M(std::move(out));
+    }
+    case Kind::kStringSet:
+      return AttributeValue::SS(set_);
+    case Kind::kNumberSet:
+      return AttributeValue::NS(set_);
+    case Kind::kBytesSet:
+      return AttributeValue::BS(set_);
+  }
+  return InternalError("unknown value kind");
+}
+
+StatusOr<Item> Value::ToItem() const {
+  if (kind_ != Kind::kMap) return Wrong("map (an item)", kind_);
+  DR_ASSIGN_OR_RETURN(AttributeValue m, ToAttributeValue());
+  Item item = std::move(m.mutable_map());
+  // DynamoDB's own checks and messages: empty or repeated set elements,
+  // numbers out of range, nesting.
+  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
+  return item;
+}
+
+StatusOr<bool> Value::AsBool() const {
+  if (kind_ != Kind::kBool) return Wrong("boolean", kind_);
+  return bool_;
+}
+
+StatusOr<std::string> Value::AsString() const {
+  if (kind_ != Kind::kString) return Wrong("string", kind_);
+  return string_;
+}
+
+StatusOr<Bytes> Value::AsBytes() const {
+  if (kind_ != Kind::kBytes) return Wrong("bytes value", kind_);
+  return Bytes{string_};
+}
+
+StatusOr<Number> Value::AsNumber() const {
+  if (kind_ != Kind::kNumber || bad_number_) return Wrong("number", kind_);
+  return number_;
+}
+
+StatusOr<int64_t> Value::AsInt() const {
+  DR_ASSIGN_OR_RETURN(Number n, AsNumber());
+  return n.ToInt64();
+}
+
+StatusOr<double> Value::AsDouble() const {
+  DR_ASSIGN_OR_RETURN(Number n, AsNumber());
+  return n.ToDouble();
+}
+
+StatusOr<std::chrono::system_clock::time_point> Value::AsTime() const {
+  using std::chrono::milliseconds;
+  if (kind_ == Kind::kString) {
+    auto ms = ParseIso8601(string_);
+    if (!ms) return ValidationError("'" + string_ + "' is not an ISO-8601 UTC time");
+    return std::chrono::system_clock::time_point(milliseconds(*ms));
+  }
+  DR_ASSIGN_OR_RETURN(Number n, AsNumber());
+  const double seconds = n.ToDoubleApprox();
+  return std::chrono::system_clock::time_point(milliseconds(static_cast<int64_t>(std::llround(seconds * 1000))));
+}
+
+const Value& Value::operator[](std::string_view name) const {
+  static const Value kAbsent(std::nullopt);
+  if (kind_ != Kind::kMap) return kAbsent;
+  auto it = map_.find(name);
+  return it == map_.end() ? kAbsent : it->second;
+}
+
+bool operator==(const Value& a, const Value& b) {
+  if (a.kind_ != b.kind_) return false;
+  switch (a.kind_) {
+    case Value::Kind::kAbsent:
+    case Value::Kind::kNull:
+      return true;
+    case Value::Kind::kBool:
+      return a.bool_ == b.bool_;
+    case Value::Kind::kNumber:
+      return a.bad_number_ == b.bad_number_ && a.number_ == b.number_;
+    case Value::Kind::kString:
+    case Value::Kind::kBytes:
+      return a.string_ == b.string_;
+    case Value::Kind::kList:
+      return a.list_ == b.list_;
+    case Value::Kind::kMap:
+      return a.map_ == b.map_;
+    case Value::Kind::kStringSet:
+    case Value::Kind::kNumberSet:
+    case Value::Kind::kBytesSet: {
+      // Sets: equal as sets (DynamoDB keeps no order).
+      std::vector<std::string> x = a.set_, y = b.set_;
+      std::sort(x.begin(), x.end());
+      std::sort(y.begin(), y.end());
+      return x == y;
+    }
+  }
+  return false;
+}
+
+std::string_view KindName(Value::Kind kind) {
+  switch (kind) {
+    case Value::Kind::kAbsent: return "absent value";
+    case Value::Kind::kNull: return "null";
+    case Value::Kind::kBool: return "boolean";
+    case Value::Kind::kNumber: return "number";
+    case Value::Kind::kString: return "string";
+    case Value::Kind::kBytes: return "bytes value";
+    case Value::Kind::kList: return "list";
+    case Value::Kind::kMap: return "map";
+    case Value::Kind::kStringSet: return "string set";
+    case Value::Kind::kNumberSet: return "number set";
+    case Value::Kind::kBytesSet: return "bytes set";
+  }
+  return "value";
+}
+
+}  // namespace dynarock::document
