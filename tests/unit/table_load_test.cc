@@ -12,6 +12,7 @@
 
 #include "dynarock/backups.h"
 #include "dynarock/db.h"
+#include "dynarock/item_size.h"
 #include "engine/item_codec.h"
 #include "engine/table_load.h"
 #include "tests/unit/testutil.h"
