@@ -1,0 +1,254 @@
+// File: document/table.cc
+
+#include "document/table.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+namespace dynarock::document {
+namespace {
+
+// Names and values into a request with both maps.
+template <typename Req>
+void Attach(const Expressions& e, Req* r) {
+  for (const auto& [k, v] : e.names) r->expression_attribute_names[k] = v;
+  for (const auto& [k, v] : e.values) r->expression_attribute_values[k] = v;
+  r->has_expression_attribute_names = !e.names.empty();
+  r->has_expression_attribute_values = !e.values.empty();
+}
+
+void Backoff(int attempt) {
+  // 25 ms doubling, at most a second: what an SDK's retries wait.
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(1000, 25 << std::min(attempt, 6))));
+}
+
+}  // namespace
+
+Status Table::Put(const Value& item, const std::optional<Condition>& condition) {
+  PutItemRequest r;
+  r.table_name = name_;
+  DR_ASSIGN_OR_RETURN(r.item, item.ToItem());
+  if (condition) {
+    DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
+    r.condition_expression = e.condition;
+    Attach(e, &r);
+  }
+  return client_->PutItem(r).status();
+}
+
+StatusOr<std::optional<Value>> Table::Get(const Value& key, bool consistent_read,
+                                          const std::vector<std::string>& projection) {
+  GetItemRequest r;
+  r.table_name = name_;
+  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  r.consistent_read = consistent_read;
+  if (!projection.empty()) {
+    DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Projection(projection).Done());
+    r.projection_expression = e.projection;
+    for (const auto& [k, v] : e.names) r.expression_attribute_names[k] = v;
+    r.has_expression_attribute_names = true;
+  }
+  DR_ASSIGN_OR_RETURN(GetItemResponse got, client_->GetItem(r));
+  if (!got.item) return std::optional<Value>();
+  return std::optional<Value>(Value::From(*got.item));
+}
+
+StatusOr<Value> Table::Update(const Value& key, const document::Update& update,
+                              const std::optional<Condition>& condition) {
+  UpdateItemRequest r;
+  r.table_name = name_;
+  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  auto b = Expressions::Build().Update(update);
+  if (condition) b.Condition(*condition);
+  DR_ASSIGN_OR_RETURN(Expressions e, b.Done());
+  r.update_expression = e.update;
+  r.condition_expression = e.condition;
+  Attach(e, &r);
+  r.return_values = ReturnValue::kAllNew;
+  DR_ASSIGN_OR_RETURN(UpdateItemResponse out, client_->UpdateItem(r));
+  return out.attributes ? Value::From(*out.attributes) : Value(Map{});
+}
+
+StatusOr<std::optional<Value>> Table::Delete(const Value& key, const std::optional<Condition>& condition) {
+  DeleteItemRequest r;
+  r.table_name = name_;
+  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  if (condition) {
+    DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
+    r.condition_expression = e.condition;
+    Attach(e, &r);
+  }
+  r.return_values = ReturnValue::kAllOld;
+  DR_ASSIGN_OR_RETURN(DeleteItemResponse out, client_->DeleteItem(r));
+  if (!out.attributes) return std::optional<Value>();
+  return std::optional<Value>(Value::From(*out.attributes));
+}
+
+StatusOr<Page> Table::Read(bool query, const KeyCondition* key, const QueryOptions& o,
+                           const std::optional<Value>& cursor) {
+  auto b = Expressions::Build();
+  if (key != nullptr) b.KeyCondition(*key);
+  if (o.filter) b.Filter(*o.filter);
+  if (!o.projection.empty()) b.Projection(o.projection);
+  DR_ASSIGN_OR_RETURN(Expressions e, b.Done());
+  std::optional<Item> start;
+  if (cursor) {
+    DR_ASSIGN_OR_RETURN(Item c, cursor->ToItem());
+    start = std::move(c);
+  }
+  QueryResponse resp;
+  if (query) {
+    QueryRequest r;
+    r.table_name = name_;
+    r.index_name = o.index;
+    r.key_condition_expression = e.key_condition;
+    r.filter_expression = e.filter;
+    r.projection_expression = e.projection;
+    Attach(e, &r);
+    r.limit = o.limit;
+    r.consistent_read = o.consistent_read;
+    r.scan_index_forward = o.forward;
+    r.exclusive_start_key = std::move(start);
+    DR_ASSIGN_OR_RETURN(resp, client_->Query(r));
+  } else {
+    ScanRequest r;
+    r.table_name = name_;
+    r.index_name = o.index;
+    r.filter_expression = e.filter;
+    r.projection_expression = e.projection;
+    Attach(e, &r);
+    r.limit = o.limit;
+    r.consistent_read = o.consistent_read;
+    r.exclusive_start_key = std::move(start);
+    DR_ASSIGN_OR_RETURN(resp, client_->Scan(r));
+  }
+  Page page;
+  page.items.reserve(resp.items.size());
+  for (const Item& item : resp.items) page.items.push_back(Value::From(item));
+  if (resp.last_evaluated_key) page.next = Value::From(*resp.last_evaluated_key);
+  return page;
+}
+
+StatusOr<Page> Table::QueryPage(const KeyCondition& key, const QueryOptions& options,
+                                const std::optional<Value>& cursor) {
+  return Read(true, &key, options, cursor);
+}
+
+StatusOr<Page> Table::ScanPage(const QueryOptions& options, const std::optional<Value>& cursor) {
+  return Read(false, nullptr, options, cursor);
+}
+
+Status Table::Query(const KeyCondition& key, const QueryOptions& options,
+                    const std::function<bool(const Value&)>& each) {
+  std::optional<Value> cursor;
+  do {
+    DR_ASSIGN_OR_RETURN(Page page, QueryPage(key, options, cursor));
+    for (const Value& v : page.items) {
+      if (!each(v)) return Status();
+    }
+    cursor = std::move(page.next);
+  } while (cursor);
+  return Status();
+}
+
+Status Table::Scan(const QueryOptions& options, const std::function<bool(const Value&)>& each) {
+  std::optional<Value> cursor;
+  do {
+    DR_ASSIGN_OR_RETURN(Page page, ScanPage(options, cursor));
+    for (const Value& v : page.items) {
+      if (!each(v)) return Status();
+    }
+    cursor = std::move(page.next);
+  } while (cursor);
+  return Status();
+}
+
+StatusOr<std::vector<Value>> Table::QueryAll(const KeyCondition& key, const QueryOptions& options) {
+  std::vector<Value> out;
+  DR_RETURN_IF_ERROR(Query(key, options, [&](const Value& v) {
+    out.push_back(v);
+    return true;
+  }));
+  return out;
+}
+
+StatusOr<std::vector<Value>> Table::ScanAll(const QueryOptions& options) {
+  std::vector<Value> out;
+  DR_RETURN_IF_ERROR(Scan(options, [&](const Value& v) {
+    out.push_back(v);
+    return true;
+  }));
+  return out;
+}
+
+StatusOr<std::vector<Value>> Table::BatchGet(const std::vector<Value>& keys, bool consistent_read,
+                                             int max_attempts) {
+  std::vector<Item> pending;
+  pending.reserve(keys.size());
+  for (const Value& k : keys) {
+    DR_ASSIGN_OR_RETURN(Item item, k.ToItem());
+    pending.push_back(std::move(item));
+  }
+  std::vector<Value> found;
+  for (size_t at = 0; at < pending.size(); at += 100) {  // BatchGetItem's limit
+    KeysAndAttributes ka;
+    ka.consistent_read = consistent_read;
+    ka.keys.assign(pending.begin() + static_cast<std::ptrdiff_t>(at),
+                   pending.begin() + static_cast<std::ptrdiff_t>(std::min(pending.size(), at + 100)));
+    for (int attempt = 0; !ka.keys.empty(); ++attempt) {
+      if (attempt >= max_attempts) {
+        return Status(ErrorType::kProvisionedThroughputExceeded,
+                      std::to_string(ka.keys.size()) + " keys stayed unprocessed after " +
+                          std::to_string(max_attempts) + " attempts");
+      }
+      if (attempt > 0) Backoff(attempt);
+      BatchGetItemRequest r;
+      r.request_items[name_] = ka;
+      DR_ASSIGN_OR_RETURN(BatchGetItemResponse resp, client_->BatchGetItem(r));
+      for (const Item& item : resp.responses[name_]) found.push_back(Value::From(item));
+      auto left = resp.unprocessed_keys.find(name_);
+      ka.keys = left == resp.unprocessed_keys.end() ? std::vector<Item>() : std::move(left->second.keys);
+    }
+  }
+  return found;
+}
+
+Status Table::BatchWrite(const std::vector<Value>& values, bool put, int max_attempts) {
+  std::vector<WriteRequest> writes;
+  writes.reserve(values.size());
+  for (const Value& v : values) {
+    DR_ASSIGN_OR_RETURN(Item item, v.ToItem());
+    WriteRequest w;
+    (put ? w.put_item : w.delete_key) = std::move(item);
+    writes.push_back(std::move(w));
+  }
+  for (size_t at = 0; at < writes.size(); at += 25) {  // BatchWriteItem's limit
+    std::vector<WriteRequest> chunk(writes.begin() + static_cast<std::ptrdiff_t>(at),
+                                    writes.begin() + static_cast<std::ptrdiff_t>(std::min(writes.size(), at + 25)));
+    for (int attempt = 0; !chunk.empty(); ++attempt) {
+      if (attempt >= max_attempts) {
+        return Status(ErrorType::kProvisionedThroughputExceeded,
+                      std::to_string(chunk.size()) + " writes stayed unprocessed after " +
+                          std::to_string(max_attempts) + " attempts");
+      }
+      if (attempt > 0) Backoff(attempt);
+      BatchWriteItemRequest r;
+      r.request_items[name_] = chunk;
+      DR_ASSIGN_OR_RETURN(BatchWriteItemResponse resp, client_->BatchWriteItem(r));
+      auto left = resp.unprocessed_items.find(name_);
+      chunk = left == resp.unprocessed_items.end() ? std::vector<WriteRequest>() : std::move(left->second);
+    }
+  }
+  return Status();
+}
+
+Status Table::BatchPut(const std::vector<Value>& items, int max_attempts) {
+  return BatchWrite(items, true, max_attempts);
+}
+
+Status Table::BatchDelete(const std::vector<Value>& keys, int max_attempts) {
+  return BatchWrite(keys, false, max_attempts);
+}
+
+}  // namespace dynarock::document
