@@ -112,6 +112,23 @@ std::string BucketKey(const std::string& id, std::string_view index, bool write,
 
 }  // namespace
 
+Capacity TableOwnCapacity(const ConsumedCapacity& c) {
+  Capacity table;
+  if (c.table) {
+    table = *c.table;
+  } else {
+    table.capacity_units = c.capacity_units;
+    table.read_capacity_units = c.read_capacity_units.value_or(0);
+    table.write_capacity_units = c.write_capacity_units.value_or(0);
+  }
+  for (const auto& [name, cap] : c.local_secondary_indexes) {  // LSIs share the table's
+    table.capacity_units += cap.capacity_units;
+    table.read_capacity_units += cap.read_capacity_units;
+    table.write_capacity_units += cap.write_capacity_units;
+  }
+  return table;
+}
+
 CapacityLimits::CapacityLimits(CapacityLimitOptions options)
     : options_(std::move(options)),
       enforce_(options_.enforce),
@@ -273,20 +290,7 @@ void CapacityLimits::Charge(DB* db, const std::vector<ConsumedCapacity>& consume
   for (const ConsumedCapacity& c : consumed) {
     std::shared_ptr<const Limits> limits = LimitsOf(db, c.table_name);
     if (!limits) continue;
-    // The table's own units: its entry with INDEXES, else all of them.
-    Capacity table;
-    if (c.table) {
-      table = *c.table;
-    } else {
-      table.capacity_units = c.capacity_units;
-      table.read_capacity_units = c.read_capacity_units.value_or(0);
-      table.write_capacity_units = c.write_capacity_units.value_or(0);
-    }
-    for (const auto& [name, cap] : c.local_secondary_indexes) {  // LSIs share the table's
-      table.capacity_units += cap.capacity_units;
-      table.read_capacity_units += cap.read_capacity_units;
-      table.write_capacity_units += cap.write_capacity_units;
-    }
+    const Capacity table = TableOwnCapacity(c);
     std::vector<std::string_view> table_partitions;
     for (const Draw& d : draws) {
       if (d.table == c.table_name && !d.partition.empty() &&

@@ -75,6 +75,10 @@ struct CapacityLimitOptions {
   std::function<double()> clock;
 };
 
+// What a request consumed of a table itself (its LSIs included, its GSIs
+// not): the table's entry with INDEXES, else all of it.
+Capacity TableOwnCapacity(const ConsumedCapacity& c);
+
 class CapacityLimits {
  public:
   explicit CapacityLimits(CapacityLimitOptions options);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "engine/api/json_writer.h"
+#include "engine/table_validation.h"
 
 namespace dynarock::api {
 namespace {
@@ -12,12 +13,7 @@ namespace {
 constexpr size_t kKeysPerRule = 10000;
 
 // The table a TableName names: itself, or the table of an ARN given there.
-std::string TableOf(const std::string& name) {
-  const size_t at = name.rfind(":table/");
-  if (name.rfind("arn:", 0) != 0 || at == std::string::npos) return name;
-  const size_t from = at + 7;
-  return name.substr(from, name.find('/', from) - from);
-}
+std::string TableOf(const std::string& name) { return std::string(TableNameOf(name)); }
 
 // A whole key's text for the SK rules: partition and sort key, apart (their
 // lengths first, so that any bytes may be in either).
@@ -143,16 +139,7 @@ void ContributorCounter::CountAccesses(DB* db, const std::vector<Draw>& draws,
     // The table's own units (LSIs share them), spread over the keys named.
     auto it = resources_.find({table, ""});
     if (it != resources_.end() && it->second.accessed) {
-      Capacity own;
-      if (c.table) {
-        own = *c.table;
-      } else {
-        own.capacity_units = c.capacity_units;
-        own.read_capacity_units = c.read_capacity_units.value_or(0);
-        own.write_capacity_units = c.write_capacity_units.value_or(0);
-      }
-      double units = units_of(own);
-      for (const auto& [name, cap] : c.local_secondary_indexes) units += units_of(cap);
+      const double units = units_of(TableOwnCapacity(c));
       std::vector<const Draw*> named;
       for (const Draw& d : draws) {
         if (TableOf(d.table) == table && !d.partition.empty() && IndexOf(db, d).empty()) named.push_back(&d);

@@ -175,13 +175,7 @@ StatusOr<DeleteBackupRequest> DecodeDeleteBackupRequest(std::string_view body) {
 StatusOr<ListBackupsRequest> DecodeListBackupsRequest(std::string_view body) {
   return DecodeBody<ListBackupsRequest>(
       body, [](Decoder& d, const dom::object& o, ListBackupsRequest* r) {
-        std::string table;
-        if (d.Str(o, "TableName", &table)) {
-          ConstraintErrors errors;
-          errors.CheckTableName(table, d.PathTo("TableName"));
-          for (const auto& v : errors.violations()) d.Violation(v);
-          r->table_name = std::move(table);
-        }
+        d.OptTableName(o, &r->table_name);
         d.Int(o, "Limit", "Integer", 1, 100, &r->limit);
         d.Double(o, "TimeRangeLowerBound", &r->time_range_lower_bound);
         d.Double(o, "TimeRangeUpperBound", &r->time_range_upper_bound);

@@ -246,6 +246,15 @@ class Decoder {
     errors.CheckTableName(*out, PathTo("TableName"));
     for (const auto& v : errors.violations()) Violation(v);
   }
+  // An optional TableName (a List operation's filter), checked as TableName.
+  void OptTableName(const dom::object& o, std::optional<std::string>* out) {
+    std::string table;
+    if (!Str(o, "TableName", &table)) return;
+    ConstraintErrors errors;
+    errors.CheckTableName(table, PathTo("TableName"));
+    for (const auto& v : errors.violations()) Violation(v);
+    *out = std::move(table);
+  }
   // A name member with the table-name rules (3 to 255 of [a-zA-Z0-9_.-]),
   // such as an IndexName; `required` reports it missing.
   bool Name(const dom::object& o, std::string_view key, std::string* out, bool required) {

@@ -33,13 +33,7 @@ StatusOr<DescribeContributorInsightsRequest> DecodeDescribeContributorInsightsRe
 StatusOr<ListContributorInsightsRequest> DecodeListContributorInsightsRequest(std::string_view body) {
   return DecodeBody<ListContributorInsightsRequest>(
       body, [](Decoder& d, const dom::object& o, ListContributorInsightsRequest* r) {
-        std::string table;
-        if (d.Str(o, "TableName", &table)) {
-          ConstraintErrors errors;
-          errors.CheckTableName(table, d.PathTo("TableName"));
-          for (const auto& v : errors.violations()) d.Violation(v);
-          r->table_name = std::move(table);
-        }
+        d.OptTableName(o, &r->table_name);
         d.Str(o, "NextToken", &r->next_token);
         d.Int(o, "MaxResults", "Integer", INT32_MIN, 100, &r->max_results);
       });
