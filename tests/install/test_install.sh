@@ -22,8 +22,8 @@ cmake --install "$BUILD" --prefix "$PREFIX" >"$WORK/install.log" 2>&1 ||
   { cat "$WORK/install.log" >&2; fail "cmake --install failed"; }
 
 for f in include/dynarock/dynarock.h include/dynarock/db.h include/dynarock/version.h \
-         include/dynarock/requests.h include/dynarock/graph/graph.h \
-         lib/libdynarock_engine.a lib/libdynarock_graph.a lib/pkgconfig/dynarock.pc \
+         include/dynarock/requests.h include/dynarock/graph/graph.h include/dynarock/document/table.h \
+         lib/libdynarock_engine.a lib/libdynarock_graph.a lib/libdynarock_document.a lib/pkgconfig/dynarock.pc \
          lib/cmake/Dynarock/DynarockConfig.cmake bin/dynarock; do
   [ -e "$PREFIX/$f" ] || fail "missing $f"
 done
