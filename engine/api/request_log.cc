@@ -9,6 +9,7 @@
 #include <ctime>
 
 #include "engine/api/json_writer.h"
+#include "engine/time_text.h"
 
 namespace dynarock::api {
 namespace {
@@ -27,15 +28,9 @@ uint64_t Fnv1a(std::string_view a, std::string_view b) {
 }
 
 std::string NowUtc() {
-  const auto now = std::chrono::system_clock::now();
-  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
+  return Iso8601Millis(std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count());
 }
 
 // With INDEXES (what the Handler asks for the log) DynamoDB gives units only;

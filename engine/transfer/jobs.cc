@@ -7,24 +7,12 @@
 #include <cmath>
 #include <ctime>
 
+#include "engine/time_text.h"
+
 namespace dynarock::transfer {
 namespace dom = simdjson::dom;
 
-std::string IsoTime(double seconds) {
-  const auto whole = static_cast<time_t>(std::floor(seconds));
-  int millis = static_cast<int>(std::lround((seconds - static_cast<double>(whole)) * 1000));
-  time_t t = whole;
-  if (millis >= 1000) {
-    millis -= 1000;
-    ++t;
-  }
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, millis);
-  return buf;
-}
+std::string IsoTime(double seconds) { return Iso8601Millis(std::llround(seconds * 1000)); }
 
 namespace {
 

@@ -101,6 +101,9 @@ TEST(DocumentValueTest, TimePointsAsIsoTextOrEpochSeconds) {
   EXPECT_EQ(epoch.AsTime().value(), t);
   const Value before = Time{system_clock::time_point(milliseconds(-1500)), TimeFormat::kEpochSeconds};
   EXPECT_EQ(before.AsNumber().value().text(), "-1.5");
+  const Value iso_before = Time{system_clock::time_point(milliseconds(-1500)), TimeFormat::kIso8601};
+  EXPECT_EQ(iso_before.AsString().value(), "1969-12-31T23:59:58.500Z");
+  EXPECT_EQ(iso_before.AsTime().value(), system_clock::time_point(milliseconds(-1500)));
   EXPECT_EQ(Value("1970-01-01T00:00:00Z").AsTime().value(), system_clock::time_point());
   EXPECT_EQ(Value("yesterday").AsTime().status().type(), ErrorType::kValidation);
 }
