@@ -548,7 +548,12 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   // takes the data with it. Without it each write copies its bytes once less.
   wo.disableWAL = options_.in_memory;
   const rocksdb::Status s = db_->Write(wo, batch);
-  if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) NoteWriteError(s);
+  if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) {
+    NoteWriteError(s);
+    // A write that began before the episode did not try to resume: this one
+    // tries now, so that the log says at once whether writes can resume.
+    TryResume();
+  }
   return FromRocksDB(s);
 }
 

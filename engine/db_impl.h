@@ -422,7 +422,11 @@ class DBImpl final : public DB {
   // A new table, CREATING and hidden from item operations until FinishLoading.
   StatusOr<TableInfoPtr> CreateLoadingTable(const CreateTableRequest& req, TableInfo restore_fields,
                                             const std::string& kind);
-  Status FinishLoading(const TableInfo& table);
+  // `checkpoints` (DB::SaveCheckpoint's) are written by the same write.
+  static Status CheckCheckpointName(std::string_view name);
+  static std::string CheckpointKey(std::string_view name);  // in the catalog
+  Status FinishLoading(const TableInfo& table,
+                       const std::map<std::string, std::string, std::less<>>& checkpoints = {});
   // Deletes a table whose load failed or was cut short, data and all.
   void DropLoadingTable(const TableInfo& table);
   // Starts the background fill of restored table `table` (its restore_*

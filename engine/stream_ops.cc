@@ -584,26 +584,26 @@ void DBImpl::StopSubscriptions() {
 
 // ---------------------------------------------------------------- checkpoints
 
-namespace {
-Status CheckCheckpointName(std::string_view name) {
+Status DBImpl::CheckCheckpointName(std::string_view name) {
   if (name.empty() || name.size() > 1024) {
     return ValidationError("A checkpoint name has 1 to 1024 characters");
   }
   return Status();
 }
-}  // namespace
+
+std::string DBImpl::CheckpointKey(std::string_view name) { return "c/" + std::string(name); }
 
 Status DBImpl::SaveCheckpoint(std::string_view name, std::string_view value) {
   DR_RETURN_IF_ERROR(CheckCheckpointName(name));
   rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(FromRocksDB(batch.Put(catalog_cf_, "c/" + std::string(name), value)));
+  DR_RETURN_IF_ERROR(FromRocksDB(batch.Put(catalog_cf_, CheckpointKey(name), value)));
   return Commit(&batch);
 }
 
 StatusOr<std::optional<std::string>> DBImpl::LoadCheckpoint(std::string_view name) {
   DR_RETURN_IF_ERROR(CheckCheckpointName(name));
   std::string value;
-  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_, "c/" + std::string(name), &value);
+  rocksdb::Status s = db_->Get(rocksdb::ReadOptions(), catalog_cf_, CheckpointKey(name), &value);
   if (s.IsNotFound()) return std::optional<std::string>();
   if (!s.ok()) return FromRocksDB(s);
   return std::optional<std::string>(std::move(value));

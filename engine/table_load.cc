@@ -537,7 +537,14 @@ StatusOr<TableInfoPtr> DBImpl::CreateLoadingTable(const CreateTableRequest& req,
   return TableInfoPtr(ptr);
 }
 
-Status DBImpl::FinishLoading(const TableInfo& table) {
+Status DBImpl::Loader::SaveCheckpointWithTable(std::string_view name, std::string value) {
+  DR_RETURN_IF_ERROR(CheckCheckpointName(name));
+  checkpoints_.insert_or_assign(std::string(name), std::move(value));
+  return Status();
+}
+
+Status DBImpl::FinishLoading(const TableInfo& table,
+                             const std::map<std::string, std::string, std::less<>>& checkpoints) {
   std::unique_lock lock(catalog_mu_);
   auto it = tables_.find(table.name);
   if (it == tables_.end() || it->second->id != table.id) {
@@ -547,6 +554,9 @@ Status DBImpl::FinishLoading(const TableInfo& table) {
   info.loading.clear();
   rocksdb::WriteBatch batch;
   DR_RETURN_IF_ERROR(PersistTable(info, &batch));
+  for (const auto& [name, value] : checkpoints) {
+    DR_RETURN_IF_ERROR(FromRocksDB(batch.Put(catalog_cf_, CheckpointKey(name), value)));
+  }
   DR_RETURN_IF_ERROR(Commit(&batch));
   it->second = std::make_shared<TableInfo>(std::move(info));
   CatalogChanged();
@@ -571,7 +581,7 @@ StatusOr<TableDescription> DBImpl::LoadTable(const CreateTableRequest& req,
   Loader loader(this, table.get(), /*unique_keys=*/false);
   Status s = fill(loader);
   if (s.ok()) s = loader.Finish();
-  if (s.ok()) s = FinishLoading(*table);
+  if (s.ok()) s = FinishLoading(*table, loader.checkpoints());
   if (!s.ok()) {
     // A table file being ingested must be in before the table's range is
     // dropped, or it would land after the drop and stay, orphaned: the

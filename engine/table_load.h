@@ -19,6 +19,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,6 +53,9 @@ class DBImpl::Loader : public TableLoader {
   Status AddEncoded(std::string encoded) override;
   // An item in the item codec, as stored (restores).
   Status AddStored(std::string_view stored);
+  Status SaveCheckpointWithTable(std::string_view name, std::string value) override;
+  // Those checkpoints, for FinishLoading.
+  const std::map<std::string, std::string, std::less<>>& checkpoints() const { return checkpoints_; }
   // Writes everything added, durably: the table can turn ACTIVE.
   Status Finish();
   // Waits until the items handed to the stager (on disk) are in table files
@@ -179,6 +183,7 @@ class DBImpl::Loader : public TableLoader {
   std::vector<std::string> key_names_;
   bool all_projected_ = true;
   Item keys_, stage_item_;
+  std::map<std::string, std::string, std::less<>> checkpoints_;
   std::atomic<int64_t> items_ = 0;  // (less a key's earlier versions: WriteRepeated)
   std::atomic<int64_t> bytes_ = 0;
 };

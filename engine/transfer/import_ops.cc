@@ -221,8 +221,11 @@ StatusOr<std::string> Transfers::State::Import(std::string_view body) {
     return job->refusal;
   }
   import_order.push_back(r.id);
-  DR_RETURN_IF_ERROR(SaveImport(Snapshot(*job)));
-  DR_RETURN_IF_ERROR(SaveIndex(false));
+  Status saved = SaveImport(Snapshot(*job));
+  if (saved.ok()) saved = SaveIndex(false);
+  job->recorded = true;
+  cv.notify_all();
+  DR_RETURN_IF_ERROR(saved);
   return DescriptionBody(*job);
 }
 
@@ -320,7 +323,22 @@ void Transfers::State::RunImportJob(std::shared_ptr<ImportJob> job, CreateTableR
     if (at != std::string::npos && arn_prefix.empty()) arn_prefix = t.table_arn.substr(0, at + 1);
     cv.notify_all();
   };
-  auto table = RunImport(db, create, source, &job->progress, &stop, on_error, on_created);
+  // Once every record is in: the COMPLETED record goes in the write that
+  // makes the table ACTIVE (a crash between the two would leave a whole
+  // table whose job says FAILED).
+  auto on_filled = [&](TableLoader& loader) -> Status {
+    ImportRecord r;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return job->recorded; });
+      r = Snapshot(*job);
+    }
+    r.status = "COMPLETED";
+    r.end_time = NowSeconds();
+    return loader.SaveCheckpointWithTable(ImportKey(r.id), StoreImport(r));
+  };
+  auto table =
+      RunImport(db, create, source, &job->progress, &stop, on_error, on_created, on_filled);
   if (log != nullptr) std::fclose(log);
   if (table.ok()) {
     finish(Status(), *table);

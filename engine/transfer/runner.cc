@@ -171,7 +171,8 @@ Status WriteSummary(const std::string& export_dir, const std::string& summary_js
 StatusOr<TableDescription> RunImport(DB* db, const CreateTableRequest& create,
                                      const ImportSource& source, Progress* progress,
                                      const std::atomic<bool>* stop, const ErrorSink& errors,
-                                     const std::function<void(const TableDescription&)>& on_created) {
+                                     const std::function<void(const TableDescription&)>& on_created,
+                                     const std::function<Status(TableLoader&)>& on_filled) {
   int64_t total = 0;
   for (const std::string& f : source.files) {
     std::error_code ec;
@@ -292,7 +293,8 @@ StatusOr<TableDescription> RunImport(DB* db, const CreateTableRequest& create,
     cv.notify_all();
     consumer.join();
     if (!produce.ok()) return produce;
-    return fatal;
+    if (!fatal.ok()) return fatal;
+    return on_filled ? on_filled(loader) : Status();
   });
 }
 

@@ -93,10 +93,14 @@ using ErrorSink = std::function<void(const std::string& file, int64_t line,
 // reported to `errors`, and skipped. `on_created` is called once the table
 // exists (CREATING) with its description, before any item is read. A file
 // that cannot be read, or `stop`, fails the import (the table is deleted).
-StatusOr<TableDescription> RunImport(DB* db, const CreateTableRequest& create,
-                                     const ImportSource& source, Progress* progress,
-                                     const std::atomic<bool>* stop, const ErrorSink& errors,
-                                     const std::function<void(const TableDescription&)>& on_created);
+// `on_filled`, if given, is called once every record is in, before the table
+// turns ACTIVE: a record of the job saved there with
+// TableLoader::SaveCheckpointWithTable lands with the table, or not at all.
+StatusOr<TableDescription> RunImport(
+    DB* db, const CreateTableRequest& create, const ImportSource& source, Progress* progress,
+    const std::atomic<bool>* stop, const ErrorSink& errors,
+    const std::function<void(const TableDescription&)>& on_created,
+    const std::function<Status(TableLoader&)>& on_filled = nullptr);
 
 // The files under `dir` whose path relative to `bucket_dir` starts with
 // `key_prefix` (S3's prefix match), sorted; export bookkeeping files

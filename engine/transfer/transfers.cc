@@ -18,13 +18,13 @@ double NowSeconds() {
   return duration_cast<microseconds>(system_clock::now().time_since_epoch()).count() / 1e6;
 }
 
+std::string ExportKey(const std::string& id) { return "transfer/export/" + id; }
+std::string ImportKey(const std::string& id) { return "transfer/import/" + id; }
+
 namespace {
 
 constexpr std::string_view kExportsIndex = "transfer/exports";
 constexpr std::string_view kImportsIndex = "transfer/imports";
-
-std::string ExportKey(const std::string& id) { return "transfer/export/" + id; }
-std::string ImportKey(const std::string& id) { return "transfer/import/" + id; }
 
 std::vector<std::string> SplitLines(const std::string& s) {
   std::vector<std::string> out;

@@ -36,8 +36,15 @@ struct ImportJob {
   ImportRecord record;  // GUARDED_BY(State::mu)
   Progress progress;
   bool running = false;
+  // The request has saved the job's first record: until then the job does
+  // not fill its table, so no later record can be overwritten by that one.
+  bool recorded = false;
   Status refusal;  // the table could not be created: ImportTable's error
 };
+
+// Their records' checkpoint names (DB::SaveCheckpoint).
+std::string ExportKey(const std::string& id);
+std::string ImportKey(const std::string& id);
 
 // DynamoDB's limits on jobs running at once (per account).
 constexpr size_t kExportsRunningMax = 300;

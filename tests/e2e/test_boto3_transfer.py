@@ -203,13 +203,21 @@ class TransferTest(unittest.TestCase):
                         "AttributeDefinitions": [{"AttributeName": "pk", "AttributeType": "S"}],
                         "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"}]})
                 arn = imp["ImportTableDescription"]["ImportArn"]
-                time.sleep(0.5)
-                mid = c.describe_import(ImportArn=arn)["ImportTableDescription"]
+                # Killed as soon as records are going in: the whole import
+                # takes a few tenths of a second.
+                deadline = time.time() + 10
+                while True:
+                    mid = c.describe_import(ImportArn=arn)["ImportTableDescription"]
+                    if mid.get("ProcessedItemCount", 0) > 0 or mid["ImportStatus"] != "IN_PROGRESS" \
+                            or time.time() > deadline:
+                        break
+                    time.sleep(0.005)
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=5)
             finally:
                 harness.stop_process(proc)
             self.assertEqual(mid["ImportStatus"], "IN_PROGRESS", "the import ended too soon")
+            self.assertLess(mid["ProcessedItemCount"], 300000, "the import ended too soon")
             proc, url = harness.launch(data_dir=os.path.join(root, "db"),
                                        extra_args=["--s3-root", os.path.join(root, "s3")])
             try:

@@ -194,6 +194,32 @@ TEST_P(TableLoadTest, AnEncodedItemWithoutItsKeyIsRefused) {
   }
 }
 
+// A checkpoint saved with the table lands only with it: after a load that
+// succeeds it is there (the last value given), after one that fails it is not
+// (and a bad name is refused at once).
+TEST_P(TableLoadTest, ACheckpointSavedWithTheTableLandsOnlyWithIt) {
+  auto r = db_->LoadTable(Request("kept"), [&](TableLoader& loader) -> Status {
+    DR_RETURN_IF_ERROR(loader.AddEncoded(Encoded(1, "g", "v")));
+    EXPECT_EQ(loader.SaveCheckpointWithTable("", "x").type(), ErrorType::kValidation);
+    DR_RETURN_IF_ERROR(loader.SaveCheckpointWithTable("job/kept", "running"));
+    return loader.SaveCheckpointWithTable("job/kept", "done");
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto kept = db_->LoadCheckpoint("job/kept");
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ(kept->value_or("<none>"), "done");
+
+  auto failed = db_->LoadTable(Request("dropped"), [&](TableLoader& loader) -> Status {
+    DR_RETURN_IF_ERROR(loader.AddEncoded(Encoded(1, "g", "v")));
+    DR_RETURN_IF_ERROR(loader.SaveCheckpointWithTable("job/dropped", "done"));
+    return Status(ErrorType::kValidation, "the source went bad");
+  });
+  EXPECT_EQ(failed.status().type(), ErrorType::kValidation);
+  auto dropped = db_->LoadCheckpoint("job/dropped");
+  ASSERT_TRUE(dropped.ok());
+  EXPECT_FALSE(dropped->has_value());
+}
+
 // A database whose global indexes lag (Options::gsi_lag_*): a key loaded
 // twice still gets its index entry at once (nobody reads a loading table, so
 // nothing is held back), and the earlier version's is gone.

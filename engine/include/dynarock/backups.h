@@ -169,6 +169,11 @@ class TableLoader {
   // where bytes that are no item, or a missing, mistyped or oversized key
   // attribute, fail the load (the caller checks the items it encodes).
   virtual Status AddEncoded(std::string encoded) = 0;
+  // A checkpoint (DB::SaveCheckpoint) written by the same write that makes
+  // the table ACTIVE, if the load succeeds: a record of the load (say, an
+  // import job's COMPLETED status) that a crash cannot part from the table.
+  // ValidationException for a bad name; the last value given for a name wins.
+  virtual Status SaveCheckpointWithTable(std::string_view name, std::string value) = 0;
   virtual int64_t items() const = 0;
   virtual int64_t bytes() const = 0;  // DynamoDB size of the items added
 };
