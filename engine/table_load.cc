@@ -59,6 +59,14 @@ void DBImpl::Loader::Stop() {
   if (stager_.joinable()) stager_.join();  // which joins the writer
 }
 
+size_t DBImpl::Loader::KeyHashes::Slot(uint64_t h) const {
+  return (h * 0x9E3779B97F4A7C15ull) >> 20 & (slots_.size() - 1);
+}
+
+void DBImpl::Loader::KeyHashes::Prefetch(uint64_t h) const {
+  if (!slots_.empty()) __builtin_prefetch(&slots_[Slot(h)]);
+}
+
 bool DBImpl::Loader::KeyHashes::Insert(uint64_t h) {
   if (h == 0) return !std::exchange(zero_, true);
   if ((size_ + 1) * 2 > slots_.size()) {  // at most half full
@@ -70,7 +78,7 @@ bool DBImpl::Loader::KeyHashes::Insert(uint64_t h) {
     }
   }
   const size_t mask = slots_.size() - 1;
-  for (size_t i = (h * 0x9E3779B97F4A7C15ull) >> 20 & mask;; i = (i + 1) & mask) {
+  for (size_t i = Slot(h);; i = (i + 1) & mask) {
     if (slots_[i] == h) return false;
     if (slots_[i] == 0) {
       slots_[i] = h;
@@ -104,7 +112,7 @@ Status DBImpl::Loader::AddPrepared(Item item) {
   return Stage(std::move(p));
 }
 
-Status DBImpl::Loader::AddEncoded(std::string encoded) {
+Status DBImpl::Loader::AddEncoded(std::string_view encoded) {
   size_t size = 0;
   if (!EncodedItemSize(encoded, &size)) {
     return ValidationError("The item to load is not in the item encoding");
@@ -113,7 +121,7 @@ Status DBImpl::Loader::AddEncoded(std::string encoded) {
     return ValidationError("Item size has exceeded the maximum allowed size");
   }
   Pending p;
-  p.encoded = std::move(encoded);
+  p.encoded = pending_arena_.Copy(encoded);
   p.size = size;
   // On disk the stager reads the item's keys (DeriveKey); in memory, here.
   if (!ingest_) DR_RETURN_IF_ERROR(DeriveKey(&p, &keys_));
@@ -121,7 +129,7 @@ Status DBImpl::Loader::AddEncoded(std::string encoded) {
 }
 
 Status DBImpl::Loader::DeriveKey(Pending* p, Item* scratch) {
-  if (!DecodeItemAttributes(p->encoded, key_names_, scratch)) {
+  if (!DecodeItemAttributes(p->bytes(), key_names_, scratch)) {
     return ValidationError("The item to load is not in the item encoding");
   }
   DR_ASSIGN_OR_RETURN(p->key, db_->ItemKey(*table_, *scratch, /*for_put=*/true));
@@ -150,7 +158,7 @@ Status DBImpl::Loader::Stage(Pending p) {
   bytes_ += static_cast<int64_t>(size);
   // On disk the stager sets a key added before aside (Repeated); in memory,
   // that is done here.
-  if (!ingest_ && Repeated(&p)) {
+  if (!ingest_ && Repeated(&p, std::hash<std::string>()(p.key))) {
     if (later_.size() >= kLaterItems || later_bytes_ >= kLaterBytes) {
       DR_RETURN_IF_ERROR(Flush(/*all=*/true));
       return WriteRepeated();
@@ -164,14 +172,18 @@ Status DBImpl::Loader::Stage(Pending p) {
   return Status();
 }
 
-bool DBImpl::Loader::Repeated(Pending* p) {
+bool DBImpl::Loader::Repeated(Pending* p, uint64_t hash) {
   // Only a key this load may have added already needs reading: nobody else
   // writes to a loading table. Such an item waits for the end of the load
   // (Finish), when everything added before it is readable: reading it back
   // now would first write out every table file in progress, once per
   // repeated key. Keys repeat in order, so the last version still wins.
-  if (unique_keys_ || seen_.Insert(std::hash<std::string>()(p->key))) return false;
+  if (unique_keys_ || seen_.Insert(hash)) return false;
   later_bytes_ += p->size;
+  if (!p->item && p->own.empty()) {  // its batch's arena goes with the batch
+    p->own.assign(p->encoded);
+    p->encoded = {};
+  }
   later_.push_back(std::move(*p));
   return true;
 }
@@ -185,22 +197,23 @@ Status DBImpl::Loader::WriteRepeated() {
     rocksdb::PinnableSlice stored;
     rocksdb::Status rs = db_->db_->Get(rocksdb::ReadOptions(), db_->items_cf_, p.key, &stored);
     if (!rs.ok() && !rs.IsNotFound()) return FromRocksDB(rs);
+    size_t old_size = 0;
+    std::optional<Item> old_item;
     if (rs.ok()) {
-      p.old_exists = true;
-      p.old_item.emplace();
+      old_item.emplace();
       const std::string_view bytes(stored.data(), stored.size());
-      if (!EncodedItemSize(bytes, &p.old_size) || !DecodeItem(bytes, &*p.old_item)) {
+      if (!EncodedItemSize(bytes, &old_size) || !DecodeItem(bytes, &*old_item)) {
         return InternalError("Corrupt item record");
       }
       items_ -= 1;
-      bytes_ -= static_cast<int64_t>(p.old_size);
+      bytes_ -= static_cast<int64_t>(old_size);
     }
     if (!p.item) {  // added encoded
       p.item.emplace();
-      if (!DecodeItem(p.encoded, &*p.item)) return InternalError("Corrupt item record");
+      if (!DecodeItem(p.bytes(), &*p.item)) return InternalError("Corrupt item record");
     }
     WriteSet writes;
-    DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, p.old_exists, p.old_size, p.old_item,
+    DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, old_item.has_value(), old_size, old_item,
                                        p.item, &writes, nullptr, ChangeOrigin::kUser));
     DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
     // Index entries a lagging database holds back go now: nobody reads a
@@ -212,23 +225,35 @@ Status DBImpl::Loader::WriteRepeated() {
   return Status();
 }
 
-void DBImpl::Loader::FileEntries::Add(std::string_view key, std::string_view value) {
-  const size_t n = key.size() + value.size();
+char* DBImpl::Loader::ByteArena::Take(size_t n) {
   if (n > room) {
     const size_t size = std::max<size_t>(n, 1u << 20);
-    chunks.push_back(std::make_unique<char[]>(size));
+    chunks.push_back(std::make_unique_for_overwrite<char[]>(size));
     next = chunks.back().get();
     room = size;
   }
-  if (!key.empty()) memcpy(next, key.data(), key.size());
-  if (!value.empty()) memcpy(next + key.size(), value.data(), value.size());
-  refs.push_back(Ref{next, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
+  char* at = next;
   next += n;
   room -= n;
+  return at;
+}
+
+std::string_view DBImpl::Loader::ByteArena::Copy(std::string_view bytes) {
+  if (bytes.empty()) return std::string_view("", 0);
+  char* at = Take(bytes.size());
+  memcpy(at, bytes.data(), bytes.size());
+  return {at, bytes.size()};
+}
+
+void DBImpl::Loader::FileEntries::Add(std::string_view key, std::string_view value) {
+  char* at = bytes.Take(key.size() + value.size());
+  if (!key.empty()) memcpy(at, key.data(), key.size());
+  if (!value.empty()) memcpy(at + key.size(), value.data(), value.size());
+  refs.push_back(Ref{at, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(value.size())});
 }
 
 template <typename Put>
-Status DBImpl::Loader::StageNew(const Pending& p, bool keys_read, std::string* value, Put&& put) {
+Status DBImpl::Loader::StageNew(const Pending& p, const Item* keys, std::string* value, Put&& put) {
   // A new item of a loading table: no stream, history or stale-read records,
   // and its index entries are written with it (nobody reads the table yet).
   auto count = [this](uint32_t id, size_t size) {
@@ -246,12 +271,16 @@ Status DBImpl::Loader::StageNew(const Pending& p, bool keys_read, std::string* v
     encoded = *value;
   } else {
     // An encoded item: the attributes its index entries need, from its bytes.
-    // (DeriveKey may have just read them into stage_item_.)
-    encoded = p.encoded;
-    const bool ok = all_projected_ ? keys_read || DecodeItemAttributes(encoded, key_names_, &stage_item_)
-                                   : DecodeItem(encoded, &stage_item_);
-    if (!ok) return InternalError("Corrupt item record");
-    item = &stage_item_;
+    // (DeriveKey may have just read them: `keys`.)
+    encoded = p.bytes();
+    if (all_projected_ && keys != nullptr) {
+      item = keys;
+    } else {
+      const bool ok = all_projected_ ? DecodeItemAttributes(encoded, key_names_, &stage_item_)
+                                     : DecodeItem(encoded, &stage_item_);
+      if (!ok) return InternalError("Corrupt item record");
+      item = &stage_item_;
+    }
   }
   put(db_->items_cf_, p.key, encoded);
   count(table_->id, p.size);
@@ -270,9 +299,11 @@ Status DBImpl::Loader::Flush(bool all) {
     // (sorted with their file) while the caller goes on.
     if (pending_.empty() && !all) return Status();
     std::vector<Pending> batch = std::move(pending_);
+    ByteArena arena = std::move(pending_arena_);
     pending_.clear();
+    pending_arena_ = ByteArena();
     pending_bytes_ = 0;
-    DR_RETURN_IF_ERROR(Hand(std::move(batch), all));
+    DR_RETURN_IF_ERROR(Hand(std::move(batch), std::move(arena), all));
     return all ? WaitForIngest() : Status();
   }
   if (pending_.empty()) return Status();
@@ -286,12 +317,13 @@ Status DBImpl::Loader::Flush(bool all) {
   rocksdb::Status put_status;
   for (const Pending& p : pending_) {
     DR_RETURN_IF_ERROR(StageNew(
-        p, /*keys_read=*/false, &value, [&](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
+        p, /*keys=*/nullptr, &value, [&](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
           if (put_status.ok()) put_status = batch.Put(cf, k, v);
         }));
   }
   DR_RETURN_IF_ERROR(FromRocksDB(put_status));
   pending_.clear();
+  pending_arena_ = ByteArena();
   pending_bytes_ = 0;
   DR_RETURN_IF_ERROR(WriteStats(&batch));
   return Status();
@@ -311,7 +343,7 @@ Status DBImpl::Loader::WriteStats(rocksdb::WriteBatch* batch) {
   return FromRocksDB(db_->db_->Write(wo, batch));
 }
 
-Status DBImpl::Loader::Hand(std::vector<Pending> batch, bool write_files) {
+Status DBImpl::Loader::Hand(std::vector<Pending> batch, ByteArena arena, bool write_files) {
   // A few batches may wait, so that neither thread waits for the other's
   // uneven steps (a table file written takes a while).
   constexpr size_t kQueuedBatches = 4;
@@ -319,7 +351,7 @@ Status DBImpl::Loader::Hand(std::vector<Pending> batch, bool write_files) {
   if (!stager_.joinable()) stager_ = std::thread([this] { RunStager(); });
   cv_.wait(lock, [&] { return handed_.size() < kQueuedBatches || !stager_status_.ok(); });
   if (!stager_status_.ok()) return stager_status_;
-  handed_.push_back(Handed{std::move(batch), write_files});
+  handed_.push_back(Handed{std::move(batch), std::move(arena), write_files});
   lock.unlock();
   cv_.notify_all();
   return Status();
@@ -348,6 +380,7 @@ void DBImpl::Loader::RunStager() {
     }
     if (s.ok()) s = StageBatch(&h.items, h.write_files);
     h.items.clear();  // freed here, not on the caller's thread
+    h.arena = ByteArena();
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!s.ok() && stager_status_.ok()) stager_status_ = s;
@@ -360,14 +393,29 @@ void DBImpl::Loader::RunStager() {
 Status DBImpl::Loader::StageBatch(std::vector<Pending>* batch, bool write_files) {
   if (!batch->empty()) {
     std::string value;
-    for (Pending& p : *batch) {
-      // An item added encoded is read for its keys here, off the caller's
-      // thread: a refusal fails the load.
-      const bool derived = p.key.empty();
-      if (derived) DR_RETURN_IF_ERROR(DeriveKey(&p, &stage_item_));
-      if (Repeated(&p)) continue;
+    // One item ahead: an item added encoded is read for its keys here, off
+    // the caller's thread (a refusal fails the load), and the slot of its
+    // key's hash asked for, while the item before it is staged.
+    std::vector<Pending>& items = *batch;
+    Item* scratch[2] = {&derived_keys_[0], &derived_keys_[1]};
+    bool derived[2] = {false, false};
+    uint64_t hash[2] = {0, 0};
+    auto look_ahead = [&](size_t i) -> Status {
+      Pending& p = items[i];
+      derived[i & 1] = p.key.empty();
+      if (derived[i & 1]) DR_RETURN_IF_ERROR(DeriveKey(&p, scratch[i & 1]));
+      hash[i & 1] = std::hash<std::string>()(p.key);
+      if (!unique_keys_) seen_.Prefetch(hash[i & 1]);
+      return Status();
+    };
+    DR_RETURN_IF_ERROR(look_ahead(0));
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i + 1 < items.size()) DR_RETURN_IF_ERROR(look_ahead(i + 1));
+      Pending& p = items[i];
+      if (Repeated(&p, hash[i & 1])) continue;
       DR_RETURN_IF_ERROR(StageNew(
-          p, derived, &value, [this](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
+          p, derived[i & 1] ? scratch[i & 1] : nullptr, &value,
+          [this](rocksdb::ColumnFamilyHandle* cf, std::string_view k, std::string_view v) {
             (cf == db_->items_cf_ ? items_file_ : index_file_).Add(k, v);
             file_bytes_ += k.size() + v.size();
           }));
@@ -420,11 +468,23 @@ void SortLoadEntries(const std::function<std::string_view(uint32_t)>& key_of,
     uint32_t rest;  // key bytes from `offset` on, 9 for more than eight
     uint32_t at;
   };
-  std::vector<Slot> slots;
+  std::vector<Slot> slots, spread;
   std::vector<std::tuple<size_t, size_t, size_t>> runs = {{0, order->size(), 0}};
   while (!runs.empty()) {
-    const auto [begin, end, offset] = runs.back();
+    auto [begin, end, offset] = runs.back();
     runs.pop_back();
+    // Bytes every key of the run shares (a table's or an index's prefix) are
+    // skipped: sorting by them would only tie.
+    const std::string_view first = key_of((*order)[begin]);
+    size_t common = first.size();
+    for (size_t i = begin + 1; i < end && common > offset; ++i) {
+      const std::string_view k = key_of((*order)[i]);
+      const size_t n = std::min(common, k.size());
+      size_t c = offset;
+      while (c < n && k[c] == first[c]) ++c;
+      common = c;
+    }
+    offset = std::max(offset, common);
     slots.resize(end - begin);
     for (size_t i = begin; i < end; ++i) {
       const std::string_view k = key_of((*order)[i]);
@@ -435,11 +495,29 @@ void SortLoadEntries(const std::function<std::string_view(uint32_t)>& key_of,
       const size_t rest = k.size() > offset ? k.size() - offset : 0;
       slots[i - begin] = Slot{p, static_cast<uint32_t>(std::min<size_t>(rest, 9)), (*order)[i]};
     }
-    std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    auto less = [](const Slot& a, const Slot& b) {
       if (a.bytes != b.bytes) return a.bytes < b.bytes;
       if (a.rest != b.rest) return a.rest < b.rest;
       return a.at < b.at;
-    });
+    };
+    if (slots.size() < 4096) {
+      std::sort(slots.begin(), slots.end(), less);
+    } else {
+      // Many: first distributed by their top 16 bits (a stable counting
+      // pass), then each bucket sorted; keys led by a hash spread evenly.
+      std::vector<uint32_t> starts(65537, 0);
+      for (const Slot& s : slots) ++starts[(s.bytes >> 48) + 1];
+      for (size_t b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
+      spread.resize(slots.size());
+      std::vector<uint32_t> fill(starts.begin(), starts.end() - 1);
+      for (const Slot& s : slots) spread[fill[s.bytes >> 48]++] = s;
+      slots.swap(spread);
+      for (size_t b = 0; b + 1 < starts.size(); ++b) {
+        if (starts[b + 1] - starts[b] > 1) {
+          std::sort(slots.begin() + starts[b], slots.begin() + starts[b + 1], less);
+        }
+      }
+    }
     for (size_t i = 0; i < slots.size();) {
       size_t j = i + 1;
       while (j < slots.size() && slots[j].bytes == slots[i].bytes && slots[j].rest == slots[i].rest) ++j;
@@ -472,7 +550,19 @@ Status DBImpl::Loader::Ingest(rocksdb::ColumnFamilyHandle* cf, FileEntries* entr
   rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), o, cf);
   DR_RETURN_IF_ERROR(FromRocksDB(writer.Open(path)));
   rocksdb::Status written;
-  for (const uint32_t at : order) {
+  // In key order the entries are read all over the buffers: each one's bytes
+  // are asked for a few entries ahead (and its reference further ahead), or
+  // every Put would wait for memory.
+  constexpr size_t kRefAhead = 16, kBytesAhead = 8;
+  const uint32_t kNumber = ~kSuperseded;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kRefAhead < order.size()) __builtin_prefetch(&e.refs[order[i + kRefAhead] & kNumber]);
+    if (i + kBytesAhead < order.size()) {
+      const FileEntries::Ref& ahead = e.refs[order[i + kBytesAhead] & kNumber];
+      __builtin_prefetch(ahead.at);
+      __builtin_prefetch(ahead.at + ahead.key_size + ahead.value_size - 1);
+    }
+    const uint32_t at = order[i];
     if (at & kSuperseded) continue;
     const FileEntries::Ref& x = e.refs[at];
     written = writer.Put(e.key(x), e.value(x));

@@ -50,7 +50,7 @@ class DBImpl::Loader : public TableLoader {
 
   Status Add(Item item) override;
   Status AddPrepared(Item item) override;
-  Status AddEncoded(std::string encoded) override;
+  Status AddEncoded(std::string_view encoded) override;
   // An item in the item codec, as stored (restores).
   Status AddStored(std::string_view stored);
   Status SaveCheckpointWithTable(std::string_view name, std::string value) override;
@@ -72,25 +72,30 @@ class DBImpl::Loader : public TableLoader {
   int64_t bytes() const override { return bytes_; }
 
  private:
+  // Bytes in buffers of a megabyte or more, never moved once written: one
+  // allocation (and one free, on whichever thread) per megabyte.
+  struct ByteArena {
+    std::vector<std::unique_ptr<char[]>> chunks;
+    char* next = nullptr;  // the last chunk's first free byte
+    size_t room = 0;       // and how many follow it
+    char* Take(size_t n);
+    std::string_view Copy(std::string_view bytes);
+  };
   struct Pending {
     std::string key;
-    std::optional<Item> item;  // or, for AddEncoded, its encoding:
-    std::string encoded;       // (its key empty until DeriveKey)
+    std::optional<Item> item;  // or, for AddEncoded, its encoding (its key
+    std::string_view encoded;  // empty until DeriveKey): in the batch's arena,
+    std::string own;           // or, set aside in later_, its own
+    std::string_view bytes() const { return own.empty() ? encoded : std::string_view(own); }
     size_t size = 0;  // the item's DynamoDB size
-    bool old_exists = false;
-    size_t old_size = 0;
-    std::optional<Item> old_item;
   };
-  // Entries bound for a column family's next table file, in buffers of a
-  // megabyte or more (never moved once written).
+  // Entries bound for a column family's next table file.
   struct FileEntries {
     struct Ref {
       const char* at;  // the key; the value follows it
       uint32_t key_size, value_size;
     };
-    std::vector<std::unique_ptr<char[]>> chunks;
-    char* next = nullptr;  // the last chunk's first free byte
-    size_t room = 0;       // and how many follow it
+    ByteArena bytes;
     std::vector<Ref> refs;
     void Add(std::string_view key, std::string_view value);
     std::string_view key(const Ref& r) const { return {r.at, r.key_size}; }
@@ -103,7 +108,9 @@ class DBImpl::Loader : public TableLoader {
   class KeyHashes {
    public:
     bool Insert(uint64_t h);  // false: there already
+    void Prefetch(uint64_t h) const;  // h's slot, soon to be looked at
    private:
+    size_t Slot(uint64_t h) const;
     std::vector<uint64_t> slots_;
     size_t size_ = 0;
     bool zero_ = false;
@@ -114,11 +121,11 @@ class DBImpl::Loader : public TableLoader {
   // checked as AddPrepared checks an item's.
   Status DeriveKey(Pending* p, Item* scratch);
   // Sets `p` aside in later_ (true) if its key may have been added before.
-  bool Repeated(Pending* p);
+  bool Repeated(Pending* p, uint64_t hash);  // hash: std::hash of its key
   // On disk: hands a batch to the stager thread (started on the first),
   // waiting while kQueuedBatches are ahead of it; with `write_files`, the
   // table files are written once the batch is staged.
-  Status Hand(std::vector<Pending> batch, bool write_files);
+  Status Hand(std::vector<Pending> batch, ByteArena arena, bool write_files);
   void RunStager();
   // The stager's work on one batch: its entries into the table files'
   // buffers, its statistics written; the files sorted, written and ingested
@@ -131,9 +138,9 @@ class DBImpl::Loader : public TableLoader {
   // What a write of a new item stages, straight to `put(cf, key, value)`:
   // the item's encoding, its index entries (the same bytes for an index
   // projecting every attribute) and its statistics, summed in stats_.
-  // `keys_read`: an encoded item's keys are in stage_item_ already.
+  // `keys`: an encoded item's key attributes, if read already (DeriveKey).
   template <typename Put>
-  Status StageNew(const Pending& p, bool keys_read, std::string* value, Put&& put);
+  Status StageNew(const Pending& p, const Item* keys, std::string* value, Put&& put);
   // Stages the pending items (in key order) and writes them; with `all`,
   // also ingests what is waiting for a table file, so that every item added
   // can be read back.
@@ -150,6 +157,7 @@ class DBImpl::Loader : public TableLoader {
   bool unique_keys_;
   bool ingest_;  // on disk: through table files
   std::vector<Pending> pending_;
+  ByteArena pending_arena_;  // pending_'s encoded items
   std::vector<Pending> later_;  // keys added before: written at Finish (or when many)
   size_t later_bytes_ = 0;
   size_t pending_bytes_ = 0;
@@ -164,6 +172,7 @@ class DBImpl::Loader : public TableLoader {
   // numbering are its own while it runs.
   struct Handed {
     std::vector<Pending> items;
+    ByteArena arena;  // their encodings
     bool write_files = false;
   };
   std::thread stager_;
@@ -183,6 +192,7 @@ class DBImpl::Loader : public TableLoader {
   std::vector<std::string> key_names_;
   bool all_projected_ = true;
   Item keys_, stage_item_;
+  Item derived_keys_[2];  // the stager's: an item's keys and the next one's
   std::map<std::string, std::string, std::less<>> checkpoints_;
   std::atomic<int64_t> items_ = 0;  // (less a key's earlier versions: WriteRepeated)
   std::atomic<int64_t> bytes_ = 0;

@@ -70,10 +70,9 @@ Status BulkLoader::Queue(const std::string& src, const std::string& type, const 
     graph_->counters().items_written += 1;
     Status added;
     if (plain) {
-      std::string encoded;
-      encoded.reserve(64 + 2 * (src.size() + sk.size() + rank.size() + type.size()) + 2 * ItemSize(properties));
-      EncodeItemWithStrings(properties, strings, &encoded);
-      added = target_->AddEncoded(std::move(encoded));
+      encoded_.clear();
+      EncodeItemWithStrings(properties, strings, &encoded_);
+      added = target_->AddEncoded(encoded_);
     } else {  // a property named as a layer attribute (the layer's value wins), or an index's
       Item item = properties;
       for (const auto& [name, value] : strings) item[std::string(name)] = AttributeValue::S(std::string(value));

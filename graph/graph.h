@@ -540,6 +540,7 @@ class BulkLoader {
   };
   std::vector<NodeEdges> edges_;
   std::vector<uint64_t> edge_slots_;
+  std::string encoded_;  // an edge's item for the table being loaded, reused
   NodeEdges& EdgesOf(std::string_view id);             // added if new
   const NodeEdges* FindEdges(std::string_view id) const;  // or null
   int64_t items_written_ = 0;

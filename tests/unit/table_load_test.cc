@@ -262,12 +262,21 @@ INSTANTIATE_TEST_SUITE_P(Load, TableLoadTest, ::testing::Values(true, false),
 
 // The table files' sort: by key bytewise (shorter first), then by arrival;
 // an entry followed by a later one of the same key marked superseded.
-TEST(SortLoadEntriesTest, SortsLikeStringsAndMarksEarlierVersions) {
+// Few keys (sorted at once) and many (spread by their top bits first, as a
+// table file's keys led by a hash are): the same order as a stable sort.
+class SortLoadEntriesTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SortLoadEntriesTest, SortsLikeStringsAndMarksEarlierVersions) {
   std::mt19937 rng(7);
   std::vector<std::string> keys;
   const std::string prefix(20, 'p');  // long shared prefixes, as table files have
-  for (int i = 0; i < 3000; ++i) {
+  for (int i = 0; i < GetParam(); ++i) {
     std::string k = prefix;
+    // Some keys go on with "hash" bytes (any value), then, as all do, with
+    // bytes of a small alphabet: long runs that tie.
+    if (i % 3 == 0) {
+      for (int b = 0; b < 8; ++b) k.push_back(static_cast<char>(rng() % (i % 2 ? 256 : 3)));
+    }
     const int len = static_cast<int>(rng() % 24);
     for (int b = 0; b < len; ++b) k.push_back(static_cast<char>("\0\1ab\xff"[rng() % 5]));
     keys.push_back(k);
@@ -289,6 +298,8 @@ TEST(SortLoadEntriesTest, SortsLikeStringsAndMarksEarlierVersions) {
     EXPECT_EQ((order[i] & kSuperseded) != 0, later_same) << i;
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, SortLoadEntriesTest, ::testing::Values(3000, 40000));
 
 TEST(EncodeItemWithStringsTest, EncodesAsTheWholeItemWould) {
   Item rest = {{"b", AttributeValue::N("1")},

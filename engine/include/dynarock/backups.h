@@ -167,8 +167,9 @@ class TableLoader {
   // bytes, so a bulk load need not build a map per item. An item over 400 KB
   // is refused here; its keys may be read later, on the loader's own thread,
   // where bytes that are no item, or a missing, mistyped or oversized key
-  // attribute, fail the load (the caller checks the items it encodes).
-  virtual Status AddEncoded(std::string encoded) = 0;
+  // attribute, fail the load (the caller checks the items it encodes). The
+  // bytes are copied: the caller may reuse its buffer at once.
+  virtual Status AddEncoded(std::string_view encoded) = 0;
   // A checkpoint (DB::SaveCheckpoint) written by the same write that makes
   // the table ACTIVE, if the load succeeds: a record of the load (say, an
   // import job's COMPLETED status) that a crash cannot part from the table.
