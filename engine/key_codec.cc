@@ -118,10 +118,23 @@ void AppendSortKey(const AttributeValue& sk, std::string* out) {
   }
 }
 
+size_t ItemKeySizeHint(const AttributeValue& pk, const AttributeValue* sk) {
+  return 12 + 1 + 5 + pk.scalar().size() + (sk != nullptr ? sk->scalar().size() + 4 : 0);
+}
+
+void AppendItemKey(uint32_t table_id, const AttributeValue& pk, const AttributeValue* sk,
+                   std::string* out) {
+  PutFixed32(out, table_id);
+  PutFixed64(out, PartitionHash(pk));
+  AppendPartitionKey(pk, out);
+  if (sk != nullptr) AppendSortKey(*sk, out);
+}
+
 std::string EncodeItemKey(uint32_t table_id, const AttributeValue& pk,
                           const AttributeValue* sk) {
-  std::string out = EncodePartitionPrefix(table_id, pk);
-  if (sk != nullptr) AppendSortKey(*sk, &out);
+  std::string out;
+  out.reserve(ItemKeySizeHint(pk, sk));
+  AppendItemKey(table_id, pk, sk, &out);
   return out;
 }
 

@@ -80,9 +80,14 @@ std::string PrefixSuccessor(std::string prefix);
 void AppendSortKey(const AttributeValue& sk, std::string* out);
 
 // EncodeItemKey(): the full item key; `sk` is null for hash-only tables.
-// PRE: pk and *sk are S, N (normalised) or B.
+// PRE: pk and *sk are S, N (normalised) or B. AppendItemKey appends it.
 std::string EncodeItemKey(uint32_t table_id, const AttributeValue& pk,
                           const AttributeValue* sk);
+void AppendItemKey(uint32_t table_id, const AttributeValue& pk, const AttributeValue* sk,
+                   std::string* out);
+// About how many bytes EncodeItemKey's key takes (to reserve: at least as
+// many for S and B keys, a few less than some N keys).
+size_t ItemKeySizeHint(const AttributeValue& pk, const AttributeValue* sk);
 
 // DecodeItemKey(): the inverse of EncodeItemKey for a table whose key types are
 // `pk_type` and `sk_type` (nullopt: no sort key). False when the bytes do not

@@ -39,12 +39,6 @@ std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo
     }
   }
   const size_t hash_count = index.key.hash.size();
-  std::string key =
-      hash_count == 1
-          ? EncodePartitionPrefix(index.id, *parts[0])
-          : EncodePartitionPrefix(index.id,
-                                  std::vector<const AttributeValue*>(parts, parts + hash_count));
-  for (size_t i = hash_count; i < n; ++i) AppendEscapedSortKey(*parts[i], &key);
   auto table_hash = item.find(table.key.hash_name());
   if (table_hash == item.end()) return std::nullopt;
   const AttributeValue* table_range = nullptr;
@@ -53,7 +47,20 @@ std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo
     if (it == item.end()) return std::nullopt;
     table_range = &it->second;
   }
-  key += EncodeItemKey(table.id, table_hash->second, table_range);
+  // One allocation, about right: the index's key parts, then the item's key.
+  size_t hint = ItemKeySizeHint(table_hash->second, table_range);
+  for (size_t i = 0; i < n; ++i) hint += parts[i]->scalar().size() + 6;
+  std::string key;
+  if (hash_count == 1) {
+    key.reserve(hint);
+    AppendItemKey(index.id, *parts[0], nullptr, &key);  // its partition prefix
+  } else {
+    key = EncodePartitionPrefix(index.id,
+                                std::vector<const AttributeValue*>(parts, parts + hash_count));
+    key.reserve(hint);
+  }
+  for (size_t i = hash_count; i < n; ++i) AppendEscapedSortKey(*parts[i], &key);
+  AppendItemKey(table.id, table_hash->second, table_range, &key);
   return key;
 }
 
