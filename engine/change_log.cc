@@ -88,6 +88,7 @@ Item StreamToItem(const StreamInfo& s) {
   m["view"] = AttributeValue::S(s.view_type);
   m["created"] = Num(s.created);
   m["keys"] = KeySchemaToValue(s.key_schema);
+  if (s.internal) m["internal"] = AttributeValue::S(s.destination);
   if (s.disabled_at) {
     m["disabled"] = Num(*s.disabled_at);
     m["end"] = AttributeValue::S(std::to_string(s.end_seq));
@@ -105,6 +106,8 @@ bool StreamFromItem(const Item& m, StreamInfo* s) {
   s->created = NumOf(m, "created");
   s->key_schema = KeySchemaFromValue(&m.at("keys"));
   if (s->key_schema.empty()) return false;
+  s->internal = m.count("internal") > 0;
+  if (s->internal) s->destination = StrOf(m, "internal");
   if (m.count("disabled")) {
     s->disabled_at = NumOf(m, "disabled");
     s->end_seq = std::strtoull(StrOf(m, "end").c_str(), nullptr, 10);
@@ -309,22 +312,33 @@ void ChangeLog::StartTrimmer() {
 
 void ChangeLog::Stage(const TableInfo& table, const Image& old_image, const Image& new_image,
                       ChangeOrigin origin, WriteSet* writes) const {
-  if (table.stream_id == 0 || !table.stream_specification ||
-      !table.stream_specification->stream_enabled) {
-    return;
-  }
   const Item* old_item = old_image.item;
   const Item* new_item = new_image.item;
   if (!old_item && !new_item) return;
   if (old_item && new_item && *old_item == *new_item) return;  // nothing changed
-  const std::string& view = table.stream_specification->stream_view_type;
+  if (table.stream_id != 0 && table.stream_specification &&
+      table.stream_specification->stream_enabled) {
+    StageRecord(table, table.stream_id, table.stream_specification->stream_view_type, old_image,
+                new_image, origin, writes);
+  }
+  if (table.kinesis_log_id != 0) {
+    StageRecord(table, table.kinesis_log_id, "NEW_AND_OLD_IMAGES", old_image, new_image, origin,
+                writes);
+  }
+}
+
+void ChangeLog::StageRecord(const TableInfo& table, uint32_t stream_id, const std::string& view,
+                            const Image& old_image, const Image& new_image, ChangeOrigin origin,
+                            WriteSet* writes) const {
+  const Item* old_item = old_image.item;
+  const Item* new_item = new_image.item;
   const bool keep_new = new_item && (view == "NEW_IMAGE" || view == "NEW_AND_OLD_IMAGES");
   const bool keep_old = old_item && (view == "OLD_IMAGE" || view == "NEW_AND_OLD_IMAGES");
   // The keys are stored on their own only when no image carries them.
   const bool keys_apart = !keep_new && !keep_old;
   const Item& any = new_item ? *new_item : *old_item;
   PendingChange change;
-  change.stream_id = table.stream_id;
+  change.stream_id = stream_id;
   std::string& v = change.value;
   v.reserve(64 + (keep_new ? new_image.size + 16 : 0) + (keep_old ? old_image.size + 16 : 0));
   v.push_back(static_cast<char>(kRecordFormatV1));
@@ -438,7 +452,8 @@ void ChangeLog::PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) c
   batch->Put(catalog_, StreamKey(s.id), v).PermitUncheckedError();
 }
 
-void ChangeLog::CreateStream(TableInfo* table, uint32_t id, rocksdb::WriteBatch* batch) {
+void ChangeLog::CreateStream(TableInfo* table, uint32_t id, rocksdb::WriteBatch* batch,
+                             bool internal, std::string destination) {
   std::lock_guard<std::mutex> lock(mu_);
   double now = config_.clock();
   std::string table_arn = "arn:aws:dynamodb:" + config_.region + ":" + config_.account_id +
@@ -461,15 +476,21 @@ void ChangeLog::CreateStream(TableInfo* table, uint32_t id, rocksdb::WriteBatch*
   s.table_name = table->name;
   s.table_id = table->id;
   s.label = label;
-  s.arn = table_arn + "/stream/" + label;
-  s.view_type = table->stream_specification->stream_view_type;
+  s.arn = table_arn + (internal ? "/kinesis-log/" : "/stream/") + label;
+  s.internal = internal;
+  s.destination = std::move(destination);
+  s.view_type = internal ? "NEW_AND_OLD_IMAGES" : table->stream_specification->stream_view_type;
   s.key_schema = table->key_schema;
   s.created = now;
   s.shards.push_back({next_seq_, now});
   PersistStream(s, batch);
   batch->Put(catalog_, ShardKey(id, 0), ShardValue(s.shards[0])).PermitUncheckedError();
-  table->stream_id = id;
-  table->stream_label = label;
+  if (internal) {
+    table->kinesis_log_id = id;
+  } else {
+    table->stream_id = id;
+    table->stream_label = label;
+  }
   unpublished_.push_back(std::move(s));
 }
 
@@ -516,14 +537,23 @@ std::optional<StreamInfo> ChangeLog::Find(uint32_t id) const {
 std::optional<StreamInfo> ChangeLog::FindByArn(std::string_view arn) const {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [id, s] : streams_)
-    if (s.arn == arn) return s;
+    if (s.arn == arn && !s.internal) return s;
   return std::nullopt;
 }
 
 std::vector<StreamInfo> ChangeLog::List() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<StreamInfo> out;
-  for (const auto& [id, s] : streams_) out.push_back(s);
+  for (const auto& [id, s] : streams_)
+    if (!s.internal) out.push_back(s);
+  return out;
+}
+
+std::vector<StreamInfo> ChangeLog::ListInternal() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<StreamInfo> out;
+  for (const auto& [id, s] : streams_)
+    if (s.internal) out.push_back(s);
   return out;
 }
 

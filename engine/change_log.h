@@ -105,6 +105,11 @@ struct StreamInfo {
   uint64_t end_seq = 0;
   std::vector<ShardInfo> shards;  // shard i's parent is shard i-1
   uint64_t trimmed_through = 0;   // every record numbered <= this is gone
+  // A log of the table's own, not a DynamoDB stream (never listed or found by
+  // ARN): the records its Kinesis streaming destinations are delivered from
+  // (engine/kinesis_destinations.cc), with both images.
+  bool internal = false;
+  std::string destination;  // its Kinesis stream's ARN
 
   bool enabled() const { return !disabled_at.has_value(); }
   // The last number shard i may hold (UINT64_MAX while it is open).
@@ -151,8 +156,9 @@ class ChangeLog {
     size_t size = 0;
     std::string_view encoded;
   };
-  // Stages the record of a change to `table`'s item, unless the table has no
-  // stream enabled or the write changes nothing.
+  // Stages the records of a change to `table`'s item: for its stream, if
+  // enabled, and its Kinesis delivery log, if any; none if the write changes
+  // nothing.
   void Stage(const TableInfo& table, const Image& old_image, const Image& new_image,
              ChangeOrigin origin, WriteSet* writes) const;
   // Numbers the staged records, adds them to the batch, calls `write` (which
@@ -162,7 +168,9 @@ class ChangeLog {
   // ---- lifecycle (the caller holds the catalog's lock and commits `batch`)
   // A new stream for `table` (whose stream_label and stream_id it sets);
   // `id` comes from the catalog's id counter.
-  void CreateStream(TableInfo* table, uint32_t id, rocksdb::WriteBatch* batch);
+  // `internal`: the table's Kinesis delivery log instead (kinesis_log_id).
+  void CreateStream(TableInfo* table, uint32_t id, rocksdb::WriteBatch* batch,
+                    bool internal = false, std::string destination = "");
   void DisableStream(uint32_t id, rocksdb::WriteBatch* batch);
   // After the batch committed (or not: the in-memory state then is dropped).
   void Publish(bool committed);
@@ -171,6 +179,7 @@ class ChangeLog {
   std::optional<StreamInfo> Find(uint32_t id) const;
   std::optional<StreamInfo> FindByArn(std::string_view arn) const;
   std::vector<StreamInfo> List() const;  // by id
+  std::vector<StreamInfo> ListInternal() const;  // the internal logs, by id
   // Every number <= Horizon() that will ever be used is committed or abandoned.
   uint64_t Horizon() const;
   // Records of stream `id` numbered [from, to] in order: at most `limit`, and
@@ -215,6 +224,9 @@ class ChangeLog {
   rocksdb::ColumnFamilyHandle* records() const { return records_; }
 
  private:
+  void StageRecord(const TableInfo& table, uint32_t stream_id, const std::string& view,
+                   const Image& old_image, const Image& new_image, ChangeOrigin origin,
+                   WriteSet* writes) const;
   void StartTrimmer();
   // How many records of log `id` from number `from` on were made before
   // `cutoff_ms`, in a row from the first; *last: the last of them.

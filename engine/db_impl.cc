@@ -884,6 +884,7 @@ void DBImpl::StageDropTable(const TableInfo& info, rocksdb::WriteBatch* batch,
   }
   // The stream stays readable, disabled, until its records age out.
   if (info.stream_id && !keep_catalog_entry) change_log_->DisableStream(info.stream_id, batch);
+  if (info.kinesis_log_id && !keep_catalog_entry) change_log_->DisableStream(info.kinesis_log_id, batch);
 }
 
 const TableDescription* DBImpl::Deleting(std::string_view name) const {

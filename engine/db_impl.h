@@ -182,6 +182,16 @@ class DBImpl final : public DB {
       const DeleteResourcePolicyRequest& req) override;
   StatusOr<DescribeContributorInsightsResponse> DescribeContributorInsights(
       const DescribeContributorInsightsRequest& req) override;
+  StatusOr<KinesisStreamingDestinationResponse> EnableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) override;
+  StatusOr<KinesisStreamingDestinationResponse> DisableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) override;
+  StatusOr<KinesisStreamingDestinationResponse> UpdateKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) override;
+  StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
+      const DescribeKinesisStreamingDestinationRequest& req) override;
+  Status DeliverKinesisRecords(const std::function<Status(const KinesisRecords&)>& deliver,
+                               int64_t* delivered) override;
   StatusOr<ListContributorInsightsResponse> ListContributorInsights(
       const ListContributorInsightsRequest& req) override;
   StatusOr<UpdateContributorInsightsResponse> UpdateContributorInsights(
@@ -508,6 +518,15 @@ class DBImpl final : public DB {
   std::mutex ttl_mu_;
   std::condition_variable ttl_cv_;
   std::thread ttl_thread_;  // GUARDED_BY(ttl_mu_); started with the first TTL table
+
+  // ---- Kinesis streaming destinations' delivery (kinesis_destinations.cc)
+  // Hands log `log`'s next records, from its checkpoint on, to `deliver`;
+  // *done once a disabled log has all gone.
+  Status DeliverKinesisLog(const StreamInfo& log,
+                           const std::function<Status(const KinesisRecords&)>& deliver,
+                           int64_t* delivered, bool* done);
+  std::mutex kinesis_mu_;  // one delivery pass at a time
+  std::set<uint32_t> kinesis_done_;  // GUARDED_BY(kinesis_mu_): logs delivered to their end
 };
 
 // Refuses a key attribute value DynamoDB does not store: an empty S or B, a

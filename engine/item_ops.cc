@@ -223,7 +223,8 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
 }
 
 bool DBImpl::WriteNeedsOldItem(const TableInfo& info) const {
-  return !info.indexes.empty() || info.pitr_history_id != 0 || stale_reads_->enabled() ||
+  return !info.indexes.empty() || info.pitr_history_id != 0 || info.kinesis_log_id != 0 ||
+         stale_reads_->enabled() ||
          (info.stream_specification && info.stream_specification->stream_enabled);
 }
 

@@ -178,6 +178,18 @@ Item TableInfoToItem(const TableInfo& info) {
   if (info.ttl_attribute) m["ttl"] = AttributeValue::S(*info.ttl_attribute);
   if (info.stream_label) m["stream_label"] = AttributeValue::S(*info.stream_label);
   if (info.stream_id) m["stream_id"] = Num(info.stream_id);
+  if (info.kinesis_log_id) m["kinesis_log_id"] = Num(info.kinesis_log_id);
+  if (!info.kinesis.empty()) {
+    std::vector<AttributeValue> destinations;
+    for (const TableInfo::KinesisDestination& d : info.kinesis) {
+      Item dm;
+      dm["arn"] = AttributeValue::S(d.stream_arn);
+      dm["status"] = AttributeValue::S(d.status);
+      if (d.precision) dm["precision"] = AttributeValue::S(*d.precision);
+      destinations.push_back(AttributeValue::M(std::move(dm)));
+    }
+    m["kinesis"] = AttributeValue::L(std::move(destinations));
+  }
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
     m["pitr_days"] = Num(static_cast<uint32_t>(info.pitr_days));
@@ -275,6 +287,17 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "ttl")) info->ttl_attribute = GetStr(m, "ttl");
   if (Has(m, "stream_label")) info->stream_label = GetStr(m, "stream_label");
   if (Has(m, "stream_id")) info->stream_id = static_cast<uint32_t>(GetInt(m, "stream_id"));
+  if (Has(m, "kinesis_log_id")) info->kinesis_log_id = static_cast<uint32_t>(GetInt(m, "kinesis_log_id"));
+  if (auto l = m.find("kinesis"); l != m.end() && l->second.is(AttrType::kL)) {
+    for (const auto& v : l->second.list()) {
+      if (!v.is(AttrType::kM)) continue;
+      TableInfo::KinesisDestination d;
+      d.stream_arn = GetStr(v.map(), "arn");
+      d.status = GetStr(v.map(), "status");
+      if (Has(v.map(), "precision")) d.precision = GetStr(v.map(), "precision");
+      info->kinesis.push_back(std::move(d));
+    }
+  }
   if (Has(m, "pitr_since")) {
     info->pitr_since = GetDouble(m, "pitr_since");
     info->pitr_days = GetInt(m, "pitr_days");

@@ -121,6 +121,17 @@ struct TableInfo {
     int64_t rules_ms = 0;  // when its rules were made: their names end with it
   };
   std::map<std::string, Insights, std::less<>> insights;
+  // Kinesis streaming destinations (engine/kinesis_destinations.cc), in the
+  // order first enabled; at most one live (ENABLING, ACTIVE, UPDATING,
+  // DISABLING), the others DISABLED or ENABLE_FAILED. While one is ACTIVE
+  // the change log keeps the table's delivery log, kinesis_log_id.
+  struct KinesisDestination {
+    std::string stream_arn;
+    std::string status;
+    std::optional<std::string> precision;  // ApproximateCreationDateTimePrecision, once set
+  };
+  std::vector<KinesisDestination> kinesis;
+  uint32_t kinesis_log_id = 0;
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -64,9 +64,11 @@ Status DBImpl::AlterTable(std::string_view name, Status not_found,
   }
   TableInfo info = *it->second;
   rocksdb::WriteBatch batch;
-  DR_RETURN_IF_ERROR(change(&info, &batch));
-  DR_RETURN_IF_ERROR(PersistTable(info, &batch));
-  DR_RETURN_IF_ERROR(Commit(&batch));
+  Status s = change(&info, &batch);
+  if (s.ok()) s = PersistTable(info, &batch);
+  if (s.ok()) s = Commit(&batch);
+  change_log_->Publish(s.ok());  // streams `change` created or disabled
+  DR_RETURN_IF_ERROR(s);
   it->second = std::make_shared<TableInfo>(std::move(info));
   CatalogChanged();
   if (updated) *updated = it->second;

@@ -100,6 +100,10 @@ constexpr char kServeHelp[] =
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
     "                         DIR/B (default: the folder s3 in the data directory;\n"
     "                         none in memory)\n"
+    "  --kinesis-dir DIR      Where Kinesis streaming destinations' records go: one\n"
+    "                         file of JSON lines per Kinesis stream, DIR/<stream\n"
+    "                         name>.jsonl, each line a record as DynamoDB puts it\n"
+    "                         into Kinesis (default: not delivered)\n"
     "  --memory-budget SIZE   Bound RocksDB's block cache and memtables together\n"
     "                         (bytes, or with K, M or G: 64M); default none\n"
     "  --threads N            Server io threads (default: one per core); a connection\n"
@@ -287,6 +291,7 @@ int RunServe(const Args& args) {
   std::string data_dir = "./data";
   bool data_given = false;
   std::string s3_root;  // empty: <data>/s3 on disk, none in memory
+  std::string kinesis_dir;  // --kinesis-dir
   bool shared_db = false;
   bool region_given = false;
   bool control_api = true;
@@ -394,6 +399,9 @@ int RunServe(const Args& args) {
     } else if (flag == "--in-memory" || flag == "-inMemory") {
       if (!no_value()) return UsageError("serve", "--in-memory takes no value");
       db_opts.in_memory = true;
+    } else if (flag == "--kinesis-dir") {
+      if (!need_value() || v.empty()) return UsageError("serve", "--kinesis-dir needs a directory");
+      kinesis_dir = v;
     } else if (flag == "--s3-root") {
       if (!need_value() || v.empty()) return UsageError("serve", "--s3-root needs a directory");
       s3_root = v;
@@ -608,6 +616,7 @@ int RunServe(const Args& args) {
   nc.evaluate_policies = server_opts.auth.enabled();
   nc.configure = [&](const std::string&, DB*, api::Handler* handler) {
     handler->SetS3Root(s3_root);
+    if (!kinesis_dir.empty()) handler->SetKinesisSink(kinesis_dir);
     handler->SetEndpointAddress(endpoint_address);
     serve_faults.Configure(handler);
     handler->SetCapacityLimits(capacity);

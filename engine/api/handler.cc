@@ -21,6 +21,8 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_insights.h"
+#include "engine/api/json_kinesis.h"
+#include "engine/api/kinesis_sink.h"
 #include "engine/api/partiql_json.h"
 #include "engine/api/policy_evaluation.h"
 #include "engine/api/request_facts.h"
@@ -47,6 +49,8 @@ struct HandlerState {
   // The export and import jobs, made at the first such request.
   std::mutex transfers_mu;
   std::unique_ptr<transfer::Transfers> transfers;  // GUARDED_BY(transfers_mu) to create
+  std::string kinesis_dir;                    // SetKinesisSink
+  std::unique_ptr<KinesisSink> kinesis_sink;  // GUARDED_BY(transfers_mu)
 
   transfer::Transfers& Transfers() {
     std::lock_guard<std::mutex> lock(transfers_mu);
@@ -661,6 +665,31 @@ ApiReply UpdateContributorInsights(HandlerState& s, std::string_view body) {
              Plain<UpdateContributorInsightsRequest>(EncodeUpdateContributorInsightsResponse));
 }
 
+ApiReply EnableKinesisStreamingDestination(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeEnableKinesisStreamingDestinationRequest,
+             &DB::EnableKinesisStreamingDestination,
+             Plain<KinesisStreamingDestinationRequest>(EncodeEnableKinesisStreamingDestinationResponse));
+}
+
+ApiReply DisableKinesisStreamingDestination(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeEnableKinesisStreamingDestinationRequest,
+             &DB::DisableKinesisStreamingDestination,
+             Plain<KinesisStreamingDestinationRequest>(EncodeEnableKinesisStreamingDestinationResponse));
+}
+
+ApiReply UpdateKinesisStreamingDestination(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeUpdateKinesisStreamingDestinationRequest,
+             &DB::UpdateKinesisStreamingDestination,
+             Plain<KinesisStreamingDestinationRequest>(EncodeUpdateKinesisStreamingDestinationResponse));
+}
+
+ApiReply DescribeKinesisStreamingDestination(HandlerState& s, std::string_view body) {
+  return Run(s, body, DecodeDescribeKinesisStreamingDestinationRequest,
+             &DB::DescribeKinesisStreamingDestination,
+             Plain<DescribeKinesisStreamingDestinationRequest>(
+                 EncodeDescribeKinesisStreamingDestinationResponse));
+}
+
 ApiReply DeleteResourcePolicy(HandlerState& s, std::string_view body) {
   return Run(s, body, DecodeDeleteResourcePolicyRequest, &DB::DeleteResourcePolicy,
              Plain<DeleteResourcePolicyRequest>(EncodeDeleteResourcePolicyResponse));
@@ -762,13 +791,16 @@ constexpr Operation kOperations[] = {
     {"DescribeEndpoints", DescribeEndpoints},
     {"DescribeExport", TransferOperation<kDescribeExport>},
     {"DescribeImport", TransferOperation<kDescribeImport>},
+    {"DescribeKinesisStreamingDestination", DescribeKinesisStreamingDestination},
     {"DescribeLimits", DescribeLimits},
     {"DescribeTable", DescribeTable},
     {"DescribeTimeToLive", DescribeTimeToLive},
+    {"DisableKinesisStreamingDestination", DisableKinesisStreamingDestination},
     {"DynamoDBStreams_20120810.DescribeStream", DescribeStream},
     {"DynamoDBStreams_20120810.GetRecords", GetRecords},
     {"DynamoDBStreams_20120810.GetShardIterator", GetShardIterator},
     {"DynamoDBStreams_20120810.ListStreams", ListStreams},
+    {"EnableKinesisStreamingDestination", EnableKinesisStreamingDestination},
     {"ExecuteStatement", ExecuteStatement},
     {"ExecuteTransaction", ExecuteTransaction},
     {"ExportTableToPointInTime", TransferOperation<kExportTableToPointInTime>},
@@ -794,6 +826,7 @@ constexpr Operation kOperations[] = {
     {"UpdateContinuousBackups", UpdateContinuousBackups},
     {"UpdateContributorInsights", UpdateContributorInsights},
     {"UpdateItem", UpdateItem},
+    {"UpdateKinesisStreamingDestination", UpdateKinesisStreamingDestination},
     {"UpdateTable", UpdateTable},
     {"UpdateTimeToLive", UpdateTimeToLive},
 };
@@ -831,10 +864,24 @@ Handler::~Handler() = default;
 void Handler::SetDatabase(DB* db) {
   // Running exports and imports stop before their database goes.
   std::unique_ptr<transfer::Transfers> old;
+  std::unique_ptr<KinesisSink> old_sink;
   {
     std::lock_guard<std::mutex> lock(state_->transfers_mu);
     old = std::move(state_->transfers);
+    old_sink = std::move(state_->kinesis_sink);
     state_->db = db;
+    if (db != nullptr && !state_->kinesis_dir.empty()) {
+      state_->kinesis_sink = std::make_unique<KinesisSink>(db, state_->kinesis_dir);
+    }
+  }
+}
+
+void Handler::SetKinesisSink(std::string dir) {
+  std::lock_guard<std::mutex> lock(state_->transfers_mu);
+  state_->kinesis_dir = std::move(dir);
+  state_->kinesis_sink.reset();
+  if (state_->db != nullptr && !state_->kinesis_dir.empty()) {
+    state_->kinesis_sink = std::make_unique<KinesisSink>(state_->db, state_->kinesis_dir);
   }
 }
 

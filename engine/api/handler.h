@@ -100,6 +100,11 @@ class Handler {
   // folder <dir>/B (engine/transfer/transfers.h). Call before serving.
   void SetS3Root(std::string dir);
 
+  // Delivers the database's Kinesis streaming destination records to `dir`
+  // (engine/api/kinesis_sink.h) from now on, until SetDatabase(nullptr) or
+  // the handler goes; empty: not delivered.
+  void SetKinesisSink(std::string dir);
+
   // The "host:port" DescribeEndpoints reports; "localhost:8000" until set. Call
   // before serving (not synchronised with Handle).
   void SetEndpointAddress(std::string address);

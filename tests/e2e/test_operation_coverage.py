@@ -23,13 +23,11 @@ import botocore.session  # noqa: E402
 from botocore.exceptions import ClientError, ParamValidationError  # noqa: E402
 
 # Operations of the model Dynarock does not answer yet (docs: README, "Not there
-# yet"): global tables, Kinesis streaming destinations.
+# yet"): global tables.
 NOT_YET = {
     "CreateGlobalTable", "DescribeGlobalTable", "DescribeGlobalTableSettings", "ListGlobalTables",
     "UpdateGlobalTable", "UpdateGlobalTableSettings", "DescribeTableReplicaAutoScaling",
-    "UpdateTableReplicaAutoScaling", "DescribeKinesisStreamingDestination",
-    "EnableKinesisStreamingDestination", "DisableKinesisStreamingDestination",
-    "UpdateKinesisStreamingDestination",
+    "UpdateTableReplicaAutoScaling",
 }
 
 TABLE = None

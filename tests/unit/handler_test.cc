@@ -239,6 +239,31 @@ class FakeDB : public DB {
     last_op = "UpdateContributorInsights";
     return UpdateContributorInsightsResponse{};
   }
+  StatusOr<KinesisStreamingDestinationResponse> EnableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest&) override {
+    last_op = "EnableKinesisStreamingDestination";
+    return KinesisStreamingDestinationResponse{};
+  }
+  StatusOr<KinesisStreamingDestinationResponse> DisableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest&) override {
+    last_op = "DisableKinesisStreamingDestination";
+    return KinesisStreamingDestinationResponse{};
+  }
+  StatusOr<KinesisStreamingDestinationResponse> UpdateKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest&) override {
+    last_op = "UpdateKinesisStreamingDestination";
+    return KinesisStreamingDestinationResponse{};
+  }
+  StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
+      const DescribeKinesisStreamingDestinationRequest&) override {
+    last_op = "DescribeKinesisStreamingDestination";
+    return DescribeKinesisStreamingDestinationResponse{};
+  }
+  Status DeliverKinesisRecords(const std::function<Status(const KinesisRecords&)>&,
+                               int64_t* delivered) override {
+    *delivered = 0;
+    return Status();
+  }
   StatusOr<DeleteResourcePolicyResponse> DeleteResourcePolicy(const DeleteResourcePolicyRequest&) override {
     last_op = "DeleteResourcePolicy";
     if (!fail.ok()) return fail;

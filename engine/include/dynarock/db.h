@@ -83,6 +83,7 @@ struct Options {
   // does, so that SDK waiters are exercised. A CREATING table's items can be
   // neither read nor written (ResourceNotFoundException). 0: settled at once.
   double transient_status_seconds = 0;
+
   // Consistency simulation (a test double's; off by default). A write's
   // entries in global secondary indexes are applied a lag after the write,
   // drawn from [gsi_lag_min_seconds, gsi_lag_max_seconds] by a generator
@@ -289,6 +290,31 @@ class DB {
       const ListContributorInsightsRequest& req) = 0;
   virtual StatusOr<UpdateContributorInsightsResponse> UpdateContributorInsights(
       const UpdateContributorInsightsRequest& req) = 0;
+
+  // Kinesis streaming destinations: while one is ACTIVE every change to the
+  // table's items is kept, in order, for DeliverKinesisRecords
+  // (engine/kinesis_destinations.cc; api::KinesisSink writes them out).
+  virtual StatusOr<KinesisStreamingDestinationResponse> EnableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) = 0;
+  virtual StatusOr<KinesisStreamingDestinationResponse> DisableKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) = 0;
+  virtual StatusOr<KinesisStreamingDestinationResponse> UpdateKinesisStreamingDestination(
+      const KinesisStreamingDestinationRequest& req) = 0;
+  virtual StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
+      const DescribeKinesisStreamingDestinationRequest& req) = 0;
+  // One pass over the Kinesis destinations' records not yet delivered: each
+  // batch (of one destination, in order) goes to `deliver`, and once it
+  // returns OK the batch counts as delivered (a checkpoint in the database);
+  // on an error that batch is offered again next time. Sets *delivered to the
+  // number of records handed over. Records wait at most 24 hours.
+  struct KinesisRecords {
+    std::string stream_arn;  // the destination
+    std::string table_name;
+    bool microseconds = false;  // its ApproximateCreationDateTimePrecision
+    std::vector<StreamRecord> records;
+  };
+  virtual Status DeliverKinesisRecords(const std::function<Status(const KinesisRecords&)>& deliver,
+                                       int64_t* delivered) = 0;
 
   // DynamoDB Streams (dynarock/streams.h). Errors: ValidationException,
   // ResourceNotFoundException (unknown stream or shard),

@@ -699,6 +699,41 @@ struct UpdateContributorInsightsResponse {
   std::optional<std::string> mode;
 };
 
+// ---- Kinesis streaming destinations (engine/kinesis_destinations.cc; the
+// records go to Options::kinesis_sink_dir)
+
+// Enable, Disable and Update: the table, the Kinesis stream and the
+// precision of ApproximateCreationDateTime (MILLISECOND | MICROSECOND).
+struct KinesisStreamingDestinationRequest {
+  std::string table_name;  // a name or an ARN
+  std::string stream_arn;
+  // EnableKinesisStreamingConfiguration (Enable, Disable) or
+  // UpdateKinesisStreamingConfiguration (Update): whether given, and its
+  // precision if any.
+  bool configuration = false;
+  std::optional<std::string> precision;
+};
+struct KinesisStreamingDestinationResponse {
+  std::string table_name;
+  std::string stream_arn;
+  std::string destination_status;  // ENABLING | DISABLING | UPDATING
+  bool configuration = false;      // echoed as given
+  std::optional<std::string> precision;
+};
+struct DescribeKinesisStreamingDestinationRequest {
+  std::string table_name;
+};
+struct KinesisDataStreamDestination {
+  std::string stream_arn;
+  std::string destination_status;
+  std::optional<std::string> destination_status_description;
+  std::optional<std::string> precision;
+};
+struct DescribeKinesisStreamingDestinationResponse {
+  std::string table_name;
+  std::vector<KinesisDataStreamDestination> destinations;
+};
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_REQUESTS_H_

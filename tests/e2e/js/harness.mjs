@@ -46,12 +46,12 @@ export function freePort() {
 }
 
 // The endpoint's URL, once `dynarock serve --in-memory` printed its ready line.
-async function startServer() {
+async function startServer(extraArgs = []) {
   if (process.env.DYNAROCK_E2E_ENDPOINT) return process.env.DYNAROCK_E2E_ENDPOINT.replace(/\/$/, '');
   const bin = process.env.DYNAROCK_BIN;
   if (!bin) throw new Error('set DYNAROCK_BIN to the dynarock binary or DYNAROCK_E2E_ENDPOINT to an endpoint');
   const port = await freePort();
-  child = spawn(bin, ['serve', '--port', String(port), '--in-memory'], {
+  child = spawn(bin, ['serve', '--port', String(port), '--in-memory', ...extraArgs], {
     stdio: ['ignore', 'pipe', 'inherit'], detached: true,
   });
   return await new Promise((resolve, reject) => {
@@ -78,10 +78,11 @@ process.on('exit', stopServer);
 let session = null;
 const created = [];
 
-// Starts the endpoint; returns { endpoint, client, doc } (one attempt per call,
-// so an error reaches the test instead of being retried).
-export async function connect() {
-  const endpoint = await startServer();
+// Starts the endpoint (with `extraArgs` for `dynarock serve`); returns
+// { endpoint, client, doc } (one attempt per call, so an error reaches the
+// test instead of being retried).
+export async function connect(extraArgs = []) {
+  const endpoint = await startServer(extraArgs);
   const client = new DynamoDBClient({
     endpoint, region: 'us-east-1', maxAttempts: 1,
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },

@@ -1,0 +1,128 @@
+// Kinesis streaming destinations' delivery in the engine
+// (DB::DeliverKinesisRecords, engine/kinesis_destinations.cc): records of the
+// writes made while a destination is ACTIVE, in order, both images; a batch a
+// deliverer refuses is offered again; after Disable the log is delivered to
+// its end and nothing later is; the sink's line shape (api::KinesisSink).
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dynarock/db.h"
+#include "engine/api/kinesis_sink.h"
+
+namespace dynarock {
+namespace {
+
+constexpr char kStream[] = "arn:aws:kinesis:us-east-1:000000000000:stream/feed";
+
+class KinesisDeliveryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    Options options;
+    options.in_memory = true;
+    db_ = std::move(DB::Open(options, "").value());
+    CreateTableRequest c;
+    c.table_name = "orders";
+    c.attribute_definitions = {{"pk", AttrType::kS}};
+    c.key_schema = {{"pk", KeyType::kHash}};
+    c.billing_mode = "PAY_PER_REQUEST";
+    ASSERT_TRUE(db_->CreateTable(c).ok());
+  }
+  void Put(const std::string& pk, const std::string& v) {
+    PutItemRequest p;
+    p.table_name = "orders";
+    p.item = {{"pk", AttributeValue::S(pk)}, {"v", AttributeValue::S(v)}};
+    ASSERT_TRUE(db_->PutItem(p).ok());
+  }
+  KinesisStreamingDestinationRequest Destination() {
+    KinesisStreamingDestinationRequest r;
+    r.table_name = "orders";
+    r.stream_arn = kStream;
+    return r;
+  }
+  // Everything deliverable now, as (event, pk, new v, old v).
+  std::vector<std::string> Drain() {
+    std::vector<std::string> out;
+    int64_t n = 0;
+    Status s = db_->DeliverKinesisRecords(
+        [&](const DB::KinesisRecords& batch) {
+          EXPECT_EQ(batch.stream_arn, kStream);
+          EXPECT_EQ(batch.table_name, "orders");
+          for (const StreamRecord& r : batch.records) {
+            out.push_back(r.event_name + " " + r.keys.at("pk").scalar() + " " +
+                          (r.new_image ? r.new_image->at("v").scalar() : "-") + " " +
+                          (r.old_image ? r.old_image->at("v").scalar() : "-"));
+          }
+          return Status();
+        },
+        &n);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(n, static_cast<int64_t>(out.size()));
+    return out;
+  }
+  std::unique_ptr<DB> db_;
+};
+
+TEST_F(KinesisDeliveryTest, DeliversWritesWhileActiveInOrderAtLeastOnce) {
+  Put("before", "0");
+  EXPECT_TRUE(Drain().empty());
+  ASSERT_TRUE(db_->EnableKinesisStreamingDestination(Destination()).ok());
+  Put("a", "1");
+  Put("a", "2");
+  DeleteItemRequest d;
+  d.table_name = "orders";
+  d.key = {{"pk", AttributeValue::S("a")}};
+  ASSERT_TRUE(db_->DeleteItem(d).ok());
+
+  // A deliverer that fails: the batch is offered again.
+  int64_t n = 0;
+  Status refused = db_->DeliverKinesisRecords(
+      [](const DB::KinesisRecords&) { return InternalError("the sink is full"); }, &n);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_EQ(n, 0);
+  EXPECT_EQ(Drain(), (std::vector<std::string>{"INSERT a 1 -", "MODIFY a 2 1", "REMOVE a - 2"}));
+  EXPECT_TRUE(Drain().empty());  // delivered once
+
+  Put("b", "3");
+  ASSERT_TRUE(db_->DisableKinesisStreamingDestination(Destination()).ok());
+  Put("c", "4");  // after Disable: never delivered
+  EXPECT_EQ(Drain(), (std::vector<std::string>{"INSERT b 3 -"}));
+  EXPECT_TRUE(Drain().empty());
+
+  // Enabled again: a new log, from then on.
+  ASSERT_TRUE(db_->EnableKinesisStreamingDestination(Destination()).ok());
+  Put("d", "5");
+  EXPECT_EQ(Drain(), (std::vector<std::string>{"INSERT d 5 -"}));
+}
+
+TEST_F(KinesisDeliveryTest, SinkLinesHaveDynamoDBsKinesisShape) {
+  StreamRecord r;
+  r.event_id = "0123456789abcdef0123456789abcdef";
+  r.event_name = "INSERT";
+  r.aws_region = "eu-west-1";
+  r.approximate_creation_date_time = 1700000000.123;
+  r.keys = {{"pk", AttributeValue::S("a")}};
+  r.new_image = Item{{"pk", AttributeValue::S("a")}};
+  r.size_bytes = 4;
+  EXPECT_EQ(api::KinesisSink::RecordJson(r, "orders", false),
+            R"({"awsRegion":"eu-west-1","eventID":"01234567-89ab-cdef-0123-456789abcdef",)"
+            R"("eventName":"INSERT","userIdentity":null,"recordFormat":"application/json",)"
+            R"("tableName":"orders","dynamodb":{"ApproximateCreationDateTime":1700000000123,)"
+            R"("Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"}},"SizeBytes":4},)"
+            R"("eventSource":"aws:dynamodb"})");
+  r.by_time_to_live = true;
+  const std::string ttl = api::KinesisSink::RecordJson(r, "orders", true);
+  EXPECT_NE(ttl.find(R"("userIdentity":{"type":"Service","principalId":"dynamodb.amazonaws.com"})"),
+            std::string::npos) << ttl;
+  EXPECT_NE(ttl.find(R"("ApproximateCreationDateTime":1700000000123000,)"
+                     R"("ApproximateCreationDateTimePrecision":"MICROSECOND")"),
+            std::string::npos) << ttl;
+  EXPECT_EQ(api::KinesisSink::FileName(kStream), "feed.jsonl");
+  EXPECT_EQ(api::KinesisSink::FileName("arn:aws:kinesis:x:1:stream/../etc"), "_.._etc.jsonl");
+}
+
+}  // namespace
+}  // namespace dynarock
