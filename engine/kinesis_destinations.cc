@@ -51,6 +51,18 @@ TableInfo::KinesisDestination* FindDestination(TableInfo* info, std::string_view
   return nullptr;
 }
 
+// A change's answer: the request's table, stream and configuration echoed.
+KinesisStreamingDestinationResponse Answer(const KinesisStreamingDestinationRequest& req,
+                                           const char* status) {
+  KinesisStreamingDestinationResponse resp;
+  resp.table_name = std::string(TableNameOf(req.table_name));
+  resp.stream_arn = req.stream_arn;
+  resp.destination_status = status;
+  resp.configuration = req.configuration;
+  resp.precision = req.precision;
+  return resp;
+}
+
 std::string CheckpointOf(uint32_t log_id) { return "kinesis/" + std::to_string(log_id); }
 
 }  // namespace
@@ -58,12 +70,7 @@ std::string CheckpointOf(uint32_t log_id) { return "kinesis/" + std::to_string(l
 StatusOr<KinesisStreamingDestinationResponse> DBImpl::EnableKinesisStreamingDestination(
     const KinesisStreamingDestinationRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  KinesisStreamingDestinationResponse resp;
-  resp.table_name = std::string(TableNameOf(req.table_name));
-  resp.stream_arn = req.stream_arn;
-  resp.destination_status = "ENABLING";
-  resp.configuration = req.configuration;
-  resp.precision = req.precision;
+  KinesisStreamingDestinationResponse resp = Answer(req, "ENABLING");
   DR_RETURN_IF_ERROR(AlterTable(
       TableNameOf(req.table_name), TableNotFound(req.table_name),
       [&](TableInfo* info, rocksdb::WriteBatch* batch) -> Status {
@@ -93,12 +100,7 @@ StatusOr<KinesisStreamingDestinationResponse> DBImpl::EnableKinesisStreamingDest
 StatusOr<KinesisStreamingDestinationResponse> DBImpl::DisableKinesisStreamingDestination(
     const KinesisStreamingDestinationRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
-  KinesisStreamingDestinationResponse resp;
-  resp.table_name = std::string(TableNameOf(req.table_name));
-  resp.stream_arn = req.stream_arn;
-  resp.destination_status = "DISABLING";
-  resp.configuration = req.configuration;
-  resp.precision = req.precision;
+  KinesisStreamingDestinationResponse resp = Answer(req, "DISABLING");
   DR_RETURN_IF_ERROR(AlterTable(
       TableNameOf(req.table_name), TableNotFound(req.table_name),
       [&](TableInfo* info, rocksdb::WriteBatch* batch) -> Status {
@@ -124,12 +126,7 @@ StatusOr<KinesisStreamingDestinationResponse> DBImpl::UpdateKinesisStreamingDest
         "Streaming destination cannot be updated with given parameters: "
         "UpdateKinesisStreamingConfiguration cannot be null or contain only null values");
   }
-  KinesisStreamingDestinationResponse resp;
-  resp.table_name = std::string(TableNameOf(req.table_name));
-  resp.stream_arn = req.stream_arn;
-  resp.destination_status = "UPDATING";
-  resp.configuration = true;
-  resp.precision = req.precision;
+  KinesisStreamingDestinationResponse resp = Answer(req, "UPDATING");
   DR_RETURN_IF_ERROR(AlterTable(
       TableNameOf(req.table_name), TableNotFound(req.table_name), [&](TableInfo* info) -> Status {
         TableInfo::KinesisDestination* d = FindDestination(info, req.stream_arn);

@@ -47,6 +47,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kImportConflict: return "ImportConflictException";
     case ErrorType::kServiceUnavailable: return "ServiceUnavailable";
     case ErrorType::kPolicyNotFound: return "PolicyNotFoundException";
+    case ErrorType::kGlobalTableNotFound: return "GlobalTableNotFoundException";
   }
   return "InternalServerError";
 }

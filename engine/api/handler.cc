@@ -21,6 +21,7 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_insights.h"
+#include "engine/api/global_tables.h"
 #include "engine/api/json_kinesis.h"
 #include "engine/api/kinesis_sink.h"
 #include "engine/api/partiql_json.h"
@@ -760,6 +761,22 @@ ApiReply TransferOperation(HandlerState& s, std::string_view body) {
   if (!reply.ok()) return Handler::ErrorReply(reply.status());
   return Ok(std::move(*reply));
 }
+// Global tables' legacy and replica auto scaling operations (global_tables.h).
+template <const std::string_view& kName>
+ApiReply GlobalTableOperation(HandlerState& s, std::string_view body) {
+  StatusOr<std::string> reply = HandleGlobalTableOperation(s.db, kName, body);
+  if (!reply.ok()) return Handler::ErrorReply(reply.status());
+  return Ok(std::move(*reply));
+}
+constexpr std::string_view kCreateGlobalTable = "CreateGlobalTable";
+constexpr std::string_view kDescribeGlobalTable = "DescribeGlobalTable";
+constexpr std::string_view kDescribeGlobalTableSettings = "DescribeGlobalTableSettings";
+constexpr std::string_view kListGlobalTables = "ListGlobalTables";
+constexpr std::string_view kUpdateGlobalTable = "UpdateGlobalTable";
+constexpr std::string_view kUpdateGlobalTableSettings = "UpdateGlobalTableSettings";
+constexpr std::string_view kDescribeTableReplicaAutoScaling = "DescribeTableReplicaAutoScaling";
+constexpr std::string_view kUpdateTableReplicaAutoScaling = "UpdateTableReplicaAutoScaling";
+
 constexpr std::string_view kExportTableToPointInTime = "ExportTableToPointInTime";
 constexpr std::string_view kDescribeExport = "DescribeExport";
 constexpr std::string_view kListExports = "ListExports";
@@ -780,6 +797,7 @@ constexpr Operation kOperations[] = {
     {"BatchGetItem", BatchGetItem},
     {"BatchWriteItem", BatchWriteItem},
     {"CreateBackup", CreateBackup},
+    {"CreateGlobalTable", GlobalTableOperation<kCreateGlobalTable>},
     {"CreateTable", CreateTable},
     {"DeleteBackup", DeleteBackup},
     {"DeleteItem", DeleteItem},
@@ -790,10 +808,13 @@ constexpr Operation kOperations[] = {
     {"DescribeContributorInsights", DescribeContributorInsights},
     {"DescribeEndpoints", DescribeEndpoints},
     {"DescribeExport", TransferOperation<kDescribeExport>},
+    {"DescribeGlobalTable", GlobalTableOperation<kDescribeGlobalTable>},
+    {"DescribeGlobalTableSettings", GlobalTableOperation<kDescribeGlobalTableSettings>},
     {"DescribeImport", TransferOperation<kDescribeImport>},
     {"DescribeKinesisStreamingDestination", DescribeKinesisStreamingDestination},
     {"DescribeLimits", DescribeLimits},
     {"DescribeTable", DescribeTable},
+    {"DescribeTableReplicaAutoScaling", GlobalTableOperation<kDescribeTableReplicaAutoScaling>},
     {"DescribeTimeToLive", DescribeTimeToLive},
     {"DisableKinesisStreamingDestination", DisableKinesisStreamingDestination},
     {"DynamoDBStreams_20120810.DescribeStream", DescribeStream},
@@ -810,6 +831,7 @@ constexpr Operation kOperations[] = {
     {"ListBackups", ListBackups},
     {"ListContributorInsights", ListContributorInsights},
     {"ListExports", TransferOperation<kListExports>},
+    {"ListGlobalTables", GlobalTableOperation<kListGlobalTables>},
     {"ListImports", TransferOperation<kListImports>},
     {"ListTables", ListTables},
     {"ListTagsOfResource", ListTagsOfResource},
@@ -825,9 +847,12 @@ constexpr Operation kOperations[] = {
     {"UntagResource", UntagResource},
     {"UpdateContinuousBackups", UpdateContinuousBackups},
     {"UpdateContributorInsights", UpdateContributorInsights},
+    {"UpdateGlobalTable", GlobalTableOperation<kUpdateGlobalTable>},
+    {"UpdateGlobalTableSettings", GlobalTableOperation<kUpdateGlobalTableSettings>},
     {"UpdateItem", UpdateItem},
     {"UpdateKinesisStreamingDestination", UpdateKinesisStreamingDestination},
     {"UpdateTable", UpdateTable},
+    {"UpdateTableReplicaAutoScaling", GlobalTableOperation<kUpdateTableReplicaAutoScaling>},
     {"UpdateTimeToLive", UpdateTimeToLive},
 };
 

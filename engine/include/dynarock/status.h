@@ -69,6 +69,7 @@ enum class ErrorType : uint8_t {
   // Appended after kImportConflict: the values above never change.
   kServiceUnavailable,  // HTTP 503; sent only by fault injection (engine/api/faults.h)
   kPolicyNotFound,      // resource-based policies: none, or not the revision expected
+  kGlobalTableNotFound,  // global tables, version 2017.11.29
 };
 
 // "ValidationException", "ResourceNotFoundException", ...

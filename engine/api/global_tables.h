@@ -1,0 +1,31 @@
+// File: engine/api/global_tables.h
+//
+// The operations of global tables that answer without any replica to show:
+// the version 2017.11.29 (legacy) operations and the replica auto scaling
+// ones, as DynamoDB answers them today (2026). DynamoDB no longer creates
+// 2017.11.29 global tables in any region: CreateGlobalTable, and
+// UpdateGlobalTable adding a replica, are ValidationException ("version
+// 2017.11.29 is not supported"); a group that cannot exist is not found
+// (GlobalTableNotFoundException); ListGlobalTables lists none. A table that is
+// not a global table of version 2019.11.21 has no replica auto scaling
+// (ResourceNotFoundException "Global table with name: '<t>' does not exist."),
+// which is every table here until replicas are supported (UpdateTable's
+// ReplicaUpdates). Requests are checked for shape first, as DynamoDB does.
+
+#ifndef DYNAROCK_API_GLOBAL_TABLES_H_
+#define DYNAROCK_API_GLOBAL_TABLES_H_
+
+#include <string>
+#include <string_view>
+
+#include "dynarock/db.h"
+#include "dynarock/status.h"
+
+namespace dynarock::api {
+
+// The reply body of global-table operation `op` (one of the eight), or its error.
+StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body);
+
+}  // namespace dynarock::api
+
+#endif  // DYNAROCK_API_GLOBAL_TABLES_H_
