@@ -251,4 +251,63 @@ Status Table::BatchDelete(const std::vector<Value>& keys, int max_attempts) {
   return BatchWrite(keys, false, max_attempts);
 }
 
+// ---------------------------------------------------------------- Transaction
+
+Transaction& Transaction::Add(TransactWriteItem::Kind kind, const Table& table, const Value& value,
+                              const document::Update* update,
+                              const std::optional<Condition>& condition) {
+  if (!error_.ok()) return *this;
+  TransactWriteItem w;
+  w.kind = kind;
+  w.table_name = table.name();
+  auto item = value.ToItem();
+  if (!item.ok()) {
+    error_ = item.status();
+    return *this;
+  }
+  (kind == TransactWriteItem::Kind::kPut ? w.item : w.key) = std::move(*item);
+  if (update != nullptr || condition) {
+    auto b = Expressions::Build();
+    if (update != nullptr) b.Update(*update);
+    if (condition) b.Condition(*condition);
+    auto e = b.Done();
+    if (!e.ok()) {
+      error_ = e.status();
+      return *this;
+    }
+    if (update != nullptr) w.update_expression = e->update;
+    w.condition_expression = e->condition;
+    Attach(*e, &w);
+  }
+  items_.push_back(std::move(w));
+  return *this;
+}
+
+Transaction& Transaction::Put(const Table& table, const Value& item,
+                              const std::optional<Condition>& condition) {
+  return Add(TransactWriteItem::Kind::kPut, table, item, nullptr, condition);
+}
+
+Transaction& Transaction::Update(const Table& table, const Value& key, const document::Update& update,
+                                 const std::optional<Condition>& condition) {
+  return Add(TransactWriteItem::Kind::kUpdate, table, key, &update, condition);
+}
+
+Transaction& Transaction::Delete(const Table& table, const Value& key,
+                                 const std::optional<Condition>& condition) {
+  return Add(TransactWriteItem::Kind::kDelete, table, key, nullptr, condition);
+}
+
+Transaction& Transaction::Check(const Table& table, const Value& key, const Condition& condition) {
+  return Add(TransactWriteItem::Kind::kConditionCheck, table, key, nullptr, condition);
+}
+
+Status Transaction::Commit(const std::optional<std::string>& token) {
+  DR_RETURN_IF_ERROR(error_);
+  TransactWriteItemsRequest r;
+  r.transact_items = items_;
+  r.client_request_token = token;
+  return client_->TransactWriteItems(r).status();
+}
+
 }  // namespace dynarock::document

@@ -94,6 +94,42 @@ class Table {
   std::string name_;
 };
 
+// A write transaction (TransactWriteItems) built call by call, over one or
+// more tables of one client: every write is made, or none.
+//
+//   document::Transaction tx(client);
+//   tx.Update(accounts, Map{{"id", "ann"}}, Update().Add("balance", -10),
+//             Name("balance").Ge(10))
+//     .Update(accounts, Map{{"id", "bob"}}, Update().Add("balance", 10))
+//     .Check(limits, Map{{"id", "ann"}}, Name("frozen").Eq(false));
+//   Status s = tx.Commit();   // TransactionCanceledException names who failed
+//
+// A write that cannot be built (a value DynamoDB refuses, a bad expression)
+// makes Commit fail with its error, and nothing is sent. DynamoDB's own
+// limits (100 writes, one write per item, 4 MB) are the server's to enforce.
+class Transaction {
+ public:
+  explicit Transaction(graph::Client* client) : client_(client) {}
+  Transaction& Put(const Table& table, const Value& item,
+                   const std::optional<Condition>& condition = std::nullopt);
+  Transaction& Update(const Table& table, const Value& key, const document::Update& update,
+                      const std::optional<Condition>& condition = std::nullopt);
+  Transaction& Delete(const Table& table, const Value& key,
+                      const std::optional<Condition>& condition = std::nullopt);
+  // A condition on an item the transaction does not write.
+  Transaction& Check(const Table& table, const Value& key, const Condition& condition);
+  size_t size() const { return items_.size(); }
+  // Sends it; `token`: ClientRequestToken, so that sending again is harmless.
+  Status Commit(const std::optional<std::string>& token = std::nullopt);
+
+ private:
+  Transaction& Add(TransactWriteItem::Kind kind, const Table& table, const Value& value,
+                   const document::Update* update, const std::optional<Condition>& condition);
+  graph::Client* client_;
+  std::vector<TransactWriteItem> items_;
+  Status error_;  // the first write that could not be built
+};
+
 }  // namespace dynarock::document
 
 #endif  // DYNAROCK_DOCUMENT_TABLE_H_

@@ -139,6 +139,55 @@ TEST_P(DocumentTableTest, ATodoAppRunsTheSameOnBothBackends) {
   EXPECT_EQ(todos.Get(Map{{"user", "ann"}}).status().type(), ErrorType::kValidation);  // no sort key
 }
 
+// A transaction over two items: made whole, or, when one condition fails,
+// not at all (TransactionCanceledException); one that cannot be built sends
+// nothing.
+TEST_P(DocumentTableTest, ATransactionWritesAllOrNothing) {
+  Table todos(client_.get(), "todos");
+  ASSERT_TRUE(todos.Put(Map{{"user", "ann"}, {"due", 1}, {"points", 10}}).ok());
+  ASSERT_TRUE(todos.Put(Map{{"user", "bob"}, {"due", 1}, {"points", 0}}).ok());
+  ASSERT_TRUE(todos.Put(Map{{"user", "rules"}, {"due", 1}, {"open", true}}).ok());
+  auto points = [&](const char* user) {
+    auto got = todos.Get(Map{{"user", user}, {"due", 1}}, true);
+    EXPECT_TRUE(got.ok() && got->has_value());
+    if (!got.ok() || !got->has_value()) return std::string();
+    auto n = (**got)["points"].AsNumber();
+    return n.ok() ? n->text() : std::string();
+  };
+  // Moves n points from ann to bob, if ann has them and the rules are open;
+  // a third write logs it.
+  auto move = [&](int n) {
+    Transaction tx(client_.get());
+    tx.Update(todos, Map{{"user", "ann"}, {"due", 1}}, document::Update().Add("points", -n),
+              Name("points").Ge(n))
+        .Update(todos, Map{{"user", "bob"}, {"due", 1}}, document::Update().Add("points", n))
+        .Put(todos, Map{{"user", "log"}, {"due", n}, {"moved", n}})
+        .Check(todos, Map{{"user", "rules"}, {"due", 1}}, Name("open").Eq(true));
+    EXPECT_EQ(tx.size(), 4u);
+    return tx.Commit();
+  };
+  ASSERT_TRUE(move(4).ok());
+  EXPECT_EQ(points("ann"), "6");
+  EXPECT_EQ(points("bob"), "4");
+  Status refused = move(7);  // ann has 6
+  EXPECT_EQ(refused.type(), ErrorType::kTransactionCanceled) << refused.ToString();
+  EXPECT_EQ(points("ann"), "6");
+  EXPECT_EQ(points("bob"), "4");
+  auto log = todos.Get(Map{{"user", "log"}, {"due", 7}}, true);
+  ASSERT_TRUE(log.ok());
+  EXPECT_FALSE(log->has_value());
+
+  // A set with a duplicate cannot be built: Commit fails and nothing is sent.
+  Transaction bad(client_.get());
+  bad.Put(todos, Map{{"user", "carl"}, {"due", 1}})
+      .Put(todos, Map{{"user", "carl"}, {"due", 2}, {"tags", Value::StringSet({"a", "a"})}});
+  Status s = bad.Commit();
+  EXPECT_EQ(s.type(), ErrorType::kValidation) << s.ToString();
+  auto carl = todos.Get(Map{{"user", "carl"}, {"due", 1}}, true);
+  ASSERT_TRUE(carl.ok());
+  EXPECT_FALSE(carl->has_value());
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, DocumentTableTest, ::testing::Values(false, true),
                          [](const auto& info) { return info.param ? "Http" : "Embedded"; });
 
