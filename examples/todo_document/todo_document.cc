@@ -51,17 +51,19 @@ int main(int argc, char** argv) {
         }),
         "put");
 
-  // Complete "fix tap" only while it is open, then count it on the list's header.
-  const doc::Value fix_tap = doc::Map{{"list", "home"}, {"item", "fix tap"}};
-  Check(todos.Update(fix_tap, doc::Update().Set("status", "done"), doc::Name("status").Eq("open")).status(),
-        "complete");
-  Check(todos.Update(doc::Map{{"list", "home"}, {"item", "#header"}}, doc::Update().Add("completed", 1)).status(),
-        "count");
+  // One transaction: complete "fix tap" only while it is open, and count it
+  // on the list's header.
+  auto complete = [&] {
+    doc::Transaction tx(&client);
+    tx.Update(todos, doc::Map{{"list", "home"}, {"item", "fix tap"}}, doc::Update().Set("status", "done"),
+              doc::Name("status").Eq("open"))
+        .Update(todos, doc::Map{{"list", "home"}, {"item", "#header"}}, doc::Update().Add("completed", 1));
+    return tx.Commit();
+  };
+  Check(complete(), "complete");
 
-  // Doing it again is refused: the condition no longer holds.
-  auto again = todos.Update(fix_tap, doc::Update().Set("status", "done"), doc::Name("status").Eq("open"));
-  std::printf("completing twice: %s\n",
-              std::string(dynarock::ErrorTypeName(again.status().type())).c_str());
+  // Doing it again fails as a whole: the condition no longer holds.
+  std::printf("completing twice: %s\n", std::string(dynarock::ErrorTypeName(complete().type())).c_str());
 
   // Open items, soonest first, across lists (the index).
   doc::QueryOptions by_due_date;
