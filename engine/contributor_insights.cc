@@ -28,11 +28,6 @@ namespace {
 
 constexpr char kAccessedAndThrottled[] = "ACCESSED_AND_THROTTLED_KEYS";
 
-Status TableNotFound(std::string_view name) {
-  return ResourceNotFound("Requested resource not found: Table: " + std::string(TableNameOf(name)) +
-                          " not found");
-}
-
 Status IndexNotFound(std::string_view index, std::string_view table) {
   return ResourceNotFound("Requested resource not found: Index: " + std::string(index) +
                           " not found for table: " + std::string(table));

@@ -35,11 +35,6 @@ namespace {
 constexpr char kActive[] = "ACTIVE";
 constexpr char kDisabled[] = "DISABLED";
 
-Status TableNotFound(std::string_view name) {
-  return ResourceNotFound("Requested resource not found: Table: " + std::string(TableNameOf(name)) +
-                          " not found");
-}
-
 bool Live(const TableInfo::KinesisDestination& d) {
   return d.status == "ENABLING" || d.status == kActive || d.status == "UPDATING" ||
          d.status == "DISABLING";
@@ -208,11 +203,19 @@ Status DBImpl::DeliverKinesisRecords(const std::function<Status(const KinesisRec
   if (options_.read_only) return Status();
   std::lock_guard<std::mutex> lock(kinesis_mu_);
   Status first;
-  for (const StreamInfo& log : change_log_->ListInternal()) {
+  // One log at a time per destination, the oldest first: a destination
+  // disabled and enabled again has a closed log still delivering, and the
+  // new log's records come after all of it.
+  std::set<std::pair<uint32_t, std::string>> busy;  // (table id, destination)
+  for (const StreamInfo& log : change_log_->ListInternal()) {  // by id: oldest first
     if (kinesis_done_.count(log.id)) continue;
+    if (!busy.emplace(log.table_id, log.destination).second) continue;
     bool done = false;
     Status s = DeliverKinesisLog(log, deliver, delivered, &done);
-    if (done) kinesis_done_.insert(log.id);
+    if (done) {
+      kinesis_done_.insert(log.id);
+      busy.erase({log.table_id, log.destination});
+    }
     if (!s.ok() && first.ok()) first = s;
   }
   return first;

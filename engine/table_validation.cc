@@ -462,6 +462,11 @@ std::string_view TableNameOf(std::string_view name_or_arn) {
   return rest.substr(0, rest.find('/'));
 }
 
+Status TableNotFound(std::string_view name_or_arn) {
+  return ResourceNotFound("Requested resource not found: Table: " +
+                          std::string(TableNameOf(name_or_arn)) + " not found");
+}
+
 void ConstraintErrors::CheckTableName(std::string_view name, std::string_view field) {
   if (name.substr(0, 4) == "arn:" && name.size() <= 1024 && TableNameOf(name) != name) {
     CheckName(TableNameOf(name), field);

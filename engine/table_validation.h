@@ -39,6 +39,8 @@ class ConstraintErrors {
 // The table name in a TableName parameter, which may also be the table's ARN
 // ("arn:aws:dynamodb:us-east-1:000000000000:table/people" -> "people").
 std::string_view TableNameOf(std::string_view name_or_arn);
+// ResourceNotFoundException "Requested resource not found: Table: <name> not found".
+Status TableNotFound(std::string_view name_or_arn);
 
 // Table name rules for `field` (a table ARN is accepted too) ("tableName", "exclusiveStartTableName", ...).
 Status ValidateTableName(std::string_view name, std::string_view field);

@@ -68,7 +68,8 @@ StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, st
       std::optional<int64_t> limit;
     };
     DR_ASSIGN_OR_RETURN(List l, DecodeBody<List>(body, [](Decoder& d, const dom::object& o, List* r) {
-      d.Str(o, "ExclusiveStartGlobalTableName", &r->start);
+      std::string start;
+      if (d.Name(o, "ExclusiveStartGlobalTableName", &start, /*required=*/false)) r->start = start;
       d.Str(o, "RegionName", &r->region);
       d.Int(o, "Limit", "Integer", 1, INT32_MAX, &r->limit);
     }));

@@ -100,22 +100,42 @@ Status KinesisSink::Write(const DB::KinesisRecords& batch) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string path = dir_ + "/" + FileName(batch.stream_arn);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const bool existed = std::filesystem::exists(path, ec);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return InternalError("Kinesis sink " + path + ": " + std::strerror(errno));
+  auto fail = [&](const std::string& what, off_t keep) {
+    const int e = errno;
+    // No partial line stays: the batch is offered again, whole (and should
+    // the truncation fail too, the next batch's tail check trims it).
+    if (keep >= 0) (void)!::ftruncate(fd, keep);
+    ::close(fd);
+    return InternalError("Kinesis sink " + path + ": " + what + ": " + std::strerror(e));
+  };
+  // Appends after the last whole line: a line cut short by a crash (the
+  // batch was not acknowledged, and comes again) is dropped first.
+  off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end < 0) return fail("seek", -1);
+  off_t keep = end;
+  char c = '\n';
+  while (keep > 0 && ::pread(fd, &c, 1, keep - 1) == 1 && c != '\n') --keep;
+  if (keep != end && ::ftruncate(fd, keep) != 0) return fail("truncate", -1);
   size_t written = 0;
   while (written < lines.size()) {
-    const ssize_t n = ::write(fd, lines.data() + written, lines.size() - written);
+    const ssize_t n = ::pwrite(fd, lines.data() + written, lines.size() - written,
+                               keep + static_cast<off_t>(written));
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int e = errno;
-      ::close(fd);
-      return InternalError("Kinesis sink " + path + ": " + std::strerror(e));
-    }
+    if (n <= 0) return fail("write", keep);
     written += static_cast<size_t>(n);
   }
-  const bool synced = ::fsync(fd) == 0;
+  if (::fsync(fd) != 0) return fail("fsync", keep);
   ::close(fd);
-  if (!synced) return InternalError("Kinesis sink " + path + ": fsync failed");
+  if (!existed) {
+    // A new file's name is durable before its records count as delivered.
+    const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dfd >= 0 && ::fsync(dfd) == 0;
+    if (dfd >= 0) ::close(dfd);
+    if (!synced) return InternalError("Kinesis sink " + dir_ + ": the folder could not be synced");
+  }
   return Status();
 }
 

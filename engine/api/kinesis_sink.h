@@ -8,8 +8,9 @@
 //    "userIdentity":null,"recordFormat":"application/json","tableName":..,
 //    "dynamodb":{"ApproximateCreationDateTime":<ms, or µs>,"Keys":..,
 //    "NewImage":..,"OldImage":..,"SizeBytes":..},"eventSource":"aws:dynamodb"}
-// A batch is appended and synced before it counts as delivered: at least once,
-// in order per destination. `dynarock serve --kinesis-dir DIR` runs one per
+// A batch is appended and synced (a new file's folder too) before it counts
+// as delivered: at least once, in order per destination; a line cut short by
+// a crash is dropped before the batch is written again. `dynarock serve --kinesis-dir DIR` runs one per
 // database; an embedding application may run its own.
 
 #ifndef DYNAROCK_API_KINESIS_SINK_H_

@@ -72,6 +72,9 @@ class GlobalTablesTest(unittest.TestCase):
                     "ValidationException", "One or more parameter values were invalid")
         m = self.expect(lambda: raw.list_global_tables(Limit=0), "ValidationException")
         self.assertIn("limit", m)
+        m = self.expect(lambda: raw.list_global_tables(ExclusiveStartGlobalTableName="x!"),
+                        "ValidationException")
+        self.assertIn("exclusiveStartGlobalTableName", m)
         # The table is untouched.
         d = C.describe_table(TableName=t)["Table"]
         self.assertEqual(d["TableStatus"], "ACTIVE")
