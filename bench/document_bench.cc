@@ -1,7 +1,7 @@
 // The document API's overhead over the raw dynarock::DB calls, embedded
 // (issue 22, point 8: at most 1.2x): GetItem, PutItem and a Query of 100
 // items, each as a raw request and through document::Table over
-// graph::EmbeddedClient, on one in-memory table (pk S, sk N, three more
+// client::EmbeddedClient, on one in-memory table (pk S, sk N, three more
 // attributes). Compare the pairs of one run: bench/README.md, section
 // "The document API's overhead".
 //
@@ -13,16 +13,16 @@
 #include <memory>
 #include <string>
 
+#include "client/embedded_client.h"
 #include "document/table.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 
 namespace dynarock::document {
 namespace {
 
 struct World {
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::EmbeddedClient> client;
+  std::unique_ptr<client::EmbeddedClient> client;
   std::unique_ptr<Table> table;
 };
 
@@ -38,7 +38,7 @@ World* Get() {
     c.attribute_definitions = {{"pk", AttrType::kS}, {"sk", AttrType::kN}};
     c.key_schema = {{"pk", KeyType::kHash}, {"sk", KeyType::kRange}};
     if (!w->db->CreateTable(c).ok()) std::abort();
-    w->client = std::make_unique<graph::EmbeddedClient>(w->db.get());
+    w->client = std::make_unique<client::EmbeddedClient>(w->db.get());
     w->table = std::make_unique<Table>(w->client.get(), "things");
     for (int i = 0; i < 100; ++i) {
       Status s = w->table->Put(Map{{"pk", "p"}, {"sk", i}, {"name", "thing " + std::to_string(i)},

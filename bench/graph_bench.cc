@@ -31,15 +31,19 @@
 #include <string>
 #include <vector>
 
+#include "client/embedded_client.h"
+#include "client/http_client.h"
 #include "dynarock/db.h"
 #include "engine/api/handler.h"
-#include "graph/embedded_client.h"
 #include "graph/graph.h"
-#include "graph/http_client.h"
 #include "graph/paths.h"
 #include "tools/server/http_server.h"
 
 namespace dynarock::graph {
+
+using client::EmbeddedClient;
+using client::HttpClient;
+using client::HttpClientOptions;
 namespace {
 
 struct World {

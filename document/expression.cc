@@ -18,13 +18,7 @@ StatusOr<std::string> Placeholders::Path(const std::string& path) {
     if (end == std::string::npos) end = path.size();
     const std::string part = path.substr(i, end - i);
     if (part.empty()) return ValidationError("the attribute path '" + path + "' has an empty part");
-    auto it = by_name_.find(part);
-    if (it == by_name_.end()) {
-      const std::string ph = "#n" + std::to_string(by_name_.size());
-      it = by_name_.emplace(part, ph).first;
-      names[ph] = part;
-    }
-    out += it->second;
+    out += Name(part);
     i = end;
     while (i < path.size() && path[i] == '[') {
       const size_t close = path.find(']', i);
@@ -45,6 +39,16 @@ StatusOr<std::string> Placeholders::Path(const std::string& path) {
   return out;
 }
 
+std::string Placeholders::Name(const std::string& name) {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    const std::string ph = "#n" + std::to_string(by_name_.size());
+    it = by_name_.emplace(name, ph).first;
+    names[ph] = name;
+  }
+  return it->second;
+}
+
 StatusOr<std::string> Placeholders::ValueOf(const Value& v) {
   DR_ASSIGN_OR_RETURN(AttributeValue a, v.ToAttributeValue());
   for (const auto& [ph, existing] : values) {
@@ -63,6 +67,13 @@ Operand Name(std::string path) {
   Operand o;
   o.kind_ = Operand::Kind::kPath;
   o.path_ = std::move(path);
+  return o;
+}
+
+Operand Attribute(std::string name) {
+  Operand o;
+  o.kind_ = Operand::Kind::kAttribute;
+  o.path_ = std::move(name);
   return o;
 }
 
@@ -105,6 +116,9 @@ StatusOr<std::string> Operand::Render(Placeholders* p) const {
   switch (kind_) {
     case Kind::kPath:
       return p->Path(path_);
+    case Kind::kAttribute:
+      if (path_.empty()) return ValidationError("an attribute name is empty");
+      return p->Name(path_);
     case Kind::kValue:
       return p->ValueOf(*value_);
     case Kind::kSize: {
@@ -301,19 +315,33 @@ KeyCondition KeyCondition::And(const KeyCondition& sort) const {
 }
 
 StatusOr<std::string> KeyCondition::Render(Placeholders* p) const {
-  if (parts_.empty() || parts_.size() > 2) {
-    return ValidationError("a key condition is one partition key equality, and at most one sort key "
-                           "condition (it has " + std::to_string(parts_.size()) + " parts)");
+  // A key of one partition and one sort attribute, or a GSI's multi-attribute
+  // key (up to four of each): equalities left to right, and a range condition
+  // only on the last attribute named, which is a sort key attribute.
+  constexpr size_t kMaxParts = 8;
+  if (parts_.empty() || parts_.size() > kMaxParts) {
+    return ValidationError("a key condition is an equality on each partition key attribute, then sort key "
+                           "conditions (at most " + std::to_string(kMaxParts) + " parts in all; it has " +
+                           std::to_string(parts_.size()) + " parts)");
   }
-  const Condition& first = parts_[0].second;
-  if (first.kind_ != Condition::Kind::kCompare || first.op_ != "=") {
-    return ValidationError("the key condition on " + parts_[0].first +
-                           " (the partition key) must be an equality: a range condition is only for "
-                           "the sort key");
-  }
-  if (parts_.size() == 2 && parts_[1].first == parts_[0].first) {
-    return ValidationError("the key condition names " + parts_[0].first +
-                           " twice: the second condition is for the sort key");
+  for (size_t i = 0; i < parts_.size(); ++i) {
+    const auto& [name, c] = parts_[i];
+    const bool equality = c.kind_ == Condition::Kind::kCompare && c.op_ == "=";
+    if (!equality && i == 0) {
+      return ValidationError("the key condition on " + name +
+                             " (the partition key) must be an equality: a range condition is only for "
+                             "the sort key");
+    }
+    if (!equality && i + 1 < parts_.size()) {
+      return ValidationError("the key condition on " + name + " must be an equality: only the last attribute " +
+                             "of a key condition takes a range condition (a multi-attribute key is matched " +
+                             "left to right)");
+    }
+    for (size_t j = 0; j < i; ++j) {
+      if (parts_[j].first == name) {
+        return ValidationError("the key condition names " + name + " twice: each key attribute takes one condition");
+      }
+    }
   }
   std::string out;
   for (const auto& [name, c] : parts_) {
@@ -326,11 +354,19 @@ StatusOr<std::string> KeyCondition::Render(Placeholders* p) const {
 // ---------------------------------------------------------------- updates
 
 Update& Update::Set(std::string path, const Operand& value) {
-  set_.emplace_back(std::move(path), value);
+  set_.emplace_back(Target{std::move(path)}, value);
   return *this;
 }
 Update& Update::Remove(std::string path) {
-  remove_.push_back(std::move(path));
+  remove_.push_back(Target{std::move(path)});
+  return *this;
+}
+Update& Update::SetAttribute(std::string name, const Operand& value) {
+  set_.emplace_back(Target{std::move(name), true}, value);
+  return *this;
+}
+Update& Update::RemoveAttribute(std::string name) {
+  remove_.push_back(Target{std::move(name), true});
   return *this;
 }
 Update& Update::Add(std::string path, Value value) {
@@ -354,13 +390,18 @@ StatusOr<std::string> Update::Render(Placeholders* p) const {
     for (size_t i = 0; i < actions.size(); ++i) out += (i ? ", " : " ") + actions[i];
   };
   std::vector<std::string> sets, removes, adds, deletes;
-  for (const auto& [path, value] : set_) {
-    DR_ASSIGN_OR_RETURN(std::string l, p->Path(path));
+  auto target = [p](const Target& t) -> StatusOr<std::string> {
+    if (!t.literal) return p->Path(t.path);
+    if (t.path.empty()) return ValidationError("an attribute name is empty");
+    return p->Name(t.path);
+  };
+  for (const auto& [t, value] : set_) {
+    DR_ASSIGN_OR_RETURN(std::string l, target(t));
     DR_ASSIGN_OR_RETURN(std::string r, value.Render(p));
     sets.push_back(l + " = " + r);
   }
-  for (const std::string& path : remove_) {
-    DR_ASSIGN_OR_RETURN(std::string l, p->Path(path));
+  for (const Target& t : remove_) {
+    DR_ASSIGN_OR_RETURN(std::string l, target(t));
     removes.push_back(l);
   }
   for (auto* list : {&add_, &delete_}) {

@@ -18,8 +18,10 @@
 //
 // Names are paths ("a.b[2].c"): each part becomes a placeholder, list indexes
 // stay as they are. Refused when built (a ValidationException that says what):
-// a key condition that is not one equality on the partition key, optionally
-// AND one sort key condition (=, <, <=, >, >=, BETWEEN, begins_with); a value
+// a key condition that is not equalities left to right with at most a range
+// condition (<, <=, >, >=, BETWEEN, begins_with) on its last part, which is a
+// sort key attribute: one partition key attribute and one sort key attribute,
+// or a GSI's multi-attribute key (up to four of each, 8 parts); a value
 // that is not a DynamoDB value; an update naming no action; an empty path.
 
 #ifndef DYNAROCK_DOCUMENT_EXPRESSION_H_
@@ -78,10 +80,14 @@ class Operand {
 
  private:
   friend Operand Name(std::string path);
+// A top-level attribute named literally: "a.b" is one attribute called a.b,
+// where Name("a.b") is the member b of the map a (typed records use this).
+Operand Attribute(std::string name);
+  friend Operand Attribute(std::string name);
   friend Operand ListAppend(const Operand& a, const Operand& b);
   friend Operand IfNotExists(std::string path, const Operand& fallback);
   Operand() = default;
-  enum class Kind { kPath, kValue, kSize, kPlus, kMinus, kListAppend, kIfNotExists };
+  enum class Kind { kPath, kAttribute, kValue, kSize, kPlus, kMinus, kListAppend, kIfNotExists };
   Kind kind_ = Kind::kValue;
   std::string path_;
   std::shared_ptr<const Value> value_;
@@ -89,6 +95,9 @@ class Operand {
 };
 
 Operand Name(std::string path);
+// A top-level attribute named literally: "a.b" is one attribute called a.b,
+// where Name("a.b") is the member b of the map a (typed records use this).
+Operand Attribute(std::string name);
 // list_append(a, b) and if_not_exists(path, fallback), for updates.
 Operand ListAppend(const Operand& a, const Operand& b);
 Operand IfNotExists(std::string path, const Operand& fallback);
@@ -112,7 +121,9 @@ class Condition {
   std::optional<std::string> type_;  // attribute_type's
 };
 
-// A key condition: Key("pk").Eq(v), optionally .And(Key("sk").<op>(...)).
+// A key condition: Key("pk").Eq(v), optionally .And(Key("sk").<op>(...)); for
+// a multi-attribute key, each attribute in the key's order:
+// Key("a").Eq(1).And(Key("b").Eq(2)).And(Key("c").Eq(3)).And(Key("d").Lt(4)).
 class KeyPart {
  public:
   explicit KeyPart(std::string name) : name_(std::move(name)) {}
@@ -132,8 +143,8 @@ inline KeyPart Key(std::string name) { return KeyPart(std::move(name)); }
 class KeyCondition {
  public:
   KeyCondition And(const KeyCondition& sort) const;
-  // Refused unless the first part is an equality and there is at most one more,
-  // on another attribute.
+  // Refused unless every part but the last is an equality, the first one too,
+  // no attribute is named twice, and there are at most 8 parts.
   StatusOr<std::string> Render(Placeholders* p) const;
 
  private:
@@ -148,11 +159,18 @@ class Update {
   Update& Remove(std::string path);
   Update& Add(std::string path, Value value);     // a number, or a set's elements
   Update& Delete(std::string path, Value value);  // a set's elements
+  // SET and REMOVE of a top-level attribute named literally (see Attribute).
+  Update& SetAttribute(std::string name, const Operand& value);
+  Update& RemoveAttribute(std::string name);
   StatusOr<std::string> Render(Placeholders* p) const;
 
  private:
-  std::vector<std::pair<std::string, Operand>> set_;
-  std::vector<std::string> remove_;
+  struct Target {
+    std::string path;
+    bool literal = false;  // a top-level attribute's name, not a path
+  };
+  std::vector<std::pair<Target, Operand>> set_;
+  std::vector<Target> remove_;
   std::vector<std::pair<std::string, Value>> add_, delete_;
 };
 
@@ -188,6 +206,8 @@ class Expressions::Builder {
 class Placeholders {
  public:
   StatusOr<std::string> Path(const std::string& path);
+  // One attribute name, taken literally.
+  std::string Name(const std::string& name);
   StatusOr<std::string> ValueOf(const Value& v);
   std::map<std::string, std::string> names;
   Item values;

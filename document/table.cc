@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <thread>
 
 namespace dynarock::document {
@@ -28,7 +29,7 @@ void Backoff(int attempt) {
 Status Table::Put(const Value& item, const std::optional<Condition>& condition) {
   PutItemRequest r;
   r.table_name = name_;
-  DR_ASSIGN_OR_RETURN(r.item, item.ToItem());
+  DR_ASSIGN_OR_RETURN(r.item, item.ToRequestItem());
   if (condition) {
     DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
     r.condition_expression = e.condition;
@@ -37,11 +38,47 @@ Status Table::Put(const Value& item, const std::optional<Condition>& condition) 
   return client_->PutItem(r).status();
 }
 
+std::optional<Condition> Table::VersionCheck(std::string_view version, int64_t current,
+                                            const std::optional<Condition>& extra) {
+  if (version.empty()) return extra;
+  const Operand v = Attribute(std::string(version));
+  Condition check = current == 0 ? v.AttributeNotExists() : v.Eq(current);
+  return extra ? check.And(*extra) : check;
+}
+
+Status Table::PutVersioned(Value item, std::string_view version, int64_t current,
+                           const std::optional<Condition>& condition) {
+  if (!version.empty()) item.map().insert_or_assign(std::string(version), Value(current + 1));
+  return Put(item, VersionCheck(version, current, condition));
+}
+
+StatusOr<Value> Table::UpdateRecord(const Value& key, const Value& item, const std::vector<std::string_view>& names,
+                                    std::string_view version, int64_t current,
+                                    const std::optional<Condition>& condition) {
+  document::Update u;
+  for (std::string_view name : names) {
+    if (!key[name].is_absent() || name == version) continue;
+    const Value& v = item[name];
+    if (v.is_absent()) {
+      u.RemoveAttribute(std::string(name));
+    } else {
+      u.SetAttribute(std::string(name), v);
+    }
+  }
+  if (!version.empty()) u.SetAttribute(std::string(version), current + 1);
+  return Update(key, u, VersionCheck(version, current, condition));
+}
+
+Status Table::DeleteRecord(const Value& key, std::string_view version, int64_t current,
+                           const std::optional<Condition>& condition) {
+  return Delete(key, VersionCheck(version, current, condition)).status();
+}
+
 StatusOr<std::optional<Value>> Table::Get(const Value& key, bool consistent_read,
                                           const std::vector<std::string>& projection) {
   GetItemRequest r;
   r.table_name = name_;
-  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
   r.consistent_read = consistent_read;
   if (!projection.empty()) {
     DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Projection(projection).Done());
@@ -49,16 +86,21 @@ StatusOr<std::optional<Value>> Table::Get(const Value& key, bool consistent_read
     for (const auto& [k, v] : e.names) r.expression_attribute_names[k] = v;
     r.has_expression_attribute_names = true;
   }
+  r.encoded_items = !client_->remote();  // as in Read
   DR_ASSIGN_OR_RETURN(GetItemResponse got, client_->GetItem(r));
+  if (got.encoded_item) {
+    DR_ASSIGN_OR_RETURN(Value v, Value::From(ItemView(*got.encoded_item)));
+    return std::optional<Value>(std::move(v));
+  }
   if (!got.item) return std::optional<Value>();
-  return std::optional<Value>(Value::From(*got.item));
+  return std::optional<Value>(Value::From(std::move(*got.item)));
 }
 
 StatusOr<Value> Table::Update(const Value& key, const document::Update& update,
                               const std::optional<Condition>& condition) {
   UpdateItemRequest r;
   r.table_name = name_;
-  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
   auto b = Expressions::Build().Update(update);
   if (condition) b.Condition(*condition);
   DR_ASSIGN_OR_RETURN(Expressions e, b.Done());
@@ -67,13 +109,13 @@ StatusOr<Value> Table::Update(const Value& key, const document::Update& update,
   Attach(e, &r);
   r.return_values = ReturnValue::kAllNew;
   DR_ASSIGN_OR_RETURN(UpdateItemResponse out, client_->UpdateItem(r));
-  return out.attributes ? Value::From(*out.attributes) : Value(Map{});
+  return out.attributes ? Value::From(std::move(*out.attributes)) : Value(Map{});
 }
 
 StatusOr<std::optional<Value>> Table::Delete(const Value& key, const std::optional<Condition>& condition) {
   DeleteItemRequest r;
   r.table_name = name_;
-  DR_ASSIGN_OR_RETURN(r.key, key.ToItem());
+  DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
   if (condition) {
     DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
     r.condition_expression = e.condition;
@@ -82,7 +124,7 @@ StatusOr<std::optional<Value>> Table::Delete(const Value& key, const std::option
   r.return_values = ReturnValue::kAllOld;
   DR_ASSIGN_OR_RETURN(DeleteItemResponse out, client_->DeleteItem(r));
   if (!out.attributes) return std::optional<Value>();
-  return std::optional<Value>(Value::From(*out.attributes));
+  return std::optional<Value>(Value::From(std::move(*out.attributes)));
 }
 
 StatusOr<Page> Table::Read(bool query, const KeyCondition* key, const QueryOptions& o,
@@ -98,6 +140,9 @@ StatusOr<Page> Table::Read(bool query, const KeyCondition* key, const QueryOptio
     start = std::move(c);
   }
   QueryResponse resp;
+  // In process, the page comes as its stored bytes, read straight into Values
+  // (no Item on the way); an endpoint sends JSON, read into Items.
+  const bool embedded = !client_->remote();
   if (query) {
     QueryRequest r;
     r.table_name = name_;
@@ -109,6 +154,7 @@ StatusOr<Page> Table::Read(bool query, const KeyCondition* key, const QueryOptio
     r.limit = o.limit;
     r.consistent_read = o.consistent_read;
     r.scan_index_forward = o.forward;
+    r.encoded_items = embedded;
     r.exclusive_start_key = std::move(start);
     DR_ASSIGN_OR_RETURN(resp, client_->Query(r));
   } else {
@@ -121,12 +167,17 @@ StatusOr<Page> Table::Read(bool query, const KeyCondition* key, const QueryOptio
     r.limit = o.limit;
     r.consistent_read = o.consistent_read;
     r.exclusive_start_key = std::move(start);
+    r.encoded_items = embedded;
     DR_ASSIGN_OR_RETURN(resp, client_->Scan(r));
   }
   Page page;
-  page.items.reserve(resp.items.size());
-  for (const Item& item : resp.items) page.items.push_back(Value::From(item));
-  if (resp.last_evaluated_key) page.next = Value::From(*resp.last_evaluated_key);
+  page.items.reserve(resp.items.size() + resp.encoded_items.size());
+  for (Item& item : resp.items) page.items.push_back(Value::From(std::move(item)));
+  for (size_t i = 0; i < resp.encoded_items.size(); ++i) {
+    DR_ASSIGN_OR_RETURN(Value v, Value::From(resp.encoded_items[i]));
+    page.items.push_back(std::move(v));
+  }
+  if (resp.last_evaluated_key) page.next = Value::From(std::move(*resp.last_evaluated_key));
   return page;
 }
 
@@ -164,22 +215,27 @@ Status Table::Scan(const QueryOptions& options, const std::function<bool(const V
   return Status();
 }
 
-StatusOr<std::vector<Value>> Table::QueryAll(const KeyCondition& key, const QueryOptions& options) {
+StatusOr<std::vector<Value>> Table::ReadAll(bool query, const KeyCondition* key, const QueryOptions& options) {
   std::vector<Value> out;
-  DR_RETURN_IF_ERROR(Query(key, options, [&](const Value& v) {
-    out.push_back(v);
-    return true;
-  }));
+  std::optional<Value> cursor;
+  do {
+    DR_ASSIGN_OR_RETURN(Page page, Read(query, key, options, cursor));
+    if (out.empty()) {
+      out = std::move(page.items);
+    } else {
+      out.insert(out.end(), std::make_move_iterator(page.items.begin()), std::make_move_iterator(page.items.end()));
+    }
+    cursor = std::move(page.next);
+  } while (cursor);
   return out;
 }
 
+StatusOr<std::vector<Value>> Table::QueryAll(const KeyCondition& key, const QueryOptions& options) {
+  return ReadAll(true, &key, options);
+}
+
 StatusOr<std::vector<Value>> Table::ScanAll(const QueryOptions& options) {
-  std::vector<Value> out;
-  DR_RETURN_IF_ERROR(Scan(options, [&](const Value& v) {
-    out.push_back(v);
-    return true;
-  }));
-  return out;
+  return ReadAll(false, nullptr, options);
 }
 
 StatusOr<std::vector<Value>> Table::BatchGet(const std::vector<Value>& keys, bool consistent_read,
@@ -187,7 +243,7 @@ StatusOr<std::vector<Value>> Table::BatchGet(const std::vector<Value>& keys, boo
   std::vector<Item> pending;
   pending.reserve(keys.size());
   for (const Value& k : keys) {
-    DR_ASSIGN_OR_RETURN(Item item, k.ToItem());
+    DR_ASSIGN_OR_RETURN(Item item, k.ToRequestItem());
     pending.push_back(std::move(item));
   }
   std::vector<Value> found;
@@ -206,7 +262,7 @@ StatusOr<std::vector<Value>> Table::BatchGet(const std::vector<Value>& keys, boo
       BatchGetItemRequest r;
       r.request_items[name_] = ka;
       DR_ASSIGN_OR_RETURN(BatchGetItemResponse resp, client_->BatchGetItem(r));
-      for (const Item& item : resp.responses[name_]) found.push_back(Value::From(item));
+      for (Item& item : resp.responses[name_]) found.push_back(Value::From(std::move(item)));
       auto left = resp.unprocessed_keys.find(name_);
       ka.keys = left == resp.unprocessed_keys.end() ? std::vector<Item>() : std::move(left->second.keys);
     }
@@ -218,7 +274,7 @@ Status Table::BatchWrite(const std::vector<Value>& values, bool put, int max_att
   std::vector<WriteRequest> writes;
   writes.reserve(values.size());
   for (const Value& v : values) {
-    DR_ASSIGN_OR_RETURN(Item item, v.ToItem());
+    DR_ASSIGN_OR_RETURN(Item item, v.ToRequestItem());
     WriteRequest w;
     (put ? w.put_item : w.delete_key) = std::move(item);
     writes.push_back(std::move(w));

@@ -1,8 +1,8 @@
 // File: document/table.h
 //
 // A table handle with plain calls (issue 22, point 3), over the graph layer's
-// Client: the same code runs embedded (graph::EmbeddedClient, over
-// dynarock::DB, no JSON) or against any DynamoDB endpoint (graph::HttpClient:
+// Client: the same code runs embedded (client::EmbeddedClient, over
+// dynarock::DB, no JSON) or against any DynamoDB endpoint (client::HttpClient:
 // SigV4, TLS, retries), so the document API and the graph layer share one
 // transport.
 //
@@ -30,9 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "client/client.h"
 #include "document/expression.h"
+#include "document/record.h"
 #include "document/value.h"
-#include "graph/client.h"
 
 namespace dynarock::document {
 
@@ -50,10 +51,15 @@ struct Page {
   std::vector<Value> items;
   std::optional<Value> next;
 };
+template <typename T>
+struct RecordPage {
+  std::vector<T> items;
+  std::optional<Value> next;
+};
 
 class Table {
  public:
-  Table(graph::Client* client, std::string name) : client_(client), name_(std::move(name)) {}
+  Table(client::Client* client, std::string name) : client_(client), name_(std::move(name)) {}
   const std::string& name() const { return name_; }
 
   Status Put(const Value& item, const std::optional<Condition>& condition = std::nullopt);
@@ -85,12 +91,110 @@ class Table {
   Status BatchPut(const std::vector<Value>& items, int max_attempts = 8);
   Status BatchDelete(const std::vector<Value>& keys, int max_attempts = 8);
 
+  // Typed records (document/record.h). A record with a version attribute is
+  // written on condition that the stored version is the record's (none, for
+  // 0) and gets version + 1; ConditionalCheckFailedException when another
+  // writer got there first. `condition`: one more, ANDed.
+  template <Record T>
+  Status Put(T& record, const std::optional<Condition>& condition = std::nullopt) {
+    return PutRecord(record, condition, &record);
+  }
+  template <Record T>
+  Status Put(const T& record, const std::optional<Condition>& condition = std::nullopt) {
+    return PutRecord<T>(record, condition, nullptr);
+  }
+  // The record stored under `key`, or nullopt.
+  template <Record T>
+  StatusOr<std::optional<T>> Get(const Value& key, bool consistent_read = false) {
+    DR_ASSIGN_OR_RETURN(std::optional<Value> v, Get(key, consistent_read));
+    if (!v) return std::optional<T>();
+    DR_ASSIGN_OR_RETURN(T t, FromValue<T>(*v));
+    return std::optional<T>(std::move(t));
+  }
+  // UpdateItem of every declared attribute (SET, or REMOVE when absent) but
+  // the key, the version checked and raised; the record becomes the item
+  // after the update (as the Java Enhanced Client's updateItem).
+  template <Record T>
+  Status Update(T& record, const std::optional<Condition>& condition = std::nullopt) {
+    constexpr record_internal::Shape shape = record_internal::CheckedShape<T>();
+    DR_ASSIGN_OR_RETURN(Value key, KeyOf(record));
+    DR_ASSIGN_OR_RETURN(Value all, ToValue(record));
+    DR_ASSIGN_OR_RETURN(Value after, UpdateRecord(key, all, record_internal::FieldNames<T>(), shape.version,
+                                                  record_internal::VersionOf(record), condition));
+    DR_ASSIGN_OR_RETURN(record, FromValue<T>(after));
+    return Status();
+  }
+  // DeleteItem of the record's key, the version checked.
+  template <Record T>
+  Status Delete(const T& record, const std::optional<Condition>& condition = std::nullopt) {
+    constexpr record_internal::Shape shape = record_internal::CheckedShape<T>();
+    DR_ASSIGN_OR_RETURN(Value key, KeyOf(record));
+    return DeleteRecord(key, shape.version, record_internal::VersionOf(record), condition);
+  }
+  template <Record T>
+  StatusOr<RecordPage<T>> QueryPage(const KeyCondition& key, const QueryOptions& options = {},
+                                    const std::optional<Value>& cursor = std::nullopt) {
+    DR_ASSIGN_OR_RETURN(Page p, QueryPage(key, options, cursor));
+    return Records<T>(std::move(p));
+  }
+  template <Record T>
+  StatusOr<RecordPage<T>> ScanPage(const QueryOptions& options = {},
+                                   const std::optional<Value>& cursor = std::nullopt) {
+    DR_ASSIGN_OR_RETURN(Page p, ScanPage(options, cursor));
+    return Records<T>(std::move(p));
+  }
+  template <Record T>
+  StatusOr<std::vector<T>> Query(const KeyCondition& key, const QueryOptions& options = {}) {
+    DR_ASSIGN_OR_RETURN(std::vector<Value> all, QueryAll(key, options));
+    DR_ASSIGN_OR_RETURN(RecordPage<T> p, Records<T>(Page{std::move(all), std::nullopt}));
+    return std::move(p.items);
+  }
+  template <Record T>
+  StatusOr<std::vector<T>> Scan(const QueryOptions& options = {}) {
+    DR_ASSIGN_OR_RETURN(std::vector<Value> all, ScanAll(options));
+    DR_ASSIGN_OR_RETURN(RecordPage<T> p, Records<T>(Page{std::move(all), std::nullopt}));
+    return std::move(p.items);
+  }
+
  private:
+  template <Record T>
+  Status PutRecord(const T& record, const std::optional<Condition>& condition, T* written) {
+    constexpr record_internal::Shape shape = record_internal::CheckedShape<T>();
+    DR_ASSIGN_OR_RETURN(Value v, ToValue(record));
+    const int64_t version = record_internal::VersionOf(record);
+    DR_RETURN_IF_ERROR(PutVersioned(std::move(v), shape.version, version, condition));
+    if (written != nullptr && !shape.version.empty()) record_internal::SetVersion(written, version + 1);
+    return Status();
+  }
+  template <Record T>
+  static StatusOr<RecordPage<T>> Records(Page p) {
+    RecordPage<T> out;
+    out.items.reserve(p.items.size());
+    for (const Value& v : p.items) {
+      DR_ASSIGN_OR_RETURN(T t, FromValue<T>(v));
+      out.items.push_back(std::move(t));
+    }
+    out.next = std::move(p.next);
+    return out;
+  }
+  // `version`: the version attribute's name (empty: none) and `current` the
+  // record's; the condition that checks it, ANDed with `extra`.
+  static std::optional<Condition> VersionCheck(std::string_view version, int64_t current,
+                                               const std::optional<Condition>& extra);
+  Status PutVersioned(Value item, std::string_view version, int64_t current,
+                      const std::optional<Condition>& condition);
+  StatusOr<Value> UpdateRecord(const Value& key, const Value& item, const std::vector<std::string_view>& names,
+                               std::string_view version, int64_t current,
+                               const std::optional<Condition>& condition);
+  Status DeleteRecord(const Value& key, std::string_view version, int64_t current,
+                      const std::optional<Condition>& condition);
+
   StatusOr<Page> Read(bool query, const KeyCondition* key, const QueryOptions& options,
                       const std::optional<Value>& cursor);
+  StatusOr<std::vector<Value>> ReadAll(bool query, const KeyCondition* key, const QueryOptions& options);
   Status BatchWrite(const std::vector<Value>& values, bool put, int max_attempts);
 
-  graph::Client* client_;
+  client::Client* client_;
   std::string name_;
 };
 
@@ -109,7 +213,7 @@ class Table {
 // limits (100 writes, one write per item, 4 MB) are the server's to enforce.
 class Transaction {
  public:
-  explicit Transaction(graph::Client* client) : client_(client) {}
+  explicit Transaction(client::Client* client) : client_(client) {}
   Transaction& Put(const Table& table, const Value& item,
                    const std::optional<Condition>& condition = std::nullopt);
   Transaction& Update(const Table& table, const Value& key, const document::Update& update,
@@ -125,7 +229,7 @@ class Transaction {
  private:
   Transaction& Add(TransactWriteItem::Kind kind, const Table& table, const Value& value,
                    const document::Update* update, const std::optional<Condition>& condition);
-  graph::Client* client_;
+  client::Client* client_;
   std::vector<TransactWriteItem> items_;
   Status error_;  // the first write that could not be built
 };

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "engine/item_codec.h"
 #include "engine/item_validation.h"
 #include "engine/number.h"
 #include "engine/time_text.h"
@@ -93,7 +94,7 @@ bool operator<(const Number& a, const Number& b) { return CompareNumbers(a.text_
 Value::Value(double v) : kind_(Kind::kNumber) {
   auto n = Number::FromDouble(v);
   if (n.ok()) {
-    number_ = std::move(*n);
+    v_.emplace<Number>(std::move(*n));
   } else {
     bad_number_ = true;
   }
@@ -104,31 +105,35 @@ Value::Value(Time t) {
       std::chrono::duration_cast<std::chrono::milliseconds>(t.at.time_since_epoch()).count();
   if (t.format == TimeFormat::kIso8601) {
     kind_ = Kind::kString;
-    string_ = Iso8601Millis(ms);
+    v_.emplace<std::string>(Iso8601Millis(ms));
   } else {
     kind_ = Kind::kNumber;
-    number_ = Number::Parse(EpochSecondsText(ms)).value();
+    v_.emplace<Number>(Number::Parse(EpochSecondsText(ms)).value());
   }
 }
 
 Value Value::StringSet(std::vector<std::string> elements) {
   Value v;
   v.kind_ = Kind::kStringSet;
-  v.set_ = std::move(elements);
+  v.v_.emplace<std::vector<std::string>>(std::move(elements));
   return v;
 }
 
 Value Value::NumberSet(std::vector<Number> elements) {
   Value v;
   v.kind_ = Kind::kNumberSet;
-  for (Number& n : elements) v.set_.push_back(n.text());
+  auto& set = v.v_.emplace<std::vector<std::string>>();
+  set.reserve(elements.size());
+  for (Number& n : elements) set.push_back(std::move(n.text_));
   return v;
 }
 
 Value Value::BytesSet(std::vector<Bytes> elements) {
   Value v;
   v.kind_ = Kind::kBytesSet;
-  for (Bytes& b : elements) v.set_.push_back(std::move(b.data));
+  auto& set = v.v_.emplace<std::vector<std::string>>();
+  set.reserve(elements.size());
+  for (Bytes& b : elements) set.push_back(std::move(b.data));
   return v;
 }
 
@@ -136,10 +141,8 @@ Value Value::From(const AttributeValue& a) {
   switch (a.type()) {
     case AttrType::kS:
       return Value(a.scalar());
-    case AttrType::kN: {
-      auto n = Number::Parse(a.scalar());
-      return n.ok() ? Value(std::move(*n)) : Value(a.scalar());
-    }
+    case AttrType::kN:  // normalised text, as AttributeValue::N holds it
+      return Value(Number(a.scalar(), 0));
     case AttrType::kB:
       return Value(Bytes{a.scalar()});
     case AttrType::kBool:
@@ -161,7 +164,7 @@ Value Value::From(const AttributeValue& a) {
       v.kind_ = a.type() == AttrType::kSS ? Kind::kStringSet
                 : a.type() == AttrType::kNS ? Kind::kNumberSet
                                             : Kind::kBytesSet;
-      v.set_ = a.set();
+      v.v_.emplace<std::vector<std::string>>(a.set());
       return v;
     }
   }
@@ -170,8 +173,110 @@ Value Value::From(const AttributeValue& a) {
 
 Value Value::From(const Item& item) {
   Map m;
-  for (const auto& [name, value] : item) m.emplace(name, From(value));
+  for (const auto& [name, value] : item) m.emplace_hint(m.end(), name, From(value));
   return Value(std::move(m));
+}
+
+Value Value::From(AttributeValue&& a) {
+  switch (a.type()) {
+    case AttrType::kS:
+      return Value(std::move(a.mutable_scalar()));
+    case AttrType::kN:
+      return Value(Number(std::move(a.mutable_scalar()), 0));
+    case AttrType::kB:
+      return Value(Bytes{std::move(a.mutable_scalar())});
+    case AttrType::kL: {
+      List l;
+      l.reserve(a.list().size());
+      for (AttributeValue& e : a.mutable_list()) l.push_back(From(std::move(e)));
+      return Value(std::move(l));
+    }
+    case AttrType::kM:
+      return From(std::move(a.mutable_map()));
+    case AttrType::kSS:
+    case AttrType::kNS:
+    case AttrType::kBS: {
+      Value v;
+      v.kind_ = a.type() == AttrType::kSS ? Kind::kStringSet
+                : a.type() == AttrType::kNS ? Kind::kNumberSet
+                                            : Kind::kBytesSet;
+      v.v_.emplace<std::vector<std::string>>(std::move(a.mutable_set()));
+      return v;
+    }
+    default:
+      return From(static_cast<const AttributeValue&>(a));
+  }
+}
+
+Value Value::From(Item&& item) {
+  Map m;  // the names copied (short ones without allocating), the values moved
+  for (auto& [name, value] : item) m.emplace_hint(m.end(), name, From(std::move(value)));
+  return Value(std::move(m));
+}
+
+// Builds a Value from an encoded item's walk: containers on a stack, each
+// value put into the one on top (a list's elements and map nodes stay where
+// they are while their children fill).
+class ValueBuilder final : public EncodedItemVisitor {
+ public:
+  Value& root() { return root_; }
+  void BeginMap(bool top_level) override { Push(top_level ? &(root_ = Value(Map{})) : Put(Value(Map{}))); }
+  void Name(std::string_view name) override { name_.assign(name.data(), name.size()); }
+  void EndMap(bool) override { --depth_; }
+  void BeginList() override { Push(Put(Value(List{}))); }
+  void EndList() override { --depth_; }
+  void Scalar(AttrType type, std::string_view bytes) override {
+    switch (type) {
+      case AttrType::kS:
+        Put(Value(std::string(bytes)));
+        break;
+      case AttrType::kN:
+        Put(Value(Number(std::string(bytes), 0)));  // stored normalised
+        break;
+      default:
+        Put(Value(Bytes{std::string(bytes)}));
+        break;
+    }
+  }
+  void Boolean(bool b) override { Put(Value(b)); }
+  void Null() override { Put(Value(nullptr)); }
+  void BeginSet(AttrType type) override {
+    Value v;
+    v.kind_ = type == AttrType::kSS   ? Value::Kind::kStringSet
+              : type == AttrType::kNS ? Value::Kind::kNumberSet
+                                      : Value::Kind::kBytesSet;
+    v.v_.emplace<std::vector<std::string>>();
+    set_ = &std::get<std::vector<std::string>>(Put(std::move(v))->v_);
+  }
+  void SetElement(std::string_view bytes) override { set_->emplace_back(bytes); }
+  void EndSet() override { set_ = nullptr; }
+
+ private:
+  void Push(Value* container) { stack_[depth_++] = container; }
+  Value* Put(Value v) {
+    Value* top = stack_[depth_ - 1];
+    if (top->kind_ == Value::Kind::kList) {
+      List& l = std::get<List>(top->v_);
+      l.push_back(std::move(v));
+      return &l.back();
+    }
+    Map& m = std::get<Map>(top->v_);
+    return &m.emplace_hint(m.end(), name_, std::move(v))->second;
+  }
+  // The codec walks at most kMaxDecodeDepth levels of containers, the item's
+  // map above them.
+  static constexpr size_t kMaxDepth = kMaxDecodeDepth + 2;
+  Value root_;
+  Value* stack_[kMaxDepth];
+  size_t depth_ = 0;
+  std::string name_;
+  std::vector<std::string>* set_ = nullptr;
+};
+
+StatusOr<Value> Value::From(const ItemView& item) {
+  ValueBuilder b;
+  if (!VisitEncodedItem(item.encoded(), &b)) return InternalError("a stored item's bytes are malformed");
+  return std::move(b.root());
 }
 
 StatusOr<AttributeValue> Value::ToAttributeValue() const {
@@ -181,20 +286,20 @@ StatusOr<AttributeValue> Value::ToAttributeValue() const {
     case Kind::kNull:
       return AttributeValue::Null();
     case Kind::kBool:
-      return AttributeValue::Bool(bool_);
+      return AttributeValue::Bool(std::get<bool>(v_));
     case Kind::kNumber:
       if (bad_number_) {
         return ValidationError("The parameter cannot be converted to a numeric value: NaN or Infinity");
       }
-      return AttributeValue::N(number_.text());
+      return AttributeValue::N(std::get<Number>(v_).text());
     case Kind::kString:
-      return AttributeValue::S(string_);
+      return AttributeValue::S(std::get<std::string>(v_));
     case Kind::kBytes:
-      return AttributeValue::B(string_);
+      return AttributeValue::B(std::get<std::string>(v_));
     case Kind::kList: {
       std::vector<AttributeValue> out;
-      out.reserve(list_.size());
-      for (const Value& e : list_) {
+      out.reserve(list().size());
+      for (const Value& e : list()) {
         if (e.is_absent()) continue;  // as DocumentClient's removeUndefinedValues
         DR_ASSIGN_OR_RETURN(AttributeValue a, e.ToAttributeValue());
         out.push_back(std::move(a));
@@ -203,21 +308,32 @@ StatusOr<AttributeValue> Value::ToAttributeValue() const {
     }
     case Kind::kMap: {
       Item out;
-      for (const auto& [name, e] : map_) {
+      for (const auto& [name, e] : map()) {
         if (e.is_absent()) continue;
         DR_ASSIGN_OR_RETURN(AttributeValue a, e.ToAttributeValue());
-        out.emplace(name, std::move(a));
+        out.emplace_hint(out.end(), name, std::move(a));
       }
       return AttributeValue::M(std::move(out));
     }
     case Kind::kStringSet:
-      return AttributeValue::SS(set_);
+      return AttributeValue::SS(set());
     case Kind::kNumberSet:
-      return AttributeValue::NS(set_);
+      return AttributeValue::NS(set());
     case Kind::kBytesSet:
-      return AttributeValue::BS(set_);
+      return AttributeValue::BS(set());
   }
   return InternalError("unknown value kind");
+}
+
+StatusOr<Item> Value::ToRequestItem() const {
+  if (kind_ != Kind::kMap) return Wrong("map (an item)", kind_);
+  Item out;
+  for (const auto& [name, e] : std::get<Map>(v_)) {
+    if (e.is_absent()) continue;
+    DR_ASSIGN_OR_RETURN(AttributeValue a, e.ToAttributeValue());
+    out.emplace_hint(out.end(), name, std::move(a));
+  }
+  return out;
 }
 
 StatusOr<Item> Value::ToItem() const {
@@ -232,22 +348,22 @@ StatusOr<Item> Value::ToItem() const {
 
 StatusOr<bool> Value::AsBool() const {
   if (kind_ != Kind::kBool) return Wrong("boolean", kind_);
-  return bool_;
+  return std::get<bool>(v_);
 }
 
 StatusOr<std::string> Value::AsString() const {
   if (kind_ != Kind::kString) return Wrong("string", kind_);
-  return string_;
+  return std::get<std::string>(v_);
 }
 
 StatusOr<Bytes> Value::AsBytes() const {
   if (kind_ != Kind::kBytes) return Wrong("bytes value", kind_);
-  return Bytes{string_};
+  return Bytes{std::get<std::string>(v_)};
 }
 
 StatusOr<Number> Value::AsNumber() const {
   if (kind_ != Kind::kNumber || bad_number_) return Wrong("number", kind_);
-  return number_;
+  return std::get<Number>(v_);
 }
 
 StatusOr<int64_t> Value::AsInt() const {
@@ -263,8 +379,9 @@ StatusOr<double> Value::AsDouble() const {
 StatusOr<std::chrono::system_clock::time_point> Value::AsTime() const {
   using std::chrono::milliseconds;
   if (kind_ == Kind::kString) {
-    auto ms = ParseIso8601Millis(string_);
-    if (!ms) return ValidationError("'" + string_ + "' is not an ISO-8601 UTC time");
+    const std::string& text = std::get<std::string>(v_);
+    auto ms = ParseIso8601Millis(text);
+    if (!ms) return ValidationError("'" + text + "' is not an ISO-8601 UTC time");
     return std::chrono::system_clock::time_point(milliseconds(*ms));
   }
   DR_ASSIGN_OR_RETURN(Number n, AsNumber());
@@ -272,11 +389,46 @@ StatusOr<std::chrono::system_clock::time_point> Value::AsTime() const {
   return std::chrono::system_clock::time_point(milliseconds(static_cast<int64_t>(std::llround(seconds * 1000))));
 }
 
+const List& Value::list() const {
+  static const List kNone;
+  return kind_ == Kind::kList ? std::get<List>(v_) : kNone;
+}
+
+const Map& Value::map() const {
+  static const Map kNone;
+  return kind_ == Kind::kMap ? std::get<Map>(v_) : kNone;
+}
+
+List& Value::list() {
+  if (kind_ != Kind::kList) {
+    kind_ = Kind::kList;
+    bad_number_ = false;
+    v_.emplace<List>();
+  }
+  return std::get<List>(v_);
+}
+
+Map& Value::map() {
+  if (kind_ != Kind::kMap) {
+    kind_ = Kind::kMap;
+    bad_number_ = false;
+    v_.emplace<Map>();
+  }
+  return std::get<Map>(v_);
+}
+
+const std::vector<std::string>& Value::set() const {
+  static const std::vector<std::string> kNone;
+  const bool is_set = kind_ == Kind::kStringSet || kind_ == Kind::kNumberSet || kind_ == Kind::kBytesSet;
+  return is_set ? std::get<std::vector<std::string>>(v_) : kNone;
+}
+
 const Value& Value::operator[](std::string_view name) const {
   static const Value kAbsent(std::nullopt);
   if (kind_ != Kind::kMap) return kAbsent;
-  auto it = map_.find(name);
-  return it == map_.end() ? kAbsent : it->second;
+  const Map& m = std::get<Map>(v_);
+  auto it = m.find(name);
+  return it == m.end() ? kAbsent : it->second;
 }
 
 bool operator==(const Value& a, const Value& b) {
@@ -286,21 +438,21 @@ bool operator==(const Value& a, const Value& b) {
     case Value::Kind::kNull:
       return true;
     case Value::Kind::kBool:
-      return a.bool_ == b.bool_;
+      return std::get<bool>(a.v_) == std::get<bool>(b.v_);
     case Value::Kind::kNumber:
-      return a.bad_number_ == b.bad_number_ && a.number_ == b.number_;
+      return a.bad_number_ == b.bad_number_ && (a.bad_number_ || std::get<Number>(a.v_) == std::get<Number>(b.v_));
     case Value::Kind::kString:
     case Value::Kind::kBytes:
-      return a.string_ == b.string_;
+      return std::get<std::string>(a.v_) == std::get<std::string>(b.v_);
     case Value::Kind::kList:
-      return a.list_ == b.list_;
+      return a.list() == b.list();
     case Value::Kind::kMap:
-      return a.map_ == b.map_;
+      return a.map() == b.map();
     case Value::Kind::kStringSet:
     case Value::Kind::kNumberSet:
     case Value::Kind::kBytesSet: {
       // Sets: equal as sets (DynamoDB keeps no order).
-      std::vector<std::string> x = a.set_, y = b.set_;
+      std::vector<std::string> x = a.set(), y = b.set();
       std::sort(x.begin(), x.end());
       std::sort(y.begin(), y.end());
       return x == y;

@@ -35,9 +35,11 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "dynarock/attribute_value.h"
+#include "dynarock/item_view.h"
 #include "dynarock/status.h"
 
 namespace dynarock::document {
@@ -72,6 +74,8 @@ class Number {
   friend bool operator<(const Number& a, const Number& b);
 
  private:
+  friend class Value;
+  friend class ValueBuilder;
   explicit Number(std::string normalised, int) : text_(std::move(normalised)) {}
   std::string text_;
 };
@@ -102,19 +106,19 @@ class Value {
   Value() : kind_(Kind::kNull) {}
   Value(std::nullptr_t) : kind_(Kind::kNull) {}                                 // NOLINT
   Value(std::nullopt_t) : kind_(Kind::kAbsent) {}                               // NOLINT
-  Value(bool b) : kind_(Kind::kBool), bool_(b) {}                               // NOLINT
+  Value(bool b) : kind_(Kind::kBool), v_(std::in_place_type<bool>, b) {}        // NOLINT
   template <typename T>
     requires(std::is_integral_v<T> && !std::is_same_v<T, bool>)
-  Value(T v) : kind_(Kind::kNumber), number_(v) {}                              // NOLINT
+  Value(T v) : kind_(Kind::kNumber), v_(std::in_place_type<Number>, v) {}      // NOLINT
   // A double: see Number::FromDouble (NaN and infinities make ToItem refuse).
   Value(double v);                                                              // NOLINT
-  Value(Number n) : kind_(Kind::kNumber), number_(std::move(n)) {}              // NOLINT
-  Value(std::string s) : kind_(Kind::kString), string_(std::move(s)) {}         // NOLINT
-  Value(std::string_view s) : kind_(Kind::kString), string_(s) {}               // NOLINT
-  Value(const char* s) : kind_(Kind::kString), string_(s) {}                    // NOLINT
-  Value(Bytes b) : kind_(Kind::kBytes), string_(std::move(b.data)) {}           // NOLINT
-  Value(List l) : kind_(Kind::kList), list_(std::move(l)) {}                    // NOLINT
-  Value(Map m) : kind_(Kind::kMap), map_(std::move(m)) {}                       // NOLINT
+  Value(Number n) : kind_(Kind::kNumber), v_(std::move(n)) {}                   // NOLINT
+  Value(std::string s) : kind_(Kind::kString), v_(std::move(s)) {}             // NOLINT
+  Value(std::string_view s) : kind_(Kind::kString), v_(std::in_place_type<std::string>, s) {}  // NOLINT
+  Value(const char* s) : kind_(Kind::kString), v_(std::in_place_type<std::string>, s) {}  // NOLINT
+  Value(Bytes b) : kind_(Kind::kBytes), v_(std::move(b.data)) {}               // NOLINT
+  Value(List l) : kind_(Kind::kList), v_(std::move(l)) {}                       // NOLINT
+  Value(Map m) : kind_(Kind::kMap), v_(std::move(m)) {}                         // NOLINT
   Value(Time t);                                                                // NOLINT
   template <typename T>
   Value(const std::optional<T>& o) : Value(o ? Value(*o) : Value(std::nullopt)) {}  // NOLINT
@@ -128,10 +132,19 @@ class Value {
   // From DynamoDB's attribute values (never fails: every value has a form here).
   static Value From(const AttributeValue& v);
   static Value From(const Item& item);  // a kMap
+  // The same, moving the strings out (for a response about to be dropped).
+  static Value From(AttributeValue&& v);
+  static Value From(Item&& item);
+  // From an item's stored bytes (a page read with `encoded_items`), with no
+  // Item built on the way; an internal error if the bytes are malformed.
+  static StatusOr<Value> From(const ItemView& item);
   // To them: refused (ValidationException naming the path) for what DynamoDB
   // refuses: a NaN, an empty or repeated set element, a non-map as an item.
   StatusOr<AttributeValue> ToAttributeValue() const;
   StatusOr<Item> ToItem() const;
+  // ToItem without DynamoDB's item checks, for a request whose receiver makes
+  // them (a DB, any endpoint) with the same messages: a NaN is still refused.
+  StatusOr<Item> ToRequestItem() const;
 
   Kind kind() const { return kind_; }
   bool is_absent() const { return kind_ == Kind::kAbsent; }
@@ -146,12 +159,14 @@ class Value {
   StatusOr<double> AsDouble() const;
   // A time point from either form (ISO-8601 text, or epoch seconds).
   StatusOr<std::chrono::system_clock::time_point> AsTime() const;
-  const List& list() const { return list_; }
-  const Map& map() const { return map_; }
-  List& list() { return list_; }
-  Map& map() { return map_; }
+  // A list's or map's elements (none for other kinds). The non-const forms
+  // first make a value of another kind an empty list or map.
+  const List& list() const;
+  const Map& map() const;
+  List& list();
+  Map& map();
   // Set elements: strings (SS), numbers' texts (NS) or bytes (BS).
-  const std::vector<std::string>& set() const { return set_; }
+  const std::vector<std::string>& set() const;
 
   // A map's member (an absent Value when there is none, or not a map).
   const Value& operator[](std::string_view name) const;
@@ -159,14 +174,12 @@ class Value {
   friend bool operator==(const Value& a, const Value& b);
 
  private:
+  friend class ValueBuilder;
   Kind kind_;
-  bool bool_ = false;
-  Number number_;
-  std::string string_;            // S, B
-  List list_;
-  Map map_;
-  std::vector<std::string> set_;  // SS, NS (texts), BS
-  bool bad_number_ = false;       // a NaN or infinity given as a double
+  bool bad_number_ = false;  // a NaN or infinity given as a double
+  // One of them, as the kind says: a Value is small (a map of many is cheap).
+  // S and B hold a string; SS, NS (texts) and BS a vector of strings.
+  std::variant<std::monostate, bool, Number, std::string, List, Map, std::vector<std::string>> v_;
 };
 
 // The kind's name for messages ("number", "string set", ...).

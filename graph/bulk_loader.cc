@@ -12,13 +12,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "client/embedded_client.h"
 #include "dynarock/backups.h"
 #include "dynarock/db.h"
 #include "dynarock/item_size.h"
 #include "engine/item_codec.h"
 #include "engine/limits.h"
 #include "graph/graph.h"
-#include "graph/embedded_client.h"
 #include "graph/graph_internal.h"
 
 namespace dynarock::graph {
@@ -464,7 +464,7 @@ Status BulkLoader::FinishNodes() {
 StatusOr<TableDescription> LoadNewGraph(DB* db, const Schema& schema,
                                         const std::function<Status(BulkLoader&)>& fill) {
   return db->LoadTable(MakeCreateTableRequest(schema), [&](TableLoader& target) -> Status {
-    EmbeddedClient client(db);
+    client::EmbeddedClient client(db);
     Graph graph(&client, schema);
     BulkLoader loader(&graph, &target);
     DR_RETURN_IF_ERROR(fill(loader));

@@ -189,7 +189,7 @@ StatusOr<Neighbourhood> WholeGraph(Graph& g, int64_t max_nodes) {
   return out;
 }
 
-StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
+StatusOr<DetectedSchema> DetectSchema(client::Client* client, const std::string& table,
                                       int64_t sample_items) {
   DetectedSchema d;
   d.schema.table_name = table;

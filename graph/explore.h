@@ -76,7 +76,7 @@ struct DetectedSchema {
   std::string reason;
   std::vector<std::string> sample_nodes;  // up to 50 node ids of the page read
 };
-StatusOr<DetectedSchema> DetectSchema(Client* client, const std::string& table,
+StatusOr<DetectedSchema> DetectSchema(client::Client* client, const std::string& table,
                                       int64_t sample_items = 200);
 
 }  // namespace dynarock::graph

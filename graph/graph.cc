@@ -34,7 +34,7 @@ using internal::S;
 
 namespace internal {
 
-Status BatchPut(Client* client, const std::string& table, std::vector<Item> items,
+Status BatchPut(client::Client* client, const std::string& table, std::vector<Item> items,
                 int64_t* requests) {
   size_t pos = 0;
   while (pos < items.size()) {
@@ -248,7 +248,7 @@ Status CheckNodeUpdate(const Schema& schema, const NodeUpdate& update) {
 
 // ============================================================ Graph
 
-Graph::Graph(Client* client, Schema schema)
+Graph::Graph(client::Client* client, Schema schema)
     : client_(client),
       schema_(std::move(schema)),
       max_concurrent_(client->remote() ? 4 : 1),

@@ -1,10 +1,10 @@
 // File: graph/graph.h
 //
 // A property graph in one DynamoDB table (the seeds' adjacency-list pattern; key
-// conventions in graph/schema.h), over any graph::Client: embedded or any
+// conventions in graph/schema.h), over any client::Client: embedded or any
 // DynamoDB-compatible endpoint. See docs/graph.md.
 //
-//   EmbeddedClient client(db.get());
+//   client::EmbeddedClient client(db.get());
 //   Schema schema;                         // PK/SK, "TYPE#id", "EDGETYPE#target"
 //   schema.RankByAttribute("FRIEND", "createdDate");
 //   Graph g(&client, schema);
@@ -38,9 +38,9 @@
 #include <unordered_set>
 #include <vector>
 
+#include "client/client.h"
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
-#include "graph/client.h"
 #include "graph/schema.h"
 
 namespace dynarock {
@@ -283,10 +283,10 @@ struct GraphStats {
 class Graph {
  public:
   // `client` is not owned and must outlive the Graph.
-  Graph(Client* client, Schema schema);
+  Graph(client::Client* client, Schema schema);
 
   const Schema& schema() const { return schema_; }
-  Client* client() const { return client_; }
+  client::Client* client() const { return client_; }
 
   // How many independent requests a call may have in flight at once: the
   // batch gets of more than 100 keys, and a traversal step's queries (one per
@@ -456,7 +456,7 @@ class Graph {
   StatusOr<bool> CommitEdgePages(const TransactWriteItemsRequest& req, const std::string& node,
                                  std::vector<std::string> labels);
 
-  Client* client_;
+  client::Client* client_;
   Schema schema_;
   int max_concurrent_ = 1;
   mutable Counters counters_;

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
+#include "client/client.h"
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
-#include "graph/client.h"
 #include "graph/graph.h"
 
 namespace dynarock::graph::internal {
@@ -99,7 +99,7 @@ std::map<std::string, std::vector<std::string>> PartitionEdgeSet(std::vector<std
 
 // Writes `items` (puts) with BatchWriteItem, 25 per request, retrying
 // UnprocessedItems with backoff (bounded).
-Status BatchPut(Client* client, const std::string& table, std::vector<Item> items,
+Status BatchPut(client::Client* client, const std::string& table, std::vector<Item> items,
                 int64_t* requests);
 
 }  // namespace dynarock::graph::internal

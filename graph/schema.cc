@@ -393,7 +393,7 @@ Status CheckIndex(const TableDescription& t, const std::string& name, const std:
 
 }  // namespace
 
-Status EnsureTable(Client* client, const Schema& schema) {
+Status EnsureTable(client::Client* client, const Schema& schema) {
   DR_RETURN_IF_ERROR(schema.Validate());
   DescribeTableRequest dreq;
   dreq.table_name = schema.table_name;

@@ -58,9 +58,9 @@
 #include <string_view>
 #include <vector>
 
+#include "client/client.h"
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
-#include "graph/client.h"
 
 namespace dynarock::graph {
 
@@ -211,7 +211,7 @@ CreateTableRequest MakeCreateTableRequest(const Schema& schema);
 // until the table and its indexes are ACTIVE (AWS creates tables asynchronously).
 // An existing table must have the schema's keys and indexes; otherwise a
 // ValidationError names what is missing.
-Status EnsureTable(Client* client, const Schema& schema);
+Status EnsureTable(client::Client* client, const Schema& schema);
 
 }  // namespace dynarock::graph
 

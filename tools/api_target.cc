@@ -4,9 +4,9 @@
 
 #include <cstdlib>
 
+#include "client/http_client.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_decode.h"
-#include "graph/http_client.h"
 
 namespace dynarock::tools {
 
@@ -15,10 +15,10 @@ StatusOr<std::unique_ptr<ApiTarget>> ApiTarget::Open(const std::string& data_dir
                                                      bool create_if_missing) {
   std::unique_ptr<ApiTarget> t(new ApiTarget());
   if (!endpoint.empty()) {
-    graph::HttpClientOptions o;  // credentials from the environment or the profile
+    client::HttpClientOptions o;  // credentials from the environment or the profile
     o.endpoint = endpoint;
     if (const char* r = std::getenv("AWS_REGION")) o.region = r;
-    DR_ASSIGN_OR_RETURN(t->http_, graph::HttpClient::Create(o));
+    DR_ASSIGN_OR_RETURN(t->http_, client::HttpClient::Create(o));
     return t;
   }
   Options options;

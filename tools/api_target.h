@@ -18,7 +18,7 @@
 namespace dynarock::api {
 class Handler;
 }
-namespace dynarock::graph {
+namespace dynarock::client {
 class HttpClient;
 }
 
@@ -44,7 +44,7 @@ class ApiTarget {
   ApiTarget() = default;
   std::unique_ptr<DB> db_;
   std::unique_ptr<api::Handler> handler_;
-  std::unique_ptr<graph::HttpClient> http_;
+  std::unique_ptr<client::HttpClient> http_;
 };
 
 }  // namespace dynarock::tools

@@ -10,8 +10,8 @@
 #include <memory>
 #include <string>
 
+#include "client/client.h"
 #include "dynarock/db.h"
-#include "graph/client.h"
 #include "graph/explore.h"
 #include "tools/command.h"
 
@@ -21,7 +21,7 @@ namespace dynarock::tools {
 // CA file is a usage error). *db holds the embedded database, if any.
 int OpenGraphClient(const std::string& endpoint, const std::string& data, const std::string& region,
                     const std::string& ca_file, std::unique_ptr<DB>* db,
-                    std::unique_ptr<graph::Client>* client);
+                    std::unique_ptr<client::Client>* client);
 
 // The flags that say where a graph table is, as `graph export` and `graph
 // stats` take them: --endpoint URL (with --region, --ca-file) or --data DIR.
@@ -33,12 +33,12 @@ struct GraphPlace {
   // Checks that exactly one of --endpoint and --data was given, then opens the
   // client (OpenGraphClient). kExitOk or the exit code.
   int Open(std::string_view command, std::unique_ptr<DB>* db,
-           std::unique_ptr<graph::Client>* client) const;
+           std::unique_ptr<client::Client>* client) const;
   // Open(), then `table`'s conventions (graph::DetectSchema). A failure, or a
   // table that is not a graph table (unless allow_not_graph: the caller then
   // reads detected->reason), is said on stderr: kExitFailure.
   int OpenTable(std::string_view command, const std::string& table, std::unique_ptr<DB>* db,
-                std::unique_ptr<graph::Client>* client, graph::DetectedSchema* detected,
+                std::unique_ptr<client::Client>* client, graph::DetectedSchema* detected,
                 bool allow_not_graph = false) const;
 };
 

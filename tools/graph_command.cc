@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "client/embedded_client.h"
+#include "client/http_client.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 #include "graph/graph.h"
-#include "graph/http_client.h"
 #include "graph/seed_graphs.h"
 #include "tools/command.h"
 #include "tools/graph_client.h"
@@ -80,7 +80,7 @@ std::vector<std::string> Targets(const std::vector<Edge>& edges) {
   return v;
 }
 
-Status Seed000(graph::Client* client, const std::string& prefix) {
+Status Seed000(client::Client* client, const std::string& prefix) {
   std::printf("== Seed 000: Modeling a graph database on DynamoDB (Frodo, Samwise, Gandalf)\n\n");
   Graph g(client, seeds::MiddleEarthSchema(prefix + "middle_earth"));
   DR_RETURN_IF_ERROR(g.EnsureTable());
@@ -104,7 +104,7 @@ Status Seed000(graph::Client* client, const std::string& prefix) {
   return Status::Ok();
 }
 
-Status Seed001(graph::Client* client, const std::string& prefix) {
+Status Seed001(client::Client* client, const std::string& prefix) {
   std::printf("== Seed 001: Koan's records table (goals, leads, teams, edge sets)\n\n");
   Graph g(client, seeds::KoanSchema(prefix + "records"));
   DR_RETURN_IF_ERROR(g.EnsureTable());
@@ -154,7 +154,7 @@ Status Seed001(graph::Client* client, const std::string& prefix) {
   return Status::Ok();
 }
 
-Status Seed003(graph::Client* client, const std::string& prefix) {
+Status Seed003(client::Client* client, const std::string& prefix) {
   std::printf("== Seed 003: adjacency lists (Alice, Bob, Charlie, David)\n\n");
   Graph g(client, seeds::FriendsSchema(prefix + "users"));
   DR_RETURN_IF_ERROR(g.EnsureTable());
@@ -179,7 +179,7 @@ Status Seed003(graph::Client* client, const std::string& prefix) {
   return Status::Ok();
 }
 
-Status Seed004(graph::Client* client, const std::string& prefix) {
+Status Seed004(client::Client* client, const std::string& prefix) {
   std::printf("== Seed 004: the Contact table (Person, Address, PersonAddress, type index)\n\n");
   Graph g(client, seeds::ContactSchema(prefix + "Contact"));
   DR_RETURN_IF_ERROR(g.EnsureTable());
@@ -227,13 +227,13 @@ Status Seed004(graph::Client* client, const std::string& prefix) {
 
 int OpenGraphClient(const std::string& endpoint, const std::string& data,
                     const std::string& region, const std::string& ca_file,
-                    std::unique_ptr<DB>* db, std::unique_ptr<graph::Client>* client) {
+                    std::unique_ptr<DB>* db, std::unique_ptr<client::Client>* client) {
   if (!endpoint.empty()) {
-    graph::HttpClientOptions o;
+    client::HttpClientOptions o;
     o.endpoint = endpoint;
     o.region = region;  // empty: derived
     o.ca_file = ca_file;
-    auto c = graph::HttpClient::Create(o);
+    auto c = client::HttpClient::Create(o);
     if (!c.ok() && c.status().type() == ErrorType::kValidation) {
       return UsageError("graph", c.status().message());  // a bad URL or CA file
     }
@@ -252,7 +252,7 @@ int OpenGraphClient(const std::string& endpoint, const std::string& data,
     return kExitFailure;
   }
   *db = std::move(*opened);
-  *client = std::make_unique<graph::EmbeddedClient>(db->get());
+  *client = std::make_unique<client::EmbeddedClient>(db->get());
   return kExitOk;
 }
 
@@ -270,7 +270,7 @@ bool GraphPlace::Take(ArgReader& r, std::string_view command, int* rc) {
 }
 
 int GraphPlace::Open(std::string_view command, std::unique_ptr<DB>* db,
-                     std::unique_ptr<graph::Client>* client) const {
+                     std::unique_ptr<client::Client>* client) const {
   if (endpoint.empty() == data.empty()) {
     return UsageError(command, "give the graph's place: --endpoint URL or --data DIR");
   }
@@ -287,7 +287,7 @@ int CommandFailed(std::string_view command, const Status& status) {
 }
 
 int GraphPlace::OpenTable(std::string_view command, const std::string& table,
-                          std::unique_ptr<DB>* db, std::unique_ptr<graph::Client>* client,
+                          std::unique_ptr<DB>* db, std::unique_ptr<client::Client>* client,
                           graph::DetectedSchema* detected, bool allow_not_graph) const {
   if (int rc = Open(command, db, client); rc != kExitOk) return rc;
   auto d = graph::DetectSchema(client->get(), table);
@@ -341,7 +341,7 @@ int RunGraph(const Args& args) {
   }
 
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   if (int rc = OpenGraphClient(endpoint, data, region, ca_file, &db, &client); rc != kExitOk) {
     return rc;
   }

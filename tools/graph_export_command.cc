@@ -167,7 +167,7 @@ int RunGraphExport(const Args& args) {
   }
 
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   graph::DetectedSchema detected;
   if (int rc = place.OpenTable("graph export", table, &db, &client, &detected, /*allow_not_graph=*/true);
       rc != kExitOk) {

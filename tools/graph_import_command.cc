@@ -593,7 +593,7 @@ int RunGraphImport(const Args& args) {
   }
 
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   if (int rc = place.Open("graph import", &db, &client); rc != kExitOk) return rc;
   // `graph export` files are parsed first: the first one's schema is the table's.
   std::map<std::string, std::unique_ptr<JsonFile>> json;

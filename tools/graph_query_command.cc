@@ -120,7 +120,7 @@ int RunGraphQuery(const Args& args) {
   if (question == "common" && direction == "both") return UsageError("graph query", "common takes --direction out or in");
 
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   graph::DetectedSchema detected;
   if (int rc = place.OpenTable("graph query", table, &db, &client, &detected); rc != kExitOk) return rc;
   auto fail = [](const Status& s) { return CommandFailed("graph query", s); };

@@ -142,7 +142,7 @@ int RunGraphStats(const Args& args) {
   }
   if (table.empty()) return UsageError("graph stats", "--table is required");
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   graph::DetectedSchema detected;
   if (int rc = place.OpenTable("graph stats", table, &db, &client, &detected); rc != kExitOk) return rc;
   graph::Graph g(client.get(), detected.schema);

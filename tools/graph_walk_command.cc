@@ -244,7 +244,7 @@ int RunGraphQueryWalk(const Args& args) {
   req.start = start;
 
   std::unique_ptr<DB> db;
-  std::unique_ptr<graph::Client> client;
+  std::unique_ptr<client::Client> client;
   graph::DetectedSchema detected;
   if (int rc = place.OpenTable("graph query walk", table, &db, &client, &detected); rc != kExitOk) return rc;
   if (!valid_from.empty()) detected.schema.valid_from_attribute = valid_from;

@@ -15,8 +15,8 @@
 #include <memory>
 #include <string>
 
+#include "client/http_client.h"
 #include "dynarock/db.h"
-#include "graph/http_client.h"
 #include "tools/command.h"
 #include "tools/data_dir.h"
 #include "tools/replicate/replicator.h"
@@ -107,10 +107,10 @@ int RunReplicate(const Args& args) {
     std::fprintf(stderr, "dynarock replicate: %s\n", db.status().ToString().c_str());
     return kExitFailure;
   }
-  graph::HttpClientOptions client_options;
+  client::HttpClientOptions client_options;
   client_options.endpoint = to;
   client_options.region = region;
-  auto remote = graph::HttpClient::Create(client_options);
+  auto remote = client::HttpClient::Create(client_options);
   if (!remote.ok()) {
     std::fprintf(stderr, "dynarock replicate: %s\n", remote.status().ToString().c_str());
     return kExitUsage;

@@ -25,15 +25,15 @@
 #include "dynarock/db.h"
 #include <simdjson.h>
 
+#include "client/http_client.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_writer.h"
-#include "graph/http_client.h"
 #include "tools/command.h"
 #include "tools/console/console_routes.h"
 #include "tools/replicate/replicator.h"
+#include "tools/serve_faults.h"
 #include "tools/server/capacity_routes.h"
 #include "tools/server/control_api.h"
-#include "tools/serve_faults.h"
 #include "tools/server/http_server.h"
 #include "tools/server/metrics.h"
 #include "tools/server/namespaces.h"
@@ -671,13 +671,13 @@ int RunServe(const Args& args) {
   }
   // Replication threads: each ships its table until shutdown.
   std::atomic<bool> stop_replicating{false};
-  std::vector<std::unique_ptr<graph::HttpClient>> remotes;
+  std::vector<std::unique_ptr<client::HttpClient>> remotes;
   std::vector<std::unique_ptr<Replicator>> replicators;
   std::vector<std::thread> replicator_threads;
   for (const auto& [table, url] : replicate) {
-    graph::HttpClientOptions co;
+    client::HttpClientOptions co;
     co.endpoint = url;
-    auto remote = graph::HttpClient::Create(co);
+    auto remote = client::HttpClient::Create(co);
     if (!remote.ok()) {
       std::fprintf(stderr, "dynarock serve: --replicate %s=%s: %s\n", table.c_str(), url.c_str(),
                    remote.status().message().c_str());

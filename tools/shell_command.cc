@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "client/http_client.h"
 #include "dynarock/db.h"
 #include "dynarock/partiql.h"
 #include "engine/api/base64.h"
@@ -33,7 +34,6 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
-#include "graph/http_client.h"
 #include "tools/api_target.h"
 #include "tools/command.h"
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "client/embedded_client.h"
 #include "dynarock/db.h"
 #include "engine/api/capacity_limits.h"
 #include "engine/api/faults.h"
@@ -30,7 +31,6 @@
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
-#include "graph/embedded_client.h"
 #include "graph/export.h"
 #include "graph/graph.h"
 #ifndef DYNAROCK_NO_SERVER
@@ -54,7 +54,7 @@ struct DbState {
   std::unique_ptr<dynarock::api::Handler> handler;
   std::shared_ptr<dynarock::api::FaultInjector> faults;  // attached to `handler`
   std::shared_ptr<dynarock::api::CapacityLimits> limits;  // attached to `handler`, off
-  std::unique_ptr<dynarock::graph::EmbeddedClient> client;
+  std::unique_ptr<dynarock::client::EmbeddedClient> client;
   std::mutex graphs_mu;
   std::map<std::string, std::unique_ptr<dynarock::graph::Graph>> graphs;  // by table
 };
@@ -634,7 +634,7 @@ dynarock_code dynarock_open(const char* path, const char* options_json, dynarock
     state->handler->SetCapacityLimits(state->limits);
     // Exports and imports use <path>/s3 for S3, as `dynarock serve` does.
     if (!options.in_memory) state->handler->SetS3Root(std::string(path) + "/s3");
-    state->client = std::make_unique<dynarock::graph::EmbeddedClient>(state->db.get());
+    state->client = std::make_unique<dynarock::client::EmbeddedClient>(state->db.get());
     *db = static_cast<dynarock_db*>(Databases().Add(std::move(state)));
     return DYNAROCK_OK;
   });

@@ -1,7 +1,7 @@
 // File: engine/api/json_decode_responses.cc
 //
 // simdjson DOM -> response structs and errors: the client's side of the
-// protocol (graph::HttpClient, the replicator), with the same Decoder as the
+// protocol (client::HttpClient, the replicator), with the same Decoder as the
 // requests (json_decode.cc, json_decoder.h).
 
 #include <simdjson.h>

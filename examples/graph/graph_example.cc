@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
+#include "client/embedded_client.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 #include "graph/graph.h"
 
 int main() {
@@ -12,7 +12,7 @@ int main() {
   options.in_memory = true;
   auto db = dynarock::DB::Open(options, "");
   if (!db.ok()) return 1;
-  dynarock::graph::EmbeddedClient client(db->get());
+  dynarock::client::EmbeddedClient client(db->get());
   dynarock::graph::Graph g(&client, dynarock::graph::Schema{});
   if (!g.EnsureTable().ok()) return 1;
 

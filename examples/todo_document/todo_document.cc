@@ -1,17 +1,17 @@
 // The todo app of examples/todo_app on the document API (document/): plain
 // values instead of attribute values, expressions built from typed calls
 // instead of strings and placeholder maps, pages read through a table handle.
-// The same code runs against any DynamoDB endpoint with graph::HttpClient in
-// place of graph::EmbeddedClient.
+// The same code runs against any DynamoDB endpoint with client::HttpClient in
+// place of client::EmbeddedClient.
 //
 //   todo_document [DATA_DIR]     (in memory without one)
 
 #include <cstdio>
 #include <string>
 
+#include "client/embedded_client.h"
 #include "document/table.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 
 namespace doc = dynarock::document;
 
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   options.in_memory = argc < 2;
   auto db = dynarock::DB::Open(options, argc < 2 ? "" : argv[1]);
   Check(db.status(), "open");
-  dynarock::graph::EmbeddedClient client(db->get());
+  dynarock::client::EmbeddedClient client(db->get());
 
   // todos: PK list, SK item; GSI "by_due": all items of every list by due date.
   dynarock::CreateTableRequest create;

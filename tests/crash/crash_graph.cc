@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 
 namespace crash {
 namespace {
@@ -23,6 +23,7 @@ using dynarock::AttrType;
 using dynarock::DB;
 using dynarock::Status;
 namespace graph = dynarock::graph;
+namespace client = dynarock::client;
 
 constexpr int kNodes = 12;
 const char* const kDirectTypes[] = {"LINK", "RATED", "FOLLOWS", "SEES"};
@@ -249,7 +250,7 @@ Status DoGraphWrite(graph::Graph* g, int64_t n) {
 
 Status TearOneEdge(DB* db, std::string* which) {
   const graph::Schema schema = GraphSchema();
-  graph::EmbeddedClient client(db);
+  client::EmbeddedClient client(db);
   graph::Graph g(&client, schema);
   Problems p;
   for (const Item& item : ScanTable(db, &p)) {
@@ -266,7 +267,7 @@ Status TearOneEdge(DB* db, std::string* which) {
 
 std::string VerifyGraph(DB* db, const History& history, bool trimmed, Problems* p) {
   const graph::Schema schema = GraphSchema();
-  graph::EmbeddedClient client(db);
+  client::EmbeddedClient client(db);
   graph::Graph g(&client, schema);
 
   bool any_acked = false;

@@ -90,8 +90,8 @@
 #include <thread>
 #include <vector>
 
+#include "client/embedded_client.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 #include "graph/graph.h"
 #include "rocksdb/db.h"
 #include "tests/crash/crash_graph.h"
@@ -986,7 +986,7 @@ int main(int argc, char** argv) {
 
   EnsureTable(db.get(), accounts);
   if (add_index) AddTagIndex(db.get());
-  dynarock::graph::EmbeddedClient client(db.get());
+  dynarock::client::EmbeddedClient client(db.get());
   dynarock::graph::Graph graph(&client, crash::GraphSchema());
   dynarock::Status gs = crash::EnsureGraph(db.get(), &graph);
   if (!gs.ok()) Die("creating the graph table", gs);

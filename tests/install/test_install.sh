@@ -48,7 +48,7 @@ cmake --build "$WORK/examples" -j 2 >>"$WORK/examples.log" 2>&1 ||
   { tail -40 "$WORK/examples.log" >&2; fail "building examples/ failed"; }
 
 export LD_LIBRARY_PATH="$PREFIX/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-for ex in todo_app todo_document sensor_logger graph_example c_todo; do
+for ex in todo_app todo_document sensor_logger sensor_document graph_example c_todo; do
   "$WORK/examples/$ex" >"$WORK/$ex.out" 2>&1 || { cat "$WORK/$ex.out" >&2; fail "$ex failed"; }
   sed "s/@VERSION@/$(sed -n 's/^Version: //p' "$PREFIX/lib/pkgconfig/dynarock.pc")/" \
     "$ROOT/examples/expected/$ex.txt" >"$WORK/$ex.want"

@@ -65,10 +65,21 @@ TEST(DocumentExpressionTest, RefusesInvalidCombinations) {
   auto range_on_pk = Expressions::Build().KeyCondition(Key("user").Gt("a")).Done();
   EXPECT_EQ(range_on_pk.status().type(), ErrorType::kValidation);
   EXPECT_NE(range_on_pk.status().message().find("must be an equality"), std::string::npos);
+  // A multi-attribute key: equalities left to right, a range only last.
   auto three = Expressions::Build()
-                   .KeyCondition(Key("a").Eq(1).And(Key("b").Eq(2)).And(Key("c").Eq(3)))
+                   .KeyCondition(Key("a").Eq(1).And(Key("b").Eq(2)).And(Key("c").Gt(3)))
                    .Done();
-  EXPECT_NE(three.status().message().find("3 parts"), std::string::npos);
+  ASSERT_TRUE(three.ok()) << three.status().ToString();
+  EXPECT_EQ(*three->key_condition, "#n0 = :v0 AND #n1 = :v1 AND #n2 > :v2");
+  auto range_inside = Expressions::Build()
+                          .KeyCondition(Key("a").Eq(1).And(Key("b").Lt(2)).And(Key("c").Eq(3)))
+                          .Done();
+  EXPECT_NE(range_inside.status().message().find("the key condition on b must be an equality"), std::string::npos)
+      << range_inside.status().message();
+  KeyCondition nine = Key("k0").Eq(0);
+  for (int i = 1; i < 9; ++i) nine = nine.And(Key("k" + std::to_string(i)).Eq(i));
+  EXPECT_NE(Expressions::Build().KeyCondition(nine).Done().status().message().find("it has 9 parts"),
+            std::string::npos);
   auto same = Expressions::Build().KeyCondition(Key("a").Eq(1).And(Key("a").Lt(2))).Done();
   EXPECT_NE(same.status().message().find("twice"), std::string::npos);
   EXPECT_EQ(Expressions::Build().Update(Update()).Done().status().type(), ErrorType::kValidation);

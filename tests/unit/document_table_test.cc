@@ -9,59 +9,19 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "dynarock/db.h"
-#include "engine/api/handler.h"
-#include "graph/embedded_client.h"
-#include "graph/http_client.h"
-#include "tools/server/http_server.h"
+#include "engine/api/faults.h"
+#include "tests/unit/document_backends.h"
 
 namespace dynarock::document {
 namespace {
 
-class DocumentTableTest : public ::testing::TestWithParam<bool> {  // over HTTP?
- protected:
-  void SetUp() override {
-    Options o;
-    o.in_memory = true;
-    db_ = std::move(DB::Open(o, "").value());
-    if (GetParam()) {
-      handler_ = std::make_unique<api::Handler>(db_.get());
-      server::HttpServerOptions so;
-      so.port = 0;
-      so.threads = 1;
-      server_ = std::make_unique<server::HttpServer>(so, handler_.get());
-      uint16_t port = 0;
-      ASSERT_TRUE(server_->Start(&port).ok());
-      graph::HttpClientOptions ho;
-      ho.endpoint = "http://127.0.0.1:" + std::to_string(port);
-      client_ = std::move(graph::HttpClient::Create(ho).value());
-    } else {
-      client_ = std::make_unique<graph::EmbeddedClient>(db_.get());
-    }
-    CreateTableRequest c;
-    c.table_name = "todos";
-    c.billing_mode = "PAY_PER_REQUEST";
-    c.attribute_definitions = {{"user", AttrType::kS}, {"due", AttrType::kN}};
-    c.key_schema = {{"user", KeyType::kHash}, {"due", KeyType::kRange}};
-    ASSERT_TRUE(client_->CreateTable(c).ok());
-  }
-  void TearDown() override {
-    client_.reset();
-    server_.reset();
-    handler_.reset();
-    db_.reset();
-  }
-
-  std::unique_ptr<DB> db_;
-  std::unique_ptr<api::Handler> handler_;
-  std::unique_ptr<server::HttpServer> server_;
-  std::unique_ptr<graph::Client> client_;
-};
+using DocumentTableTest = DocumentBackendTest;
 
 // The app: the same code whatever the client.
 TEST_P(DocumentTableTest, ATodoAppRunsTheSameOnBothBackends) {
-  Table todos(client_.get(), "todos");
+  Table todos(client_, "todos");
   for (int due = 1; due <= 40; ++due) {
     ASSERT_TRUE(todos.Put(Map{{"user", "ann"}, {"due", due}, {"done", due % 4 == 0},
                               {"title", "task " + std::to_string(due)}})
@@ -143,7 +103,7 @@ TEST_P(DocumentTableTest, ATodoAppRunsTheSameOnBothBackends) {
 // not at all (TransactionCanceledException); one that cannot be built sends
 // nothing.
 TEST_P(DocumentTableTest, ATransactionWritesAllOrNothing) {
-  Table todos(client_.get(), "todos");
+  Table todos(client_, "todos");
   ASSERT_TRUE(todos.Put(Map{{"user", "ann"}, {"due", 1}, {"points", 10}}).ok());
   ASSERT_TRUE(todos.Put(Map{{"user", "bob"}, {"due", 1}, {"points", 0}}).ok());
   ASSERT_TRUE(todos.Put(Map{{"user", "rules"}, {"due", 1}, {"open", true}}).ok());
@@ -157,7 +117,7 @@ TEST_P(DocumentTableTest, ATransactionWritesAllOrNothing) {
   // Moves n points from ann to bob, if ann has them and the rules are open;
   // a third write logs it.
   auto move = [&](int n) {
-    Transaction tx(client_.get());
+    Transaction tx(client_);
     tx.Update(todos, Map{{"user", "ann"}, {"due", 1}}, document::Update().Add("points", -n),
               Name("points").Ge(n))
         .Update(todos, Map{{"user", "bob"}, {"due", 1}}, document::Update().Add("points", n))
@@ -178,11 +138,96 @@ TEST_P(DocumentTableTest, ATransactionWritesAllOrNothing) {
   EXPECT_FALSE(log->has_value());
 
   // A set with a duplicate cannot be built: Commit fails and nothing is sent.
-  Transaction bad(client_.get());
+  Transaction bad(client_);
   bad.Put(todos, Map{{"user", "carl"}, {"due", 1}})
       .Put(todos, Map{{"user", "carl"}, {"due", 2}, {"tags", Value::StringSet({"a", "a"})}});
   Status s = bad.Commit();
   EXPECT_EQ(s.type(), ErrorType::kValidation) << s.ToString();
+  auto carl = todos.Get(Map{{"user", "carl"}, {"due", 1}}, true);
+  ASSERT_TRUE(carl.ok());
+  EXPECT_FALSE(carl->has_value());
+}
+
+// A GSI with a multi-attribute key (two partition and two sort attributes):
+// the key condition's equalities left to right, a range on the last.
+TEST_P(DocumentTableTest, AMultiAttributeIndexIsQueriedLeftToRight) {
+  CreateTableRequest c;
+  c.table_name = "orders";
+  c.billing_mode = "PAY_PER_REQUEST";
+  c.attribute_definitions = {{"id", AttrType::kS}, {"shop", AttrType::kS}, {"area", AttrType::kN},
+                             {"dow", AttrType::kS}, {"amount", AttrType::kN}};
+  c.key_schema = {{"id", KeyType::kHash}};
+  GlobalSecondaryIndex g;
+  g.index_name = "by_shop";
+  g.key_schema = {{"shop", KeyType::kHash}, {"area", KeyType::kHash}, {"dow", KeyType::kRange},
+                  {"amount", KeyType::kRange}};
+  g.projection.projection_type = ProjectionType::kAll;
+  c.global_secondary_indexes = {g};
+  ASSERT_TRUE(client_->CreateTable(c).ok());
+  Table orders(client_, "orders");
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_TRUE(orders.Put(Map{{"id", "o" + std::to_string(100 + i)}, {"shop", i % 2 ? "s1" : "s0"},
+                               {"area", i % 3}, {"dow", i % 4 ? "mon" : "tue"}, {"amount", 20 - i}})
+                    .ok());
+  }
+  QueryOptions o;
+  o.index = "by_shop";
+  auto got = orders.QueryAll(
+      Key("shop").Eq("s1").And(Key("area").Eq(2)).And(Key("dow").Eq("mon")).And(Key("amount").Gt(-3)), o);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  std::vector<std::string> ids;
+  for (const Value& v : *got) ids.push_back(v["id"].AsString().value());
+  std::vector<std::string> want;
+  for (int i = 39; i >= 0; --i) {  // amount descends with i: index order is the ids' reverse
+    if (i % 2 == 1 && i % 3 == 2 && i % 4 != 0 && 20 - i > -3) want.push_back("o" + std::to_string(100 + i));
+  }
+  ASSERT_FALSE(want.empty());
+  EXPECT_EQ(ids, want);
+}
+
+// Batches against an endpoint that leaves parts unprocessed, and single
+// writes it throttles: the helpers send the rest again until it is done, and
+// give up with ProvisionedThroughputExceeded after `max_attempts` rounds.
+TEST(DocumentBatchFaultsTest, UnprocessedPartsAreSentAgainUntilDoneOrOutOfAttempts) {
+  Backend backend(/*http=*/true);
+  ASSERT_TRUE(backend.ok());
+  auto faults = std::make_shared<api::FaultInjector>();
+  ASSERT_TRUE(faults
+                  ->SetRulesJson(R"({"seed":3,"rules":[
+      {"name":"half-writes","operation":"BatchWriteItem","first_n":4,"action":"unprocessed","fraction":0.5},
+      {"name":"half-reads","operation":"BatchGetItem","first_n":3,"action":"unprocessed","fraction":0.5},
+      {"name":"throttle","operation":"PutItem","first_n":2,"action":"error",
+       "error":"ProvisionedThroughputExceededException"}]})")
+                  .ok());
+  backend.handler()->SetFaults(faults);
+  Table todos(backend.client(), "todos");
+  std::vector<Value> items, keys;
+  for (int due = 0; due < 60; ++due) {
+    items.push_back(Map{{"user", "ann"}, {"due", due}, {"n", due * 2}});
+    keys.push_back(Map{{"user", "ann"}, {"due", due}});
+  }
+  ASSERT_TRUE(todos.BatchPut(items).ok());
+  auto all = todos.QueryAll(Key("user").Eq("ann"));
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->size(), 60u);  // nothing lost to the unprocessed halves
+  auto got = todos.BatchGet(keys, true);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->size(), 60u);
+  // The throttled PutItem is retried by the HTTP client itself.
+  ASSERT_TRUE(todos.Put(Map{{"user", "bob"}, {"due", 1}}).ok());
+  auto counters = faults->Counters();
+  ASSERT_EQ(counters.size(), 3u);
+  EXPECT_EQ(counters[0].fired, 4u);
+  EXPECT_EQ(counters[1].fired, 3u);
+  EXPECT_EQ(counters[2].fired, 2u);
+
+  // Always half unprocessed: out of attempts, with what DynamoDB would say.
+  ASSERT_TRUE(faults
+                  ->SetRulesJson(R"({"rules":[{"operation":"BatchWriteItem","action":"unprocessed","fraction":1}]})")
+                  .ok());
+  Status s = todos.BatchPut({Map{{"user", "carl"}, {"due", 1}}}, /*max_attempts=*/3);
+  EXPECT_EQ(s.type(), ErrorType::kProvisionedThroughputExceeded) << s.ToString();
+  EXPECT_EQ(faults->Counters()[0].fired, 3u);
   auto carl = todos.Get(Map{{"user", "carl"}, {"due", 1}}, true);
   ASSERT_TRUE(carl.ok());
   EXPECT_FALSE(carl->has_value());

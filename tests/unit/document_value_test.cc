@@ -8,6 +8,9 @@
 #include <cmath>
 #include <limits>
 
+#include "dynarock/item_view.h"
+#include "engine/item_codec.h"
+
 namespace dynarock::document {
 namespace {
 
@@ -106,6 +109,30 @@ TEST(DocumentValueTest, TimePointsAsIsoTextOrEpochSeconds) {
   EXPECT_EQ(iso_before.AsTime().value(), system_clock::time_point(milliseconds(-1500)));
   EXPECT_EQ(Value("1970-01-01T00:00:00Z").AsTime().value(), system_clock::time_point());
   EXPECT_EQ(Value("yesterday").AsTime().status().type(), ErrorType::kValidation);
+}
+
+// A page read as stored bytes (what the embedded table handle asks for)
+// becomes the same Value as the decoded Item would.
+TEST(DocumentValueTest, StoredBytesBecomeTheSameValueAsTheirItem) {
+  Item item = Value(Map{{"s", "text"}, {"n", Number::Parse("-12.50").value()}, {"b", Bytes{std::string("\0\xff", 2)}},
+                        {"t", true}, {"z", nullptr},
+                        {"l", List{1, "two", List{}, Map{{"deep", List{Map{{"x", 1}}}}}}},
+                        {"m", Map{{"a", Map{}}, {"b", Value::StringSet({"q", "p"})}}},
+                        {"ss", Value::StringSet({"b", "a"})}, {"ns", Value::NumberSet({3, 1})},
+                        {"bs", Value::BytesSet({Bytes{"x"}, Bytes{"y"}})}})
+                  .ToItem()
+                  .value();
+  const std::string bytes = EncodeItem(item);
+  auto from_bytes = Value::From(ItemView(bytes));
+  ASSERT_TRUE(from_bytes.ok()) << from_bytes.status().ToString();
+  EXPECT_EQ(*from_bytes, Value::From(item));
+  EXPECT_EQ((*from_bytes)["l"].list()[3]["deep"].list()[0]["x"], Value(1));
+  EXPECT_EQ((*from_bytes)["n"].AsNumber()->text(), "-12.5");
+  // Moving out of an Item gives the same too.
+  Item copy = item;
+  EXPECT_EQ(Value::From(std::move(copy)), Value::From(item));
+  // Malformed bytes are an error, not a crash.
+  EXPECT_EQ(Value::From(ItemView(bytes.substr(0, bytes.size() / 2))).status().type(), ErrorType::kInternalServerError);
 }
 
 }  // namespace

@@ -14,10 +14,13 @@
 #include <set>
 #include <string>
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 #include "graph/graph.h"
 
 namespace dynarock::graph {
+
+using client::Client;
+using client::EmbeddedClient;
 namespace {
 
 AttributeValue Text(std::string s) { return AttributeValue::S(std::move(s)); }

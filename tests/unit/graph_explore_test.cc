@@ -10,7 +10,7 @@
 #include <map>
 #include <memory>
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 #include "graph/paths.h"
 #include "graph/seed_graphs.h"
 #include "graph/survey.h"

@@ -10,10 +10,12 @@
 
 #include <memory>
 
+#include "client/embedded_client.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
 
 namespace dynarock::graph {
+
+using client::EmbeddedClient;
 
 class EmbeddedGraphTest : public ::testing::Test {
  protected:

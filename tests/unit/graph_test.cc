@@ -52,16 +52,23 @@
 
 #include <boost/asio/ip/address.hpp>
 
+#include "client/embedded_client.h"
+#include "client/http_client.h"
+#include "client/sigv4_signer.h"
 #include "dynarock/db.h"
-#include "graph/embedded_client.h"
-#include "graph/graph.h"
-#include "graph/http_client.h"
-#include "graph/seed_graphs.h"
-#include "graph/sigv4_signer.h"
-#include "engine/api/sigv4.h"
 #include "dynarock/item_size.h"
+#include "engine/api/sigv4.h"
+#include "graph/graph.h"
+#include "graph/seed_graphs.h"
 
 namespace dynarock::graph {
+
+using client::Client;
+using client::EmbeddedClient;
+using client::HttpClient;
+using client::HttpClientOptions;
+using client::SigV4Signer;
+using client::RegionFromEndpoint;
 namespace {
 
 #define G_OK(expr)                                           \

@@ -10,7 +10,7 @@
 #include <memory>
 #include <set>
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 #include "graph/graph.h"
 #include "graph/seed_graphs.h"
 #include "tests/unit/graph_fixture.h"

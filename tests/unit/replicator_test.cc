@@ -4,7 +4,7 @@
 
 #include "tools/replicate/replicator.h"
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 #include "tests/unit/testutil.h"
 #include "tools/replicate/stream_reader.h"
 
@@ -22,7 +22,7 @@ class ReplicatorTest : public ::testing::Test {
     options.in_memory = true;
     local_ = std::move(DB::Open(options, "").value());
     remote_db_ = std::move(DB::Open(options, "").value());
-    remote_ = std::make_unique<graph::EmbeddedClient>(remote_db_.get());
+    remote_ = std::make_unique<client::EmbeddedClient>(remote_db_.get());
   }
 
   void CreateLocal(const std::string& view) {
@@ -54,7 +54,7 @@ class ReplicatorTest : public ::testing::Test {
   }
 
   std::unique_ptr<DB> local_, remote_db_;
-  std::unique_ptr<graph::EmbeddedClient> remote_;
+  std::unique_ptr<client::EmbeddedClient> remote_;
 };
 
 TEST_F(ReplicatorTest, ShipsInOrderAndResumesFromTheCheckpoint) {

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
+#include "client/embedded_client.h"
 #include "engine/api/json_encode.h"
 #include "engine/api/json_writer.h"
-#include "graph/embedded_client.h"
 #include "graph/explore.h"
 #include "graph/export.h"
 #include "graph/graph.h"
@@ -69,7 +69,7 @@ server::ControlReply Reply(StatusOr<std::string> body) {
 StatusOr<std::string> SchemaRoute(DB* db, const server::ControlRequest& r) {
   const std::string table = Param(r, "table");
   if (table.empty()) return Invalid("The parameter table is required");
-  graph::EmbeddedClient client(db);
+  client::EmbeddedClient client(db);
   DR_ASSIGN_OR_RETURN(graph::DetectedSchema d, graph::DetectSchema(&client, table));
   api::JsonWriter w;
   w.BeginObject();
@@ -102,7 +102,7 @@ StatusOr<std::string> NeighbourhoodRoute(DB* db, const server::ControlRequest& r
     if (comma == std::string_view::npos) break;
     list.remove_prefix(comma + 1);
   }
-  graph::EmbeddedClient client(db);
+  client::EmbeddedClient client(db);
   DR_ASSIGN_OR_RETURN(graph::DetectedSchema d, graph::DetectSchema(&client, table));
   Override(r, &d.schema);
   if (!d.reason.empty() && Param(r, "inverted_index").empty()) return Invalid(d.reason);

@@ -38,7 +38,7 @@ Status Stopped() { return Status(ErrorType::kInternalServerError, "replication s
 
 }  // namespace
 
-Replicator::Replicator(DB* local, graph::Client* remote, ReplicatorOptions options)
+Replicator::Replicator(DB* local, client::Client* remote, ReplicatorOptions options)
     : local_(local), remote_(remote), options_(std::move(options)) {
   if (options_.remote_table.empty()) options_.remote_table = options_.table;
   if (options_.checkpoint_name.empty()) {

@@ -4,9 +4,9 @@
 // a table on another DynamoDB-compatible endpoint (AWS, DynamoDB Local,
 // Alternator, another `dynarock serve`), in stream order.
 //
-//   graph::HttpClientOptions o;
+//   client::HttpClientOptions o;
 //   o.endpoint = "https://dynamodb.eu-west-1.amazonaws.com";
-//   auto remote = graph::HttpClient::Create(o);
+//   auto remote = client::HttpClient::Create(o);
 //   ReplicatorOptions r;
 //   r.table = "notes";
 //   Replicator replicator(db.get(), remote->get(), r);
@@ -41,8 +41,8 @@
 #include <functional>
 #include <string>
 
+#include "client/client.h"
 #include "dynarock/db.h"
-#include "graph/client.h"
 
 namespace dynarock {
 
@@ -77,7 +77,7 @@ struct ReplicatorOptions {
 class Replicator {
  public:
   // `local` and `remote` must outlive the Replicator.
-  Replicator(DB* local, graph::Client* remote, ReplicatorOptions options);
+  Replicator(DB* local, client::Client* remote, ReplicatorOptions options);
 
   // Ships every record written so far, then returns how many it shipped.
   StatusOr<int64_t> RunOnce();
@@ -99,7 +99,7 @@ class Replicator {
   Status WithRetries(const std::function<Status()>& call, const std::atomic<bool>* stop);
 
   DB* local_;
-  graph::Client* remote_;
+  client::Client* remote_;
   ReplicatorOptions options_;
   ReplicatorProgress progress_;
   bool prepared_ = false;

@@ -74,6 +74,10 @@ class AttributeValue {
 
   // S, N (normalised text) and B (raw bytes).
   const std::string& scalar() const { return std::get<std::string>(v_); }
+  // To move a value out of an AttributeValue about to be dropped (a set's
+  // elements must stay sorted and unique).
+  std::string& mutable_scalar() { return std::get<std::string>(v_); }
+  std::vector<std::string>& mutable_set() { return std::get<std::vector<std::string>>(v_); }
   bool boolean() const { return std::get<bool>(v_); }
   const std::vector<AttributeValue>& list() const {
     return std::get<std::vector<AttributeValue>>(v_);

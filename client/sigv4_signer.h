@@ -1,4 +1,4 @@
-// File: graph/sigv4_signer.h
+// File: client/sigv4_signer.h
 //
 // AWS Signature Version 4 signing of a DynamoDB JSON request, for HttpClient.
 // The hashing and the canonical-request steps are those of the server's verifier
@@ -12,8 +12,8 @@
 //   signer.Sign("POST", "/", body, std::chrono::system_clock::now(), &headers);
 //   // headers now also hold x-amz-date, (x-amz-security-token,) authorization.
 
-#ifndef DYNAROCK_GRAPH_SIGV4_SIGNER_H_
-#define DYNAROCK_GRAPH_SIGV4_SIGNER_H_
+#ifndef DYNAROCK_CLIENT_SIGV4_SIGNER_H_
+#define DYNAROCK_CLIENT_SIGV4_SIGNER_H_
 
 #include <chrono>
 #include <string>
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 struct AwsCredentials {
   std::string access_key_id;
@@ -61,6 +61,6 @@ class SigV4Signer {
   std::string service_;
 };
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client
 
-#endif  // DYNAROCK_GRAPH_SIGV4_SIGNER_H_
+#endif  // DYNAROCK_CLIENT_SIGV4_SIGNER_H_

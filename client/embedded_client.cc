@@ -1,8 +1,8 @@
-// File: graph/embedded_client.cc
+// File: client/embedded_client.cc
 
-#include "graph/embedded_client.h"
+#include "client/embedded_client.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 StatusOr<CreateTableResponse> EmbeddedClient::CreateTable(const CreateTableRequest& req) {
   return db_->CreateTable(req);
@@ -39,4 +39,4 @@ StatusOr<TransactWriteItemsResponse> EmbeddedClient::TransactWriteItems(
   return db_->TransactWriteItems(req);
 }
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client

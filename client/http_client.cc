@@ -1,4 +1,4 @@
-// File: graph/http_client.cc
+// File: client/http_client.cc
 //
 // Boost.Beast HTTP/1.1 over beast::tcp_stream (http://) or
 // beast::ssl_stream<beast::tcp_stream> (https://, OpenSSL). Connections are
@@ -17,7 +17,7 @@
 // Host names are resolved when a connection is opened (not at Create), cached,
 // and resolved again after a failed connect.
 
-#include "graph/http_client.h"
+#include "client/http_client.h"
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -46,7 +46,7 @@
 #include "engine/api/json_decode.h"
 #include "engine/api/json_encode.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -587,4 +587,4 @@ StatusOr<TransactWriteItemsResponse> HttpClient::TransactWriteItems(
   return api::DecodeTransactWriteItemsResponse(body);
 }
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client

@@ -1,18 +1,18 @@
-// File: graph/embedded_client.h
+// File: client/embedded_client.h
 //
-// A graph::Client over an embedded dynarock::DB (no network, no JSON).
+// A client::Client over an embedded dynarock::DB (no network, no JSON).
 //
 //   auto db = dynarock::DB::Open(dynarock::Options{.in_memory = true}, "");
-//   dynarock::graph::EmbeddedClient client(db->get());
+//   dynarock::client::EmbeddedClient client(db->get());
 //   dynarock::graph::Graph graph(&client, schema);
 
-#ifndef DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
-#define DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
+#ifndef DYNAROCK_CLIENT_EMBEDDED_CLIENT_H_
+#define DYNAROCK_CLIENT_EMBEDDED_CLIENT_H_
 
+#include "client/client.h"
 #include "dynarock/db.h"
-#include "graph/client.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 class EmbeddedClient final : public Client {
  public:
@@ -38,6 +38,6 @@ class EmbeddedClient final : public Client {
   DB* db_;
 };
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client
 
-#endif  // DYNAROCK_GRAPH_EMBEDDED_CLIENT_H_
+#endif  // DYNAROCK_CLIENT_EMBEDDED_CLIENT_H_

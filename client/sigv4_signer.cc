@@ -1,11 +1,11 @@
-// File: graph/sigv4_signer.cc
+// File: client/sigv4_signer.cc
 //
 // The four SigV4 steps (AWS General Reference, "Create a signed AWS API request"):
 // canonical request -> string to sign -> signing key -> signature, then the
 // Authorization header "AWS4-HMAC-SHA256 Credential=KEY/DATE/REGION/SERVICE/
 // aws4_request, SignedHeaders=a;b;c, Signature=hex".
 
-#include "graph/sigv4_signer.h"
+#include "client/sigv4_signer.h"
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +16,7 @@
 
 #include "engine/api/sigv4.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 bool AwsCredentials::FromEnvironment(AwsCredentials* out) {
   const char* key = std::getenv("AWS_ACCESS_KEY_ID");
@@ -125,4 +125,4 @@ void SigV4Signer::Sign(std::string_view method, std::string_view target, std::st
                                              ", Signature=" + signature);
 }
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client

@@ -1,6 +1,6 @@
-// File: graph/http_client.h
+// File: client/http_client.h
 //
-// A graph::Client for any DynamoDB-compatible endpoint: Dynarock's own
+// A client::Client for any DynamoDB-compatible endpoint: Dynarock's own
 // `dynarock serve`, AWS DynamoDB (https://dynamodb.<region>.amazonaws.com),
 // ScyllaDB Alternator, DynamoDB Local.
 //
@@ -37,8 +37,8 @@
 //   if (!client.ok()) ...
 //   Graph g(client->get(), schema);
 
-#ifndef DYNAROCK_GRAPH_HTTP_CLIENT_H_
-#define DYNAROCK_GRAPH_HTTP_CLIENT_H_
+#ifndef DYNAROCK_CLIENT_HTTP_CLIENT_H_
+#define DYNAROCK_CLIENT_HTTP_CLIENT_H_
 
 #include <atomic>
 #include <chrono>
@@ -47,10 +47,10 @@
 #include <string>
 #include <string_view>
 
-#include "graph/client.h"
-#include "graph/sigv4_signer.h"
+#include "client/client.h"
+#include "client/sigv4_signer.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 struct HttpClientOptions {
   // "http://host[:port][/]" (port 80 by default) or "https://host[:port][/]"
@@ -123,6 +123,6 @@ class HttpClient final : public Client {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client
 
-#endif  // DYNAROCK_GRAPH_HTTP_CLIENT_H_
+#endif  // DYNAROCK_CLIENT_HTTP_CLIENT_H_

@@ -1,9 +1,9 @@
-// File: graph/client.h
+// File: client/client.h
 //
 // The DynamoDB operations the graph layer needs, as an interface with two
 // implementations:
-//   - EmbeddedClient (graph/embedded_client.h): calls a dynarock::DB in-process;
-//   - HttpClient (graph/http_client.h): any DynamoDB-compatible endpoint over
+//   - EmbeddedClient (client/embedded_client.h): calls a dynarock::DB in-process;
+//   - HttpClient (client/http_client.h): any DynamoDB-compatible endpoint over
 //     HTTP (Dynarock's own server, AWS DynamoDB, ScyllaDB Alternator), SigV4-signed.
 // The graph code (graph/graph.h) only ever talks to a Client, so moving a graph
 // from an embedded database to a DynamoDB service is a change of one object.
@@ -12,13 +12,13 @@
 // dynarock::DB; errors are the DynamoDB error types of dynarock/status.h.
 // Implementations are safe for concurrent use from many threads.
 
-#ifndef DYNAROCK_GRAPH_CLIENT_H_
-#define DYNAROCK_GRAPH_CLIENT_H_
+#ifndef DYNAROCK_CLIENT_CLIENT_H_
+#define DYNAROCK_CLIENT_CLIENT_H_
 
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 
-namespace dynarock::graph {
+namespace dynarock::client {
 
 class Client {
  public:
@@ -45,6 +45,6 @@ class Client {
   virtual bool remote() const { return false; }
 };
 
-}  // namespace dynarock::graph
+}  // namespace dynarock::client
 
-#endif  // DYNAROCK_GRAPH_CLIENT_H_
+#endif  // DYNAROCK_CLIENT_CLIENT_H_
