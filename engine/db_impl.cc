@@ -720,6 +720,8 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   }
   d.sse_type = info.sse_type;
   d.kms_master_key_arn = info.kms_key_arn;
+  for (const std::string& region : info.replica_regions) d.replicas.push_back(ReplicaDescription{region, "ACTIVE"});
+  if (!info.replica_regions.empty()) d.global_table_version = "2019.11.21";
   if (!info.loading.empty()) d.table_status = "CREATING";
   if (!info.settling.empty() && d.table_status == "ACTIVE" && change_log_->Now() < info.settles_at) {
     d.table_status = info.settling;
@@ -921,6 +923,13 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
   return resp;
 }
 
+Status DBImpl::SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions) {
+  return AlterTable(table, TableNotFound(table), [&](TableInfo* t) {
+    t->replica_regions = regions;
+    return Status();
+  });
+}
+
 StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckUpdateTableRequest(req));
@@ -929,6 +938,12 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   if (it == tables_.end()) {
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
+  }
+  if (!req.replica_updates.empty() || req.multi_region_consistency) {
+    // A replica is a table in another region: `dynarock serve` holds each
+    // region's tables and makes them (tools/server/global_tables.h).
+    return ValidationError("Replicas are tables in other regions, and this database holds one region: "
+                           "create them through dynarock serve, which holds a namespace per region");
   }
   if (!it->second->loading.empty()) {
     return ResourceInUse("Attempt to change a resource which is still in use: Table is being "

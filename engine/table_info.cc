@@ -190,6 +190,10 @@ Item TableInfoToItem(const TableInfo& info) {
     }
     m["kinesis"] = AttributeValue::L(std::move(destinations));
   }
+  if (!info.replica_regions.empty()) {
+    std::vector<std::string> regions = info.replica_regions;
+    m["replicas"] = AttributeValue::SS(std::move(regions));
+  }
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
     m["pitr_days"] = Num(static_cast<uint32_t>(info.pitr_days));
@@ -288,6 +292,9 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "stream_label")) info->stream_label = GetStr(m, "stream_label");
   if (Has(m, "stream_id")) info->stream_id = static_cast<uint32_t>(GetInt(m, "stream_id"));
   if (Has(m, "kinesis_log_id")) info->kinesis_log_id = static_cast<uint32_t>(GetInt(m, "kinesis_log_id"));
+  if (auto r = m.find("replicas"); r != m.end() && r->second.is(AttrType::kSS)) {
+    info->replica_regions = r->second.set();
+  }
   if (auto l = m.find("kinesis"); l != m.end() && l->second.is(AttrType::kL)) {
     for (const auto& v : l->second.list()) {
       if (!v.is(AttrType::kM)) continue;

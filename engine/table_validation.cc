@@ -795,6 +795,23 @@ Status NothingToUpdate() {
 }  // namespace
 
 Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
+  if (!req.replica_updates.empty() || req.multi_region_consistency) {
+    for (const ReplicaUpdate& u : req.replica_updates) {
+      if (u.members != 1) {
+        return Invalid(u.members == 0 ? "One of ReplicationGroupUpdate.Create, ReplicationGroupUpdate.Update, "
+                                        "ReplicationGroupUpdate.Delete must not be null"
+                                      : "Only one of ReplicationGroupUpdate.Create, ReplicationGroupUpdate.Update, "
+                                        "ReplicationGroupUpdate.Delete may be set");
+      }
+    }
+    // DynamoDB's words (captured from its documentation's error list).
+    if (req.provisioned_throughput || req.billing_mode || req.on_demand_throughput ||
+        !req.global_secondary_index_updates.empty() || req.stream_specification ||
+        req.deletion_protection_enabled || req.sse_specification || req.warm_throughput || req.table_class) {
+      return ValidationError("Replica modification must be the only operation in the request");
+    }
+    return Status();
+  }
   if (req.provisioned_throughput) {
     ConstraintErrors errors;
     CheckThroughput(*req.provisioned_throughput, "provisionedThroughput", &errors);

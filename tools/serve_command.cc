@@ -34,6 +34,7 @@
 #include "tools/serve_faults.h"
 #include "tools/server/capacity_routes.h"
 #include "tools/server/control_api.h"
+#include "tools/server/global_tables.h"
 #include "tools/server/http_server.h"
 #include "tools/server/metrics.h"
 #include "tools/server/namespaces.h"
@@ -100,6 +101,8 @@ constexpr char kServeHelp[] =
     "  --s3-root DIR          The folder exports and imports use for S3: bucket B is\n"
     "                         DIR/B (default: the folder s3 in the data directory;\n"
     "                         none in memory)\n"
+    "  --replication-lag-ms N How long a write to a global table takes to reach its\n"
+    "                         replicas in the other regions (default 300; 0: at once)\n"
     "  --kinesis-dir DIR      Where Kinesis streaming destinations' records go: one\n"
     "                         file of JSON lines per Kinesis stream, DIR/<stream\n"
     "                         name>.jsonl, each line a record as DynamoDB puts it\n"
@@ -292,6 +295,7 @@ int RunServe(const Args& args) {
   bool data_given = false;
   std::string s3_root;  // empty: <data>/s3 on disk, none in memory
   std::string kinesis_dir;  // --kinesis-dir
+  int64_t replication_lag_ms = 300;  // --replication-lag-ms
   bool shared_db = false;
   bool region_given = false;
   bool control_api = true;
@@ -399,6 +403,12 @@ int RunServe(const Args& args) {
     } else if (flag == "--in-memory" || flag == "-inMemory") {
       if (!no_value()) return UsageError("serve", "--in-memory takes no value");
       db_opts.in_memory = true;
+    } else if (flag == "--replication-lag-ms") {
+      long long n = 0;
+      if (!need_value() || !ParseInt(v, 0, 3600000, &n)) {
+        return UsageError("serve", "--replication-lag-ms needs milliseconds, 0 to 3600000");
+      }
+      replication_lag_ms = n;
     } else if (flag == "--kinesis-dir") {
       if (!need_value() || v.empty()) return UsageError("serve", "--kinesis-dir needs a directory");
       kinesis_dir = v;
@@ -614,7 +624,13 @@ int RunServe(const Args& args) {
   nc.shared = shared_db || !replicate.empty();
   if (region_given) nc.arn_region = db_opts.region;
   nc.evaluate_policies = server_opts.auth.enabled();
-  nc.configure = [&](const std::string&, DB*, api::Handler* handler) {
+  // Global tables: replicas in the other region namespaces.
+  server::GlobalTablesOptions gto;
+  gto.lag = std::chrono::milliseconds(replication_lag_ms);
+  gto.clock = db_opts.clock;
+  server::GlobalTables global_tables(gto);
+  nc.configure = [&](const std::string& name, DB*, api::Handler* handler) {
+    handler->SetGlobalTableHooks(global_tables.HooksFor(name));
     handler->SetS3Root(s3_root);
     if (!kinesis_dir.empty()) handler->SetKinesisSink(kinesis_dir);
     handler->SetEndpointAddress(endpoint_address);
@@ -636,6 +652,7 @@ int RunServe(const Args& args) {
     }
     namespaces = std::move(opened).value();
   }
+  global_tables.Attach(namespaces.get());
   DB* database = namespaces->shared();
   server::ControlApi control;
   if (control_api) {
@@ -717,6 +734,7 @@ int RunServe(const Args& args) {
   server.reset();
   stop_replicating = true;
   for (auto& t : replicator_threads) t.join();
+  global_tables.Stop();
   if (metrics_server) metrics_server->Stop();
   namespaces.reset();  // handlers (exports, imports stop), then the databases
   return kExitOk;

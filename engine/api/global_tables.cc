@@ -61,7 +61,6 @@ struct AutoScaling {
 }  // namespace
 
 StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body) {
-  (void)db;
   if (op == "ListGlobalTables") {
     struct List {
       std::optional<std::string> start, region;
@@ -80,8 +79,52 @@ StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, st
                                            body, [](Decoder& d, const dom::object& o, AutoScaling* r) {
                                              d.TableName(o, &r->table);
                                            }));
-    return ResourceNotFound("Global table with name: '" + std::string(TableNameOf(a.table)) +
-                            "' does not exist.");
+    auto described = db->DescribeTable({a.table});
+    if (!described.ok() || described->table.replicas.empty()) {
+      return ResourceNotFound("Global table with name: '" + std::string(TableNameOf(a.table)) +
+                              "' does not exist.");
+    }
+    const TableDescription& t = described->table;
+    if (op == "UpdateTableReplicaAutoScaling") {
+      // Global tables here are on demand (replicas of provisioned tables are
+      // refused, as DynamoDB refuses them without auto scaling).
+      return ValidationError("Table " + t.table_name +
+                             " is in PAY_PER_REQUEST (on-demand) mode: it has no capacity to auto scale");
+    }
+    // Every replica, this region's first: "arn:aws:dynamodb:<region>:<account>:table/<name>".
+    std::string own;
+    size_t at = 0;
+    for (int colons = 0; colons < 3 && at != std::string::npos; ++colons) at = t.table_arn.find(':', at + 1);
+    if (at != std::string::npos) own = t.table_arn.substr(at + 1, t.table_arn.find(':', at + 1) - at - 1);
+    std::vector<std::string> regions{own};
+    for (const ReplicaDescription& r : t.replicas) regions.push_back(r.region_name);
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("TableAutoScalingDescription");
+    w.BeginObject();
+    w.Member("TableName", t.table_name);
+    w.Member("TableStatus", t.table_status);
+    w.Key("Replicas");
+    w.BeginArray();
+    for (const std::string& region : regions) {
+      w.BeginObject();
+      w.Member("RegionName", region);
+      w.Key("GlobalSecondaryIndexes");
+      w.BeginArray();
+      for (const IndexDescription& ix : t.global_secondary_indexes) {
+        w.BeginObject();
+        w.Member("IndexName", ix.index_name);
+        w.Member("IndexStatus", ix.index_status);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Member("ReplicaStatus", "ACTIVE");
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.EndObject();
+    return w.str();
   }
   DR_ASSIGN_OR_RETURN(Group g, DecodeGroup(op, body));
   if (op == "CreateGlobalTable") return ValidationError(kLegacy);

@@ -29,6 +29,7 @@
 #include "engine/api/request_facts.h"
 #include "engine/api/request_log.h"
 #include "engine/request_checks.h"
+#include "engine/table_validation.h"
 #include "engine/api/json_writer.h"
 #include "engine/api/streams_json.h"
 #include "engine/transfer/transfers.h"
@@ -51,6 +52,7 @@ struct HandlerState {
   std::mutex transfers_mu;
   std::unique_ptr<transfer::Transfers> transfers;  // GUARDED_BY(transfers_mu) to create
   std::string kinesis_dir;                    // SetKinesisSink
+  Handler::GlobalTableHooks global_tables;    // SetGlobalTableHooks
   std::unique_ptr<KinesisSink> kinesis_sink;  // GUARDED_BY(transfers_mu)
 
   transfer::Transfers& Transfers() {
@@ -476,8 +478,12 @@ ApiReply DescribeTable(HandlerState& s, std::string_view body) {
 }
 
 ApiReply DeleteTable(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeDeleteTableRequest, &DB::DeleteTable,
-             Plain<DeleteTableRequest>(EncodeDeleteTableResponse));
+  auto remove = [&s](DB& db, const DeleteTableRequest& r) -> StatusOr<DeleteTableResponse> {
+    StatusOr<DeleteTableResponse> out = db.DeleteTable(r);
+    if (out.ok() && s.global_tables.deleted) s.global_tables.deleted(db, out->table_description.table_name);
+    return out;
+  };
+  return Run(s, body, DecodeDeleteTableRequest, remove, Plain<DeleteTableRequest>(EncodeDeleteTableResponse));
 }
 
 ApiReply ListTables(HandlerState& s, std::string_view body) {
@@ -486,8 +492,14 @@ ApiReply ListTables(HandlerState& s, std::string_view body) {
 }
 
 ApiReply UpdateTable(HandlerState& s, std::string_view body) {
-  return Run(s, body, DecodeUpdateTableRequest, &DB::UpdateTable,
-             Plain<UpdateTableRequest>(EncodeUpdateTableResponse));
+  auto update = [&s](DB& db, const UpdateTableRequest& r) -> StatusOr<UpdateTableResponse> {
+    if ((!r.replica_updates.empty() || r.multi_region_consistency) && s.global_tables.update) {
+      DR_RETURN_IF_ERROR(CheckUpdateTableRequest(r));
+      return s.global_tables.update(db, r);
+    }
+    return db.UpdateTable(r);
+  };
+  return Run(s, body, DecodeUpdateTableRequest, update, Plain<UpdateTableRequest>(EncodeUpdateTableResponse));
 }
 
 ApiReply PutItem(HandlerState& s, std::string_view body) {
@@ -900,6 +912,8 @@ void Handler::SetDatabase(DB* db) {
     }
   }
 }
+
+void Handler::SetGlobalTableHooks(GlobalTableHooks hooks) { state_->global_tables = std::move(hooks); }
 
 void Handler::SetKinesisSink(std::string dir) {
   std::lock_guard<std::mutex> lock(state_->transfers_mu);

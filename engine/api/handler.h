@@ -105,6 +105,18 @@ class Handler {
   // the handler goes; empty: not delivered.
   void SetKinesisSink(std::string dir);
 
+  // Global tables (version 2019.11.21): replicas are tables in other regions,
+  // which only the endpoint holding every region can make. `update` serves an
+  // UpdateTable with ReplicaUpdates or MultiRegionConsistency (after the
+  // request is decoded, checked against policies and faults, as any other);
+  // `deleted` hears of each table DeleteTable deleted. Without them a DB
+  // answers such an UpdateTable with a ValidationException. Call before serving.
+  struct GlobalTableHooks {
+    std::function<StatusOr<UpdateTableResponse>(DB& db, const UpdateTableRequest& req)> update;
+    std::function<void(DB& db, const std::string& table)> deleted;
+  };
+  void SetGlobalTableHooks(GlobalTableHooks hooks);
+
   // The "host:port" DescribeEndpoints reports; "localhost:8000" until set. Call
   // before serving (not synchronised with Handle).
   void SetEndpointAddress(std::string address);

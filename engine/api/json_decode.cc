@@ -329,6 +329,28 @@ void UpdateTableBody(Decoder& d, const dom::object& o, UpdateTableRequest* r) {
   SseSpecificationMember(d, o, &r->sse_specification);
   WarmThroughputMember(d, o, &r->warm_throughput);
   d.Enum(o, "TableClass", kTableClass, &r->table_class);
+  d.EachObject(o, "ReplicaUpdates", false, [&](const dom::object& e) {
+    static constexpr std::pair<const char*, ReplicaUpdate::Action> kActions[] = {
+        {"Create", ReplicaUpdate::Action::kCreate},
+        {"Update", ReplicaUpdate::Action::kUpdate},
+        {"Delete", ReplicaUpdate::Action::kDelete}};
+    ReplicaUpdate u;
+    u.members = 0;
+    for (const auto& [member, action] : kActions) {
+      dom::object c;
+      if (!d.Obj(e, member, &c)) continue;
+      if (++u.members > 1) continue;
+      Decoder::Scope scope(&d, action == ReplicaUpdate::Action::kCreate   ? "create"
+                               : action == ReplicaUpdate::Action::kUpdate ? "update"
+                                                                          : "delete");
+      u.action = action;
+      d.ReqStr(c, "RegionName", &u.region_name);
+      if (action != ReplicaUpdate::Action::kDelete) d.Enum(c, "TableClassOverride", kTableClass, &u.table_class_override);
+    }
+    r->replica_updates.push_back(std::move(u));
+  });
+  static constexpr std::string_view kConsistency[] = {"EVENTUAL", "STRONG"};
+  d.Enum(o, "MultiRegionConsistency", kConsistency, &r->multi_region_consistency);
 }
 
 void PutItemBody(Decoder& d, const dom::object& o, PutItemRequest* r) {

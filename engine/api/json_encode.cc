@@ -490,6 +490,18 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     if (t.kms_master_key_arn) w->Member("KMSMasterKeyArn", *t.kms_master_key_arn);
     w->EndObject();
   }
+  if (t.global_table_version) w->Member("GlobalTableVersion", *t.global_table_version);
+  if (!t.replicas.empty()) {
+    w->Key("Replicas");
+    w->BeginArray();
+    for (const ReplicaDescription& r : t.replicas) {
+      w->BeginObject();
+      w->Member("RegionName", r.region_name);
+      w->Member("ReplicaStatus", r.replica_status);
+      w->EndObject();
+    }
+    w->EndArray();
+  }
   w->EndObject();
 }
 

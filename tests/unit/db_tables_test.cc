@@ -445,6 +445,54 @@ TEST(TableInfoCatalog, OnDemandThroughputRoundTripsAndIsOptional) {
   EXPECT_FALSE(from_old.indexes[0].on_demand_throughput.has_value());
 }
 
+// Replicas are tables in other regions: a DB alone (one region) refuses to
+// make them, after checking the request's shape; the replica list `dynarock
+// serve` keeps (SetReplicaRegions) is described and survives a reopen.
+TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
+  auto dir = std::filesystem::temp_directory_path() / ("dynarock_replicas_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    auto db = DB::Open(Options(), dir.string());
+    ASSERT_OK(db);
+    ASSERT_OK((*db)->CreateTable(Simple("glob")));
+    UpdateTableRequest up;
+    up.table_name = "glob";
+    up.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt}};
+    EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation, "this database holds one region");
+    up.billing_mode = "PAY_PER_REQUEST";
+    EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation,
+                 "Replica modification must be the only operation in the request");
+    up.billing_mode.reset();
+    up.replica_updates[0].members = 2;
+    EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation,
+                 "Only one of ReplicationGroupUpdate.Create, ReplicationGroupUpdate.Update, "
+                 "ReplicationGroupUpdate.Delete may be set");
+    auto plain = (*db)->DescribeTable({"glob"});
+    ASSERT_OK(plain);
+    EXPECT_TRUE(plain->table.replicas.empty());
+    EXPECT_FALSE(plain->table.global_table_version);
+    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {"eu-west-1", "ap-south-1"}).ok());
+    EXPECT_EQ((*db)->SetReplicaRegions("nope", {"eu-west-1"}).type(), ErrorType::kResourceNotFound);
+  }
+  {
+    auto db = DB::Open(Options(), dir.string());
+    ASSERT_OK(db);
+    auto d = (*db)->DescribeTable({"glob"});
+    ASSERT_OK(d);
+    ASSERT_EQ(d->table.replicas.size(), 2u);
+    EXPECT_EQ(d->table.replicas[0].region_name, "ap-south-1");  // kept as a set: sorted
+    EXPECT_EQ(d->table.replicas[1].region_name, "eu-west-1");
+    EXPECT_EQ(d->table.replicas[1].replica_status, "ACTIVE");
+    EXPECT_EQ(d->table.global_table_version, "2019.11.21");
+    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {}).ok());
+    auto none = (*db)->DescribeTable({"glob"});
+    ASSERT_OK(none);
+    EXPECT_TRUE(none->table.replicas.empty());
+    EXPECT_FALSE(none->table.global_table_version);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
   auto dir = std::filesystem::temp_directory_path() /
              ("dynarock_reopen_" + std::to_string(::getpid()));

@@ -149,6 +149,21 @@ struct IndexDescription {  // both GlobalSecondaryIndexDescription and Local...
   std::string index_arn;
 };
 
+// UpdateTable's ReplicaUpdates: global tables, version 2019.11.21. A
+// `dynarock serve` holds each region's tables (its namespaces) and acts on
+// them (tools/server/global_tables.h); a DB alone holds one region.
+struct ReplicaUpdate {
+  enum class Action : uint8_t { kCreate, kUpdate, kDelete };
+  Action action = Action::kCreate;
+  std::string region_name;
+  std::optional<std::string> table_class_override;  // Create, Update
+  int members = 1;  // of Create, Update and Delete given (the request decoder's count)
+};
+struct ReplicaDescription {
+  std::string region_name;
+  std::string replica_status = "ACTIVE";  // CREATING | ACTIVE | DELETING | ...
+};
+
 struct TableDescription {
   std::string table_name;
   std::string table_status;  // "CREATING" | "ACTIVE" | "UPDATING" | "DELETING"
@@ -186,6 +201,10 @@ struct TableDescription {
   // SSEDescription: tables created, updated or restored with SSE (KMS), as DynamoDB reports it.
   std::optional<std::string> sse_type;
   std::optional<std::string> kms_master_key_arn;
+  // A global table's other replicas, and its version ("2019.11.21"; absent
+  // for a table without replicas).
+  std::vector<ReplicaDescription> replicas;
+  std::optional<std::string> global_table_version;
 };
 
 struct CreateTableResponse {
@@ -245,6 +264,8 @@ struct UpdateTableRequest {
   std::optional<SseSpecification> sse_specification;
   std::optional<WarmThroughput> warm_throughput;
   std::optional<std::string> table_class;  // STANDARD | STANDARD_INFREQUENT_ACCESS
+  std::vector<ReplicaUpdate> replica_updates;
+  std::optional<std::string> multi_region_consistency;  // EVENTUAL | STRONG
 };
 struct UpdateTableResponse {
   TableDescription table_description;

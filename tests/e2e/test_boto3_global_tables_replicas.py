@@ -1,0 +1,274 @@
+"""Global tables, version 2019.11.21, through boto3, as a two-region
+application meets them: one `dynarock serve` holds us-east-1 and eu-west-1
+(each region a namespace, chosen by the request's SigV4 region). UpdateTable's
+ReplicaUpdates creates, updates and deletes replicas; DescribeTable reports
+Replicas and GlobalTableVersion in every member; writes in either region reach
+the other after the replication lag; writes racing on the same items converge
+on the last writer's in both regions; replication resumes after kill -9 with
+no acknowledged write lost; bad replica requests get DynamoDB's errors and
+change nothing.
+Run standalone: python3 tests/e2e/test_boto3_global_tables_replicas.py
+"""
+
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from botocore.exceptions import ClientError  # noqa: E402
+
+LAG_MS = 600
+PROC = URL = None
+
+
+def region_client(url, region):
+    import boto3
+    from botocore.config import Config
+    return boto3.client("dynamodb", endpoint_url=url, region_name=region,
+                        aws_access_key_id="gtkey", aws_secret_access_key="secret",
+                        config=Config(retries={"max_attempts": 1}, read_timeout=60))
+
+
+def setUpModule():
+    global PROC, URL
+    PROC, URL = harness.launch(extra_args=["--replication-lag-ms", str(LAG_MS)])
+
+
+def tearDownModule():
+    harness.stop_process(PROC)
+
+
+def wait_for(fn, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fn()
+        if value or time.monotonic() > deadline:
+            return value
+        time.sleep(0.05)
+
+
+def make_table(c, name, billing="PAY_PER_REQUEST"):
+    kw = {}
+    if billing == "PROVISIONED":
+        kw["ProvisionedThroughput"] = {"ReadCapacityUnits": 5, "WriteCapacityUnits": 5}
+    c.create_table(
+        TableName=name, BillingMode=billing,
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"},
+                              {"AttributeName": "g", "AttributeType": "S"}],
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        GlobalSecondaryIndexes=[{"IndexName": "by_g", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                 "Projection": {"ProjectionType": "ALL"},
+                                 **({"ProvisionedThroughput": kw["ProvisionedThroughput"]} if kw else {})}],
+        **kw)
+
+
+def get(c, table, pk):
+    return c.get_item(TableName=table, Key={"pk": {"S": pk}}, ConsistentRead=True).get("Item")
+
+
+class ReplicasTest(unittest.TestCase):
+    def setUp(self):
+        self.east = region_client(URL, "us-east-1")
+        self.west = region_client(URL, "eu-west-1")
+
+    def expect(self, fn, code, message=None, contains=None):
+        with self.assertRaises(ClientError) as ctx:
+            fn()
+        return harness.assert_error(self, ctx, code, message, contains)
+
+    def global_table(self, items=0):
+        t = harness.table_name("gt")
+        make_table(self.east, t)
+        for i in range(items):
+            self.east.put_item(TableName=t, Item={"pk": {"S": "k%d" % i}, "g": {"S": "x"}, "n": {"N": str(i)}})
+        out = self.east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+        return t, out["TableDescription"]
+
+    def test_a_replica_is_made_with_the_items_and_reported_by_both(self):
+        t, d = self.global_table(items=30)
+        self.assertEqual(d["Replicas"], [{"RegionName": "eu-west-1", "ReplicaStatus": "ACTIVE"}])
+        self.assertEqual(d["GlobalTableVersion"], "2019.11.21")
+        self.assertEqual(d["StreamSpecification"],
+                         {"StreamEnabled": True, "StreamViewType": "NEW_AND_OLD_IMAGES"})
+        w = self.west.describe_table(TableName=t)["Table"]
+        self.assertEqual(w["Replicas"], [{"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"}])
+        self.assertEqual(w["GlobalTableVersion"], "2019.11.21")
+        self.assertEqual([i["IndexName"] for i in w["GlobalSecondaryIndexes"]], ["by_g"])
+        self.assertIn(":eu-west-1:", w["TableArn"])
+        self.assertEqual(self.west.scan(TableName=t, ConsistentRead=True)["Count"], 30)
+        q = self.west.query(TableName=t, IndexName="by_g", KeyConditionExpression="g = :g",
+                            ExpressionAttributeValues={":g": {"S": "x"}})
+        self.assertEqual(q["Count"], 30)
+        # A table without replicas reports neither member.
+        plain = harness.table_name("plain")
+        make_table(self.east, plain)
+        pd = self.east.describe_table(TableName=plain)["Table"]
+        self.assertNotIn("Replicas", pd)
+        self.assertNotIn("GlobalTableVersion", pd)
+
+    def test_writes_reach_the_other_region_after_the_lag(self):
+        t, _ = self.global_table()
+        self.east.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"S": "one"}})
+        # Not there at once: the replication lag is LAG_MS.
+        self.assertIsNone(get(self.west, t, "a"))
+        start = time.monotonic()
+        self.assertTrue(wait_for(lambda: get(self.west, t, "a")))
+        self.assertGreater(time.monotonic() - start, 0.1)
+        self.assertEqual(get(self.west, t, "a")["v"], {"S": "one"})
+        # Updates and deletes in the other direction.
+        self.west.update_item(TableName=t, Key={"pk": {"S": "a"}}, UpdateExpression="SET v = :v",
+                              ExpressionAttributeValues={":v": {"S": "two"}})
+        self.assertTrue(wait_for(lambda: (get(self.east, t, "a") or {}).get("v") == {"S": "two"}))
+        self.west.delete_item(TableName=t, Key={"pk": {"S": "a"}})
+        self.assertTrue(wait_for(lambda: get(self.east, t, "a") is None))
+        # Streams in both regions show the application's writes.
+        self.assertTrue(self.west.describe_table(TableName=t)["Table"]["LatestStreamArn"])
+
+    def test_racing_writes_converge_on_the_last_writer(self):
+        t, _ = self.global_table()
+        n = 12
+        # Each item written in both regions within the lag: first in one, then,
+        # 80 ms later, in the other. The later write wins everywhere.
+        def race(i):
+            first, second = (self.east, self.west) if i % 2 == 0 else (self.west, self.east)
+            first.put_item(TableName=t, Item={"pk": {"S": "r%d" % i}, "g": {"S": "x"}, "by": {"S": "first"}})
+            time.sleep(0.08)
+            second.put_item(TableName=t, Item={"pk": {"S": "r%d" % i}, "g": {"S": "x"}, "by": {"S": "second"}})
+        threads = [threading.Thread(target=race, args=(i,)) for i in range(n)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+
+        def converged():
+            for i in range(n):
+                a, b = get(self.east, t, "r%d" % i), get(self.west, t, "r%d" % i)
+                if a is None or a != b:
+                    return False
+            return True
+        self.assertTrue(wait_for(converged, timeout=15))
+        time.sleep(LAG_MS / 1000.0 * 2)  # and stays so
+        self.assertTrue(converged())
+        for i in range(n):
+            self.assertEqual(get(self.east, t, "r%d" % i)["by"], {"S": "second"}, "item r%d" % i)
+
+    def test_a_replica_is_deleted_and_the_table_is_regional_again(self):
+        t, _ = self.global_table(items=3)
+        out = self.east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}])
+        self.assertNotIn("Replicas", out["TableDescription"])
+        self.assertNotIn("GlobalTableVersion", out["TableDescription"])
+        self.expect(lambda: self.west.describe_table(TableName=t), "ResourceNotFoundException")
+        # Writes stay in their region now.
+        self.east.put_item(TableName=t, Item={"pk": {"S": "solo"}, "g": {"S": "x"}})
+        self.assertEqual(self.east.scan(TableName=t)["Count"], 4)
+        # A replica made again from the other side works too; DeleteTable of a
+        # member leaves the rest regional.
+        self.east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+        self.assertEqual(self.west.scan(TableName=t, ConsistentRead=True)["Count"], 4)
+        self.west.delete_table(TableName=t)
+        self.assertNotIn("Replicas", self.east.describe_table(TableName=t)["Table"])
+
+    def test_replica_auto_scaling_describes_every_replica(self):
+        t, _ = self.global_table()
+        d = self.west.describe_table_replica_auto_scaling(TableName=t)["TableAutoScalingDescription"]
+        self.assertEqual(d["TableName"], t)
+        self.assertEqual(d["TableStatus"], "ACTIVE")
+        self.assertEqual([r["RegionName"] for r in d["Replicas"]], ["eu-west-1", "us-east-1"])
+        self.assertEqual(d["Replicas"][0]["GlobalSecondaryIndexes"], [{"IndexName": "by_g", "IndexStatus": "ACTIVE"}])
+        self.expect(lambda: self.east.update_table_replica_auto_scaling(
+            TableName=t, ReplicaUpdates=[{"RegionName": "eu-west-1", "ReplicaGlobalSecondaryIndexUpdates": []}]),
+            "ValidationException", contains="PAY_PER_REQUEST")
+        # A table that is no global table has none.
+        plain = harness.table_name("plain")
+        make_table(self.east, plain)
+        self.expect(lambda: self.east.describe_table_replica_auto_scaling(TableName=plain),
+                    "ResourceNotFoundException", "Global table with name: '%s' does not exist." % plain)
+
+    def test_a_replica_table_class_is_its_own(self):
+        t, _ = self.global_table()
+        self.east.update_table(TableName=t, ReplicaUpdates=[
+            {"Update": {"RegionName": "eu-west-1", "TableClassOverride": "STANDARD_INFREQUENT_ACCESS"}}])
+        w = self.west.describe_table(TableName=t)["Table"]
+        self.assertEqual(w["TableClassSummary"]["TableClass"], "STANDARD_INFREQUENT_ACCESS")
+
+    def test_bad_replica_requests_are_refused_and_change_nothing(self):
+        t = harness.table_name("bad")
+        make_table(self.east, t)
+        self.expect(lambda: self.east.update_table(
+            TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "us-east-1"}}]),
+            "ValidationException", contains="already: a replica goes in another region")
+        self.expect(lambda: self.east.update_table(
+            TableName=t, BillingMode="PAY_PER_REQUEST",
+            ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", "Replica modification must be the only operation in the request")
+        self.expect(lambda: self.east.update_table(
+            TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}},
+                                         {"Create": {"RegionName": "ap-south-1"}}]),
+            "ValidationException", contains="Only one replica can be created or deleted")
+        self.expect(lambda: self.east.update_table(
+            TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", contains="has no replica in region eu-west-1")
+        self.expect(lambda: self.east.update_table(
+            TableName=t, MultiRegionConsistency="STRONG",
+            ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", contains="MultiRegionConsistency STRONG")
+        self.expect(lambda: self.east.update_table(
+            TableName="no-such-table", ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+            "ResourceNotFoundException")
+        prov = harness.table_name("prov")
+        make_table(self.east, prov, billing="PROVISIONED")
+        self.expect(lambda: self.east.update_table(
+            TableName=prov, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", "Table/GSI write capacity should either be Pay-Per-Request or AutoScaled.")
+        # A table of that name in the other region already.
+        make_table(self.west, t)
+        self.expect(lambda: self.east.update_table(
+            TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", "Failed to create a the new replica of table with name: '%s' because one "
+            "or more replicas already existed as tables." % t)
+        for c in (self.east, self.west):
+            self.assertNotIn("Replicas", c.describe_table(TableName=t)["Table"])
+        self.assertNotIn("StreamSpecification", self.east.describe_table(TableName=prov)["Table"])
+
+
+class RestartTest(unittest.TestCase):
+    def test_writes_pending_at_kill_9_reach_the_replica_after_restart(self):
+        data = tempfile.mkdtemp(prefix="dynarock-gt-")
+        try:
+            args = ["--replication-lag-ms", "1500"]
+            proc, url = harness.launch(data_dir=data, extra_args=args)
+            east, west = region_client(url, "us-east-1"), region_client(url, "eu-west-1")
+            t = "orders"
+            make_table(east, t)
+            east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+            for i in range(40):
+                (east if i % 2 else west).put_item(
+                    TableName=t, Item={"pk": {"S": "o%d" % i}, "g": {"S": "x"}, "n": {"N": str(i)}})
+            # Killed while every write is still within the lag.
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc, url = harness.launch(data_dir=data, extra_args=["--replication-lag-ms", "0"])
+            try:
+                east, west = region_client(url, "us-east-1"), region_client(url, "eu-west-1")
+                both = lambda: (east.scan(TableName=t, ConsistentRead=True)["Count"] == 40 and  # noqa: E731
+                                west.scan(TableName=t, ConsistentRead=True)["Count"] == 40)
+                self.assertTrue(wait_for(both, timeout=15))
+                self.assertEqual(west.describe_table(TableName=t)["Table"]["Replicas"],
+                                 [{"RegionName": "us-east-1", "ReplicaStatus": "ACTIVE"}])
+                # And it goes on replicating.
+                west.put_item(TableName=t, Item={"pk": {"S": "after"}, "g": {"S": "x"}})
+                self.assertTrue(wait_for(lambda: get(east, t, "after")))
+            finally:
+                harness.stop_process(proc)
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,130 @@
+// File: tools/server/global_tables.h
+//
+// Global tables, version 2019.11.21, across the endpoint's region namespaces
+// (tools/server/namespaces.h): one `dynarock serve` holds each (access key,
+// region)'s tables, so a table and its replicas in other regions live in one
+// process, and an application can be run against several regions at once,
+// with the replication lag and the write conflicts it will meet on DynamoDB.
+//
+// UpdateTable with ReplicaUpdates, in any member's region:
+//   - Create {RegionName}: the table gets a stream (NEW_AND_OLD_IMAGES, which
+//     DynamoDB turns on too), the replica table is made in that region with
+//     the same keys, indexes and table class (or its TableClassOverride), the
+//     items are copied, and every member's DescribeTable lists the others as
+//     Replicas (GlobalTableVersion 2019.11.21).
+//   - Update {RegionName, TableClassOverride}: that replica's table class.
+//   - Delete {RegionName}: that replica's table is deleted and leaves the
+//     group. DeleteTable of a member does the same for its own region.
+// The table must be ACTIVE and on demand (provisioned capacity needs auto
+// scaling on DynamoDB, which a local endpoint does not run); one replica is
+// created or deleted per request; the table's own region is not a replica;
+// MultiRegionConsistency STRONG (MRSC) is refused (not supported yet).
+//
+// Replication: each member's change log (DB::Subscribe) is read in order; a
+// write reaches the other members `lag` after it was made (0: at once), as a
+// PutItem of its new image or a DeleteItem of its key. Concurrent writes to
+// one item in two regions resolve by last writer wins on the writes' times
+// (their stream records' ApproximateCreationDateTime, in milliseconds; the
+// region's name breaks a tie), so every member ends with the same item:
+//   - a write that arrives later than a newer one is not applied (the newer
+//     one is sent to where the older one landed instead);
+//   - a replicated write that lands on top of a newer local write is seen as
+//     such in that member's stream, and the newer one is written again.
+// A replicated write keeps the time of the write it copies (the group
+// remembers what it sent where), so it never wins over what came after; a
+// write of what a member already holds is not sent on.
+//
+// Durability: each member's position in its change log is saved in its
+// database (checkpoint "global-table/<table>") after the record is applied
+// everywhere it had to go, so after a restart or kill -9 replication resumes
+// there: no acknowledged write is lost from any replica (records applied but
+// not yet checkpointed are applied again, which leaves the same items). The
+// last-writer state of each item is kept in memory and rebuilt from the
+// records read after a restart.
+
+#ifndef DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
+#define DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "dynarock/db.h"
+#include "dynarock/streams.h"
+#include "engine/api/handler.h"
+
+namespace dynarock::server {
+
+class Namespaces;
+
+struct GlobalTablesOptions {
+  // How long after a write it reaches the other replicas (serve --replication-lag-ms).
+  std::chrono::milliseconds lag{300};
+  // Seconds since the epoch on the namespaces' clock (null: the system's).
+  std::function<double()> clock;
+  // One line per problem met while replicating (null: stderr).
+  std::function<void(const std::string&)> log;
+};
+
+class GlobalTables {
+ public:
+  explicit GlobalTables(GlobalTablesOptions options);
+  ~GlobalTables();
+  GlobalTables(const GlobalTables&) = delete;
+  GlobalTables& operator=(const GlobalTables&) = delete;
+
+  // Where replicas live. Global tables found in the namespaces on disk
+  // replicate again from their checkpoints.
+  void Attach(Namespaces* namespaces);
+  // The hooks of the handler of namespace `name` ("KEY_REGION", or "shared").
+  api::Handler::GlobalTableHooks HooksFor(const std::string& name);
+  // Stops replicating (before the namespaces close).
+  void Stop();
+
+  struct Group;  // one global table (implementation detail)
+
+ private:
+  // A write due to a member: the item's winning write, sent `lag` after it was made.
+  struct Task {
+    std::weak_ptr<Group> group;
+    std::string from;  // the member whose record asked for it
+    uint64_t record = 0;
+    std::string key;   // the item's key, as text
+    Item keys;
+    std::string target;
+    std::pair<double, std::string> stamp;  // the winning write's time and region
+  };
+  void OnRecord(const std::shared_ptr<Group>& g, const std::string& region, DB* db, const StreamRecord& rec);
+  void Apply(const Task& t);
+  void Complete(const std::shared_ptr<Group>& g, const std::string& region, uint64_t id, int applied);
+  void Work();
+
+  StatusOr<UpdateTableResponse> Update(const std::string& name, DB& db, const UpdateTableRequest& req);
+  void Deleted(const std::string& name, DB& db, const std::string& table);
+  std::shared_ptr<Group> GroupOf(const std::string& access_key, const std::string& table, bool create);
+  Status Subscribe(const std::shared_ptr<Group>& group, const std::string& region, DB* db, bool from_checkpoint);
+  Status SetLists(Group& group);
+  void Log(const std::string& line) const;
+
+  GlobalTablesOptions options_;
+  Namespaces* namespaces_ = nullptr;
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;  // groups_, and one replica change at a time
+  std::map<std::string, std::shared_ptr<Group>> groups_;  // by access key + "\n" + table
+  // Writes waiting for their time, applied in order by one thread.
+  std::mutex queue_mu_;
+  std::condition_variable queue_cv_;
+  std::multimap<std::chrono::steady_clock::time_point, Task> queue_;  // GUARDED_BY(queue_mu_)
+  std::thread worker_;
+};
+
+}  // namespace dynarock::server
+
+#endif  // DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
