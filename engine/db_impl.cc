@@ -721,7 +721,10 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   d.sse_type = info.sse_type;
   d.kms_master_key_arn = info.kms_key_arn;
   for (const std::string& region : info.replica_regions) d.replicas.push_back(ReplicaDescription{region, "ACTIVE"});
-  if (!info.replica_regions.empty()) d.global_table_version = "2019.11.21";
+  if (!info.replica_regions.empty()) {
+    d.global_table_version = "2019.11.21";
+    d.multi_region_consistency = info.strong_consistency ? "STRONG" : "EVENTUAL";
+  }
   if (!info.loading.empty()) d.table_status = "CREATING";
   if (!info.settling.empty() && d.table_status == "ACTIVE" && change_log_->Now() < info.settles_at) {
     d.table_status = info.settling;
@@ -923,9 +926,10 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
   return resp;
 }
 
-Status DBImpl::SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions) {
+Status DBImpl::SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions, bool strong) {
   return AlterTable(table, TableNotFound(table), [&](TableInfo* t) {
     t->replica_regions = regions;
+    t->strong_consistency = strong && !regions.empty();
     return Status();
   });
 }

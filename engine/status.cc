@@ -48,6 +48,7 @@ std::string_view ErrorTypeName(ErrorType type) {
     case ErrorType::kServiceUnavailable: return "ServiceUnavailable";
     case ErrorType::kPolicyNotFound: return "PolicyNotFoundException";
     case ErrorType::kGlobalTableNotFound: return "GlobalTableNotFoundException";
+    case ErrorType::kReplicatedWriteConflict: return "ReplicatedWriteConflictException";
   }
   return "InternalServerError";
 }

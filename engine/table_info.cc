@@ -193,6 +193,7 @@ Item TableInfoToItem(const TableInfo& info) {
   if (!info.replica_regions.empty()) {
     std::vector<std::string> regions = info.replica_regions;
     m["replicas"] = AttributeValue::SS(std::move(regions));
+    if (info.strong_consistency) m["mrsc"] = AttributeValue::Bool(true);
   }
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
@@ -294,6 +295,9 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "kinesis_log_id")) info->kinesis_log_id = static_cast<uint32_t>(GetInt(m, "kinesis_log_id"));
   if (auto r = m.find("replicas"); r != m.end() && r->second.is(AttrType::kSS)) {
     info->replica_regions = r->second.set();
+  }
+  if (auto c = m.find("mrsc"); c != m.end() && c->second.is(AttrType::kBool)) {
+    info->strong_consistency = c->second.boolean();
   }
   if (auto l = m.find("kinesis"); l != m.end() && l->second.is(AttrType::kL)) {
     for (const auto& v : l->second.list()) {

@@ -135,6 +135,7 @@ struct TableInfo {
   // A global table's other replicas' regions (DB::SetReplicaRegions; the
   // endpoint's global tables keep them, tools/server/global_tables.h).
   std::vector<std::string> replica_regions;
+  bool strong_consistency = false;  // MultiRegionConsistency STRONG (MRSC)
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -283,6 +283,55 @@ Status CheckPolicies(HandlerState& s, const Req& req) {
 // capacity limits and the request log's facts in between.
 // `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
 // operations, dynarock/partiql.h).
+// The items an item write touches, each with its table, when one of its
+// tables is a strong (MRSC) global table's replica: such a write is run by
+// the global tables' hook (Handler::GlobalTableHooks::write).
+Item KeyOfItem(DB& db, const std::string& table, const Item& item) {
+  Item key;
+  auto d = db.DescribeTable({table});
+  if (!d.ok()) return key;
+  for (const KeySchemaElement& k : d->table.key_schema) {
+    if (auto it = item.find(k.attribute_name); it != item.end()) key.emplace(k.attribute_name, it->second);
+  }
+  return key;
+}
+
+template <typename Req>
+bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std::string, Item>>* keys) {
+  DB& db = *s.db;
+  auto strong = [&](const std::string& t) { return s.global_tables.is_strong(db, t); };
+  if constexpr (std::is_same_v<Req, PutItemRequest>) {
+    if (!strong(req.table_name)) return false;
+    keys->emplace_back(req.table_name, KeyOfItem(db, req.table_name, req.item));
+  } else if constexpr (std::is_same_v<Req, UpdateItemRequest> || std::is_same_v<Req, DeleteItemRequest>) {
+    if (!strong(req.table_name)) return false;
+    keys->emplace_back(req.table_name, req.key);
+  } else if constexpr (std::is_same_v<Req, BatchWriteItemRequest>) {
+    bool any = false;
+    for (const auto& [t, writes] : req.request_items) {
+      if (!strong(t)) continue;
+      any = true;
+      for (const WriteRequest& w : writes) {
+        keys->emplace_back(t, w.put_item ? KeyOfItem(db, t, *w.put_item) : w.delete_key.value_or(Item{}));
+      }
+    }
+    return any;
+  } else if constexpr (std::is_same_v<Req, TransactWriteItemsRequest>) {
+    bool any = false;
+    for (const TransactWriteItem& w : req.transact_items) {
+      if (!strong(w.table_name)) continue;
+      any = true;
+      if (w.kind == TransactWriteItem::Kind::kConditionCheck) continue;
+      keys->emplace_back(w.table_name, w.kind == TransactWriteItem::Kind::kPut ? KeyOfItem(db, w.table_name, w.item)
+                                                                                : w.key);
+    }
+    return any;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 template <typename Req, typename Op, typename Encode>
 ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());
@@ -305,6 +354,17 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
       req->return_consumed_capacity = ReturnConsumedCapacity::kIndexes;
     } else if (t_call != nullptr && client_mode == ReturnConsumedCapacity::kNone) {
       req->return_consumed_capacity = ReturnConsumedCapacity::kTotal;
+    }
+  }
+  // A write to a strong (MRSC) global table claims its items first: it is in
+  // flight from here (fault latency included) until its reply.
+  std::unique_ptr<Handler::GlobalTableHooks::Claim> claim;
+  if (s.global_tables.is_strong) {
+    std::vector<std::pair<std::string, Item>> strong_keys;
+    if (StrongWriteKeys(s, *req, &strong_keys)) {
+      auto claimed = s.global_tables.claim(*s.db, strong_keys);
+      if (!claimed.ok()) return Handler::ErrorReply(claimed.status());
+      claim = std::move(claimed).value();
     }
   }
   RequestFacts* facts = (t_call != nullptr && t_call->want_facts) ? &t_call->facts : nullptr;
@@ -395,6 +455,9 @@ ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   bool run = true;
   if constexpr (kBatch) run = !req->request_items.empty();  // not all held back
   Result resp = run ? std::invoke(op, *s.db, *req) : Result(Resp{});
+  if (claim && resp.ok()) {
+    if (Status copied = claim->Copy(); !copied.ok()) resp = Result(copied);
+  }
   // Whether the request writes, for the units it reports as CapacityUnits.
   bool writes = internal::kWrites<Req>;
   if constexpr (std::is_same_v<Req, ExecuteStatementRequest>) {

@@ -114,6 +114,20 @@ class Handler {
   struct GlobalTableHooks {
     std::function<StatusOr<UpdateTableResponse>(DB& db, const UpdateTableRequest& req)> update;
     std::function<void(DB& db, const std::string& table)> deleted;
+    // Multi-Region strong consistency (MRSC): whether `table` is such a
+    // replica (asked before every item write, so cheap); and, for a write to
+    // one, `claim` claims its items before anything else happens to the
+    // request (a ReplicatedWriteConflictException, and no write, when another
+    // region's write holds one); the claim copies them to the other replicas
+    // (Copy, after the write, before the reply) and is released when dropped.
+    // `keys`: each item's table and key.
+    struct Claim {
+      virtual ~Claim() = default;
+      virtual Status Copy() = 0;
+    };
+    std::function<bool(DB& db, std::string_view table)> is_strong;
+    std::function<StatusOr<std::unique_ptr<Claim>>(DB& db, const std::vector<std::pair<std::string, Item>>& keys)>
+        claim;
   };
   void SetGlobalTableHooks(GlobalTableHooks hooks);
 

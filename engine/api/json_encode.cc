@@ -491,6 +491,7 @@ void WriteTableDescription(JsonWriter* w, const TableDescription& t) {
     w->EndObject();
   }
   if (t.global_table_version) w->Member("GlobalTableVersion", *t.global_table_version);
+  if (t.multi_region_consistency) w->Member("MultiRegionConsistency", *t.multi_region_consistency);
   if (!t.replicas.empty()) {
     w->Key("Replicas");
     w->BeginArray();

@@ -6,7 +6,8 @@ Replicas and GlobalTableVersion in every member; writes in either region reach
 the other after the replication lag; writes racing on the same items converge
 on the last writer's in both regions; replication resumes after kill -9 with
 no acknowledged write lost; bad replica requests get DynamoDB's errors and
-change nothing.
+change nothing; MultiRegionConsistency STRONG (three regions) makes a write
+visible everywhere when acknowledged and refuses a conflicting one.
 Run standalone: python3 tests/e2e/test_boto3_global_tables_replicas.py
 """
 
@@ -217,7 +218,7 @@ class ReplicasTest(unittest.TestCase):
         self.expect(lambda: self.east.update_table(
             TableName=t, MultiRegionConsistency="STRONG",
             ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
-            "ValidationException", contains="MultiRegionConsistency STRONG")
+            "ValidationException", contains="create two in one request")
         self.expect(lambda: self.east.update_table(
             TableName="no-such-table", ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
             "ResourceNotFoundException")
@@ -235,6 +236,84 @@ class ReplicasTest(unittest.TestCase):
         for c in (self.east, self.west):
             self.assertNotIn("Replicas", c.describe_table(TableName=t)["Table"])
         self.assertNotIn("StreamSpecification", self.east.describe_table(TableName=prov)["Table"])
+
+
+class StrongConsistencyTest(unittest.TestCase):
+    """MultiRegionConsistency STRONG (MRSC): three replicas made together;
+    a write is in every replica when it is acknowledged (no lag), a write to
+    an item another region is writing is refused with
+    ReplicatedWriteConflictException, replicas are deleted together."""
+
+    def expect(self, fn, code, message=None, contains=None):
+        with self.assertRaises(ClientError) as ctx:
+            fn()
+        return harness.assert_error(self, ctx, code, message, contains)
+
+    def test_three_strongly_consistent_replicas(self):
+        east, west, south = (region_client(URL, r) for r in ("us-east-1", "eu-west-1", "ap-south-1"))
+        t = harness.table_name("mrsc")
+        make_table(east, t)
+        both = [{"Create": {"RegionName": "eu-west-1"}}, {"Create": {"RegionName": "ap-south-1"}}]
+        east.put_item(TableName=t, Item={"pk": {"S": "x"}, "g": {"S": "x"}})
+        self.expect(lambda: east.update_table(TableName=t, MultiRegionConsistency="STRONG", ReplicaUpdates=both),
+                    "ValidationException", contains="only while it is empty")
+        east.delete_item(TableName=t, Key={"pk": {"S": "x"}})
+        self.expect(lambda: east.update_table(TableName=t, MultiRegionConsistency="STRONG",
+                                              ReplicaUpdates=both[:1]),
+                    "ValidationException", contains="create two in one request")
+        d = east.update_table(TableName=t, MultiRegionConsistency="STRONG", ReplicaUpdates=both)["TableDescription"]
+        self.assertEqual(d["MultiRegionConsistency"], "STRONG")
+        self.assertEqual(sorted(r["RegionName"] for r in d["Replicas"]), ["ap-south-1", "eu-west-1"])
+        for c in (west, south):
+            td = c.describe_table(TableName=t)["Table"]
+            self.assertEqual(td["MultiRegionConsistency"], "STRONG")
+            self.assertEqual(len(td["Replicas"]), 2)
+
+        # Acknowledged means everywhere: no lag for a strongly consistent read.
+        west.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"N": "1"}})
+        self.assertEqual(get(east, t, "a")["v"], {"N": "1"})
+        self.assertEqual(get(south, t, "a")["v"], {"N": "1"})
+        east.update_item(TableName=t, Key={"pk": {"S": "a"}}, UpdateExpression="SET v = v + :one",
+                         ExpressionAttributeValues={":one": {"N": "1"}})
+        self.assertEqual(get(west, t, "a")["v"], {"N": "2"})
+        east.transact_write_items(TransactItems=[
+            {"Put": {"TableName": t, "Item": {"pk": {"S": "b"}, "g": {"S": "x"}}}},
+            {"Delete": {"TableName": t, "Key": {"pk": {"S": "a"}}}}])
+        self.assertIsNone(get(south, t, "a"))
+        self.assertTrue(get(south, t, "b"))
+
+        # A write in flight (held here by an injected latency) owns its item.
+        status, _ = harness.control(URL, "faults", "PUT", {"rules": [
+            {"operation": "PutItem", "key_prefix": "slow", "action": "latency", "latency_ms": 1000}]})
+        self.assertEqual(status, 200)
+        try:
+            slow = threading.Thread(target=lambda: east.put_item(
+                TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"}, "by": {"S": "east"}}))
+            slow.start()
+            time.sleep(0.3)
+            self.expect(lambda: west.put_item(TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"},
+                                                                 "by": {"S": "west"}}),
+                        "ReplicatedWriteConflictException",
+                        "One or more items in this request are being modified by a request in another Region.")
+            slow.join()
+        finally:
+            harness.control(URL, "faults", "DELETE")
+        for c in (east, west, south):
+            self.assertEqual(get(c, t, "slow-1")["by"], {"S": "east"})
+        west.put_item(TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"}, "by": {"S": "west"}})
+        self.assertEqual(get(south, t, "slow-1")["by"], {"S": "west"})
+
+        # Replicas go together.
+        self.expect(lambda: east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}]),
+                    "ValidationException", "Deletion of only one table replica is not supported for global tables "
+                    "with MultiRegionConsistency set to STRONG.")
+        d = east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}},
+                                                          {"Delete": {"RegionName": "ap-south-1"}}])
+        self.assertNotIn("Replicas", d["TableDescription"])
+        self.assertNotIn("MultiRegionConsistency", d["TableDescription"])
+        self.expect(lambda: west.describe_table(TableName=t), "ResourceNotFoundException")
+        east.put_item(TableName=t, Item={"pk": {"S": "alone"}, "g": {"S": "x"}})
+        self.assertEqual(east.scan(TableName=t)["Count"], 3)
 
 
 class RestartTest(unittest.TestCase):

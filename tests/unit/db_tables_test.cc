@@ -471,8 +471,8 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     ASSERT_OK(plain);
     EXPECT_TRUE(plain->table.replicas.empty());
     EXPECT_FALSE(plain->table.global_table_version);
-    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {"eu-west-1", "ap-south-1"}).ok());
-    EXPECT_EQ((*db)->SetReplicaRegions("nope", {"eu-west-1"}).type(), ErrorType::kResourceNotFound);
+    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {"eu-west-1", "ap-south-1"}, false).ok());
+    EXPECT_EQ((*db)->SetReplicaRegions("nope", {"eu-west-1"}, false).type(), ErrorType::kResourceNotFound);
   }
   {
     auto db = DB::Open(Options(), dir.string());
@@ -484,7 +484,8 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     EXPECT_EQ(d->table.replicas[1].region_name, "eu-west-1");
     EXPECT_EQ(d->table.replicas[1].replica_status, "ACTIVE");
     EXPECT_EQ(d->table.global_table_version, "2019.11.21");
-    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {}).ok());
+    EXPECT_EQ(d->table.multi_region_consistency, "EVENTUAL");
+    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {}, false).ok());
     auto none = (*db)->DescribeTable({"glob"});
     ASSERT_OK(none);
     EXPECT_TRUE(none->table.replicas.empty());

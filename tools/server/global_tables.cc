@@ -105,7 +105,10 @@ struct GlobalTables::Group {
   };
 
   std::string access_key, table;
+  bool strong = false;  // MRSC: writes copied before they are acknowledged; no change log read
   std::mutex mu;
+  // MRSC: the items whose writes are in flight, and the region writing each.
+  std::unordered_map<std::string, std::pair<std::string, int>> claims;  // GUARDED_BY(mu)
   std::map<std::string, Member> members;  // by region  GUARDED_BY(mu)
   std::unordered_map<std::string, KeyState> keys;   // GUARDED_BY(mu)
   std::map<std::string, std::unordered_multimap<std::string, Sent>> sent;  // by region, key  GUARDED_BY(mu)
@@ -167,6 +170,17 @@ api::Handler::GlobalTableHooks GlobalTables::HooksFor(const std::string& name) {
   api::Handler::GlobalTableHooks h;
   h.update = [this, name](DB& db, const UpdateTableRequest& req) { return Update(name, db, req); };
   h.deleted = [this, name](DB& db, const std::string& table) { Deleted(name, db, table); };
+  std::string access_key, region;
+  if (SplitName(name, &access_key, &region)) {
+    h.is_strong = [this, access_key](DB&, std::string_view table) {
+      if (strong_count_.load(std::memory_order_acquire) == 0) return false;
+      std::lock_guard<std::mutex> lock(strong_mu_);
+      return strong_groups_.count(access_key + "\n" + std::string(table)) > 0;
+    };
+    h.claim = [this, access_key, region](DB& db, const std::vector<std::pair<std::string, Item>>& keys) {
+      return ClaimItems(access_key, region, db, keys);
+    };
+  }
   return h;
 }
 
@@ -196,7 +210,7 @@ Status GlobalTables::SetLists(Group& g) {
       for (const auto& [r, unused] : members)
         if (r != region) others.push_back(r);
     }
-    DR_RETURN_IF_ERROR(db->SetReplicaRegions(g.table, others));
+    DR_RETURN_IF_ERROR(db->SetReplicaRegions(g.table, others, g.strong));
   }
   return Status();
 }
@@ -414,6 +428,103 @@ void GlobalTables::Work() {
   }
 }
 
+// ---------------------------------------------------------------- MRSC
+
+// A strong write's items, claimed from before the write until its reply.
+class GlobalTables::StrongClaim final : public api::Handler::GlobalTableHooks::Claim {
+ public:
+  struct Claimed {
+    std::shared_ptr<Group> group;
+    std::string key;
+    Item item_key;
+  };
+  StrongClaim(GlobalTables* owner, std::string region, DB* db) : owner_(owner), region_(std::move(region)), db_(db) {}
+  ~StrongClaim() override {
+    for (const Claimed& c : claimed_) {
+      std::lock_guard<std::mutex> gl(c.group->mu);
+      auto it = c.group->claims.find(c.key);
+      if (it != c.group->claims.end() && --it->second.second <= 0) c.group->claims.erase(it);
+    }
+  }
+  std::vector<Claimed>& claimed() { return claimed_; }
+
+  // Each item as it is now, to every other replica.
+  Status Copy() override {
+    Status copied;
+    for (const Claimed& c : claimed_) {
+      GetItemRequest read;
+      read.table_name = c.group->table;
+      read.key = c.item_key;
+      read.consistent_read = true;
+      auto now = db_->GetItem(read);
+      if (!now.ok()) {
+        copied = now.status();
+        break;
+      }
+      std::vector<DB*> others;
+      {
+        std::lock_guard<std::mutex> gl(c.group->mu);
+        for (const auto& [r, m] : c.group->members)
+          if (r != region_) others.push_back(m.db);
+      }
+      for (DB* other : others) {
+        Status s;
+        if (now->item) {
+          PutItemRequest put;
+          put.table_name = c.group->table;
+          put.item = *now->item;
+          s = other->PutItem(put).status();
+        } else {
+          DeleteItemRequest del;
+          del.table_name = c.group->table;
+          del.key = c.item_key;
+          s = other->DeleteItem(del).status();
+        }
+        if (!s.ok() && s.type() != ErrorType::kResourceNotFound) copied = s;
+      }
+    }
+    if (copied.ok()) return copied;
+    owner_->Log("a strongly consistent write was not copied everywhere: " + copied.ToString());
+    return InternalError("The write was made in " + region_ + " but could not be copied to every replica: " +
+                         copied.message());
+  }
+
+ private:
+  GlobalTables* owner_;
+  std::string region_;
+  DB* db_;
+  std::vector<Claimed> claimed_;
+};
+
+StatusOr<std::unique_ptr<api::Handler::GlobalTableHooks::Claim>> GlobalTables::ClaimItems(
+    const std::string& access_key, const std::string& region, DB& db,
+    const std::vector<std::pair<std::string, Item>>& keys) {
+  auto claim = std::make_unique<StrongClaim>(this, region, &db);
+  for (const auto& [table, item_key] : keys) {
+    std::shared_ptr<Group> g;
+    {
+      std::lock_guard<std::mutex> sl(strong_mu_);
+      auto it = strong_groups_.find(access_key + "\n" + table);
+      if (it != strong_groups_.end()) g = it->second;
+    }
+    if (!g) continue;
+    const std::string key = DebugString(item_key);
+    bool conflict = false;
+    {
+      std::lock_guard<std::mutex> gl(g->mu);
+      auto [it, fresh] = g->claims.try_emplace(key, region, 0);
+      conflict = !fresh && it->second.first != region;
+      if (!conflict) ++it->second.second;
+    }
+    if (conflict) {  // the claims made so far go with `claim`
+      return Status(ErrorType::kReplicatedWriteConflict,
+                    "One or more items in this request are being modified by a request in another Region.");
+    }
+    claim->claimed().push_back(StrongClaim::Claimed{g, key, item_key});
+  }
+  return std::unique_ptr<api::Handler::GlobalTableHooks::Claim>(std::move(claim));
+}
+
 // ---------------------------------------------------------------- requests
 
 void GlobalTables::Attach(Namespaces* namespaces) {
@@ -440,9 +551,15 @@ void GlobalTables::Attach(Namespaces* namespaces) {
         auto d = db->DescribeTable({t});
         if (!d.ok() || d->table.replicas.empty()) continue;
         auto g = GroupOf(key, t, true);
+        if (d->table.multi_region_consistency == "STRONG") {  // copied as written: nothing to read
+          g->strong = true;
+          std::lock_guard<std::mutex> sl(strong_mu_);
+          strong_groups_[key + "\n" + t] = g;
+          strong_count_ = static_cast<int>(strong_groups_.size());
+        }
         std::lock_guard<std::mutex> gl(g->mu);
         g->members[region].db = db;
-        found.push_back(Found{g, region, db});
+        if (!g->strong) found.push_back(Found{g, region, db});
       }
       if (!tables->last_evaluated_table_name) break;
       list.exclusive_start_table_name = tables->last_evaluated_table_name;
@@ -461,20 +578,13 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
                         "namespace (dynarock serve --shared-db, or an unsigned request): sign requests with a "
                         "region, and serve without --shared-db, to use global tables");
   }
-  if (req.multi_region_consistency == "STRONG") {
-    return ReplicaError("MultiRegionConsistency STRONG (multi-Region strong consistency) is not supported by "
-                        "dynarock yet; global tables here are eventually consistent (EVENTUAL)");
-  }
+  const bool make_strong = req.multi_region_consistency == "STRONG";
   int changes = 0;
   for (const ReplicaUpdate& u : req.replica_updates) {
     if (!RegionShaped(u.region_name)) {
       return ReplicaError("The region name '" + u.region_name + "' is not a region (such as us-east-1)");
     }
     if (u.action != ReplicaUpdate::Action::kUpdate) ++changes;
-  }
-  if (changes > 1) {
-    return ReplicaError("Only one replica can be created or deleted in one UpdateTable request; this one has " +
-                        std::to_string(changes));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (namespaces_ == nullptr) return InternalError("global tables are not ready");
@@ -490,6 +600,83 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
     std::lock_guard<std::mutex> gl(g->mu);
     return g->members.count(r) > 0;
   };
+  const bool strong = g && g->strong;
+  // MRSC: three replicas made together (two Creates with STRONG), deleted
+  // together (both others in one request); EVENTUAL: one change a request.
+  if (make_strong) {
+    if (g) {
+      return ReplicaError("Table " + table + " is a global table already; its MultiRegionConsistency cannot change");
+    }
+    if (changes != 2 || req.replica_updates.size() != 2) {
+      return ReplicaError("A global table with MultiRegionConsistency STRONG has three replicas: create two in one "
+                          "request (a witness region is not supported here)");
+    }
+    ScanRequest any;
+    any.table_name = table;
+    any.limit = 1;
+    DR_ASSIGN_OR_RETURN(ScanResponse first, db.Scan(any));
+    if (!first.items.empty()) {
+      return ReplicaError("Table " + table + " holds items: a table becomes a global table with "
+                          "MultiRegionConsistency STRONG only while it is empty");
+    }
+  } else if (strong && changes == 1 && req.replica_updates.size() == 1 &&
+             req.replica_updates[0].action == ReplicaUpdate::Action::kDelete) {
+    return ReplicaError("Deletion of only one table replica is not supported for global tables with "
+                        "MultiRegionConsistency set to STRONG.");
+  } else if (changes > 1 && !(strong && changes == 2)) {
+    return ReplicaError("Only one replica can be created or deleted in one UpdateTable request; this one has " +
+                        std::to_string(changes));
+  }
+  if (make_strong) {
+    for (const ReplicaUpdate& u : req.replica_updates) {
+      if (u.action != ReplicaUpdate::Action::kCreate || u.region_name == region) {
+        return ReplicaError("A global table with MultiRegionConsistency STRONG is made by two Creates in other "
+                            "regions than " + region);
+      }
+      if (d.billing_mode != "PAY_PER_REQUEST") {
+        return ReplicaError("Table/GSI write capacity should either be Pay-Per-Request or AutoScaled.");
+      }
+      DR_ASSIGN_OR_RETURN(DB * target, namespaces_->DatabaseOf(access_key, u.region_name));
+      if (target->DescribeTable({table}).ok()) {
+        return ReplicaError("Failed to create a the new replica of table with name: '" + table +
+                            "' because one or more replicas already existed as tables.");
+      }
+    }
+    if (req.replica_updates[0].region_name == req.replica_updates[1].region_name) {
+      return ReplicaError("The two replicas of a STRONG global table are in two regions");
+    }
+    // Writes are copied to the others before they are acknowledged
+    // (StrongWrite): no change log is read, so no stream is needed for
+    // replication; DynamoDB turns one on all the same.
+    if (!d.stream_specification || !d.stream_specification->stream_enabled) {
+      UpdateTableRequest stream;
+      stream.table_name = table;
+      stream.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+      DR_RETURN_IF_ERROR(db.UpdateTable(stream).status());
+    }
+    g = GroupOf(access_key, table, true);
+    g->strong = true;
+    {
+      std::lock_guard<std::mutex> gl(g->mu);
+      g->members[region].db = &db;
+    }
+    for (const ReplicaUpdate& u : req.replica_updates) {
+      DR_ASSIGN_OR_RETURN(DB * target, namespaces_->DatabaseOf(access_key, u.region_name));
+      DR_RETURN_IF_ERROR(target->CreateTable(ReplicaTable(d, u.table_class_override)).status());
+      std::lock_guard<std::mutex> gl(g->mu);
+      g->members[u.region_name].db = target;
+    }
+    DR_RETURN_IF_ERROR(SetLists(*g));
+    {
+      std::lock_guard<std::mutex> sl(strong_mu_);
+      strong_groups_[access_key + "\n" + table] = g;
+      strong_count_ = static_cast<int>(strong_groups_.size());
+    }
+    DR_ASSIGN_OR_RETURN(DescribeTableResponse made, db.DescribeTable({table}));
+    UpdateTableResponse out;
+    out.table_description = std::move(made.table);
+    return out;
+  }
   for (const ReplicaUpdate& u : req.replica_updates) {
     if (u.region_name == region) {
       return ReplicaError(u.action == ReplicaUpdate::Action::kDelete
@@ -498,6 +685,10 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
                                     " already: a replica goes in another region");
     }
     if (u.action == ReplicaUpdate::Action::kCreate) {
+      if (strong) {
+        return ReplicaError("Table " + table + " is a global table with MultiRegionConsistency STRONG, which has "
+                            "three replicas: it takes no more");
+      }
       if (is_member(u.region_name)) {
         return ReplicaError("Failed to create a the new replica of table with name: '" + table +
                             "' because one or more replicas already existed as tables.");
@@ -570,7 +761,7 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
         g->sent.erase(u.region_name);
       }
       if (leaving.subscription) leaving.subscription->Cancel();
-      DR_RETURN_IF_ERROR(leaving.db->SetReplicaRegions(table, {}));
+      DR_RETURN_IF_ERROR(leaving.db->SetReplicaRegions(table, {}, false));
       DeleteTableRequest del;
       del.table_name = table;
       Status deleted = leaving.db->DeleteTable(del).status();
@@ -588,6 +779,21 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
         Status s = target->UpdateTable(cls).status();
         if (!s.ok() && s.type() != ErrorType::kValidation) return s;  // the same class: nothing to do
       }
+    }
+  }
+  // A strong group left with one member is a table again too.
+  if (g && g->strong) {
+    bool alone = false;
+    {
+      std::lock_guard<std::mutex> gl(g->mu);
+      alone = g->members.size() <= 1;
+      if (alone) g->members.clear();
+    }
+    if (alone) {
+      std::lock_guard<std::mutex> sl(strong_mu_);
+      strong_groups_.erase(access_key + "\n" + table);
+      strong_count_ = static_cast<int>(strong_groups_.size());
+      groups_.erase(access_key + "\n" + table);
     }
   }
   // A group of one is a table again.
@@ -632,10 +838,16 @@ void GlobalTables::Deleted(const std::string& name, DB& db, const std::string& t
   if (last) last->Cancel();
   Status s = SetLists(*g);
   if (!s.ok()) Log(table + ": " + s.ToString());
-  if (last) {
+  if (last || (g->strong && [&] {
+        std::lock_guard<std::mutex> gl(g->mu);
+        return g->members.size() <= 1;
+      }())) {
     std::lock_guard<std::mutex> gl(g->mu);
     g->members.clear();
     groups_.erase(access_key + "\n" + table);
+    std::lock_guard<std::mutex> sl(strong_mu_);
+    strong_groups_.erase(access_key + "\n" + table);
+    strong_count_ = static_cast<int>(strong_groups_.size());
   }
 }
 

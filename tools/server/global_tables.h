@@ -17,8 +17,17 @@
 //     group. DeleteTable of a member does the same for its own region.
 // The table must be ACTIVE and on demand (provisioned capacity needs auto
 // scaling on DynamoDB, which a local endpoint does not run); one replica is
-// created or deleted per request; the table's own region is not a replica;
-// MultiRegionConsistency STRONG (MRSC) is refused (not supported yet).
+// created or deleted per request; the table's own region is not a replica.
+//
+// MultiRegionConsistency STRONG (MRSC): two Creates in one request, on an
+// empty table, make three replicas. A write to one (Handler::GlobalTableHooks
+// ::claim) claims its items before anything else happens to it; a write in
+// another region to a claimed item is refused with
+// ReplicatedWriteConflictException; after the write each item, as it is now,
+// is copied to the other two before the reply, so a strongly consistent read
+// anywhere sees every acknowledged write. Deleting one replica alone is
+// refused (DynamoDB's message); both together make the table regional again.
+// (PartiQL writes are not claimed; a witness region is not supported.)
 //
 // Replication: each member's change log (DB::Subscribe) is read in order; a
 // write reaches the other members `lag` after it was made (0: at once), as a
@@ -55,6 +64,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "dynarock/db.h"
 #include "dynarock/streams.h"
@@ -105,6 +115,10 @@ class GlobalTables {
   void Apply(const Task& t);
   void Complete(const std::shared_ptr<Group>& g, const std::string& region, uint64_t id, int applied);
   void Work();
+  class StrongClaim;
+  StatusOr<std::unique_ptr<api::Handler::GlobalTableHooks::Claim>> ClaimItems(
+      const std::string& access_key, const std::string& region, DB& db,
+      const std::vector<std::pair<std::string, Item>>& keys);
 
   StatusOr<UpdateTableResponse> Update(const std::string& name, DB& db, const UpdateTableRequest& req);
   void Deleted(const std::string& name, DB& db, const std::string& table);
@@ -123,6 +137,10 @@ class GlobalTables {
   std::condition_variable queue_cv_;
   std::multimap<std::chrono::steady_clock::time_point, Task> queue_;  // GUARDED_BY(queue_mu_)
   std::thread worker_;
+  // MRSC groups, asked on every item write: none (the usual case) costs an atomic load.
+  std::mutex strong_mu_;
+  std::map<std::string, std::shared_ptr<Group>> strong_groups_;  // GUARDED_BY(strong_mu_)
+  std::atomic<int> strong_count_{0};
 };
 
 }  // namespace dynarock::server

@@ -305,9 +305,11 @@ class DB {
 
   // Not a DynamoDB operation: the other regions of a global table this table
   // is a replica of (empty: none), as DescribeTable reports them (Replicas,
-  // GlobalTableVersion 2019.11.21). `dynarock serve`, which holds every
-  // region's tables, keeps them (tools/server/global_tables.h).
-  virtual Status SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions) = 0;
+  // GlobalTableVersion 2019.11.21, MultiRegionConsistency STRONG when
+  // `strong`, else EVENTUAL). `dynarock serve`, which holds every region's
+  // tables, keeps them (tools/server/global_tables.h).
+  virtual Status SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions,
+                                   bool strong) = 0;
   // One pass over the Kinesis destinations' records not yet delivered: each
   // batch (of one destination, in order) goes to `deliver`, and once it
   // returns OK the batch counts as delivered (a checkpoint in the database);

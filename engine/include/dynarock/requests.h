@@ -205,6 +205,7 @@ struct TableDescription {
   // for a table without replicas).
   std::vector<ReplicaDescription> replicas;
   std::optional<std::string> global_table_version;
+  std::optional<std::string> multi_region_consistency;  // EVENTUAL | STRONG, with replicas
 };
 
 struct CreateTableResponse {

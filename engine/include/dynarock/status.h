@@ -70,6 +70,7 @@ enum class ErrorType : uint8_t {
   kServiceUnavailable,  // HTTP 503; sent only by fault injection (engine/api/faults.h)
   kPolicyNotFound,      // resource-based policies: none, or not the revision expected
   kGlobalTableNotFound,  // global tables, version 2017.11.29
+  kReplicatedWriteConflict,  // MRSC global tables: an item is being written in another region
 };
 
 // "ValidationException", "ResourceNotFoundException", ...

@@ -30,13 +30,14 @@ async function until(fn, timeoutMs = 10000) {
 }
 
 describe('global tables across two regions', () => {
-  let east, west;
+  let east, west, south;
   before(async () => {
     const { endpoint } = await connect(['--replication-lag-ms', String(LAG_MS)]);
     const regional = (region) => new DynamoDBClient({
       endpoint, region, maxAttempts: 1, credentials: { accessKeyId: 'jsapp', secretAccessKey: 'secret' } });
     east = regional('us-east-1');
     west = regional('eu-west-1');
+    south = regional('ap-south-1');
     await east.send(new CreateTableCommand({
       TableName: T, BillingMode: 'PAY_PER_REQUEST',
       AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
@@ -75,6 +76,30 @@ describe('global tables across two regions', () => {
       TableName: T, Key: { id: { S: 'w1' } }, UpdateExpression: 'SET seen = :t',
       ExpressionAttributeValues: { ':t': { BOOL: true } } }));
     assert.ok(await until(async () => (await get(west, 'w1'))?.seen?.BOOL === true));
+  });
+
+  test('MultiRegionConsistency STRONG: three replicas, a write is everywhere when acknowledged', async () => {
+    const S = uniq('js-mrsc');
+    await east.send(new CreateTableCommand({
+      TableName: S, BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }));
+    const u = await east.send(new UpdateTableCommand({
+      TableName: S, MultiRegionConsistency: 'STRONG',
+      ReplicaUpdates: [{ Create: { RegionName: 'eu-west-1' } }, { Create: { RegionName: 'ap-south-1' } }] }));
+    assert.equal(u.TableDescription.MultiRegionConsistency, 'STRONG');
+    await south.send(new PutItemCommand({ TableName: S, Item: { id: { S: 'm1' }, n: { N: '7' } } }));
+    for (const c of [east, west]) {
+      const got = await c.send(new GetItemCommand({ TableName: S, Key: { id: { S: 'm1' } }, ConsistentRead: true }));
+      assert.deepEqual(got.Item.n, { N: '7' });
+    }
+    await rejectsWith(east.send(new UpdateTableCommand({
+      TableName: S, ReplicaUpdates: [{ Delete: { RegionName: 'ap-south-1' } }] })),
+    'ValidationException',
+    'Deletion of only one table replica is not supported for global tables with MultiRegionConsistency set to STRONG.');
+    await east.send(new UpdateTableCommand({
+      TableName: S, ReplicaUpdates: [{ Delete: { RegionName: 'ap-south-1' } }, { Delete: { RegionName: 'eu-west-1' } }] }));
+    await east.send(new DeleteTableCommand({ TableName: S }));
   });
 
   test('racing writes converge on the last writer in both regions', async () => {
