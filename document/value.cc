@@ -91,6 +91,17 @@ bool operator<(const Number& a, const Number& b) { return CompareNumbers(a.text_
 
 // ---------------------------------------------------------------- Value
 
+namespace {
+
+// SS, NS, BS: the set's kind.
+Value::Kind SetKind(AttrType type) {
+  return type == AttrType::kSS ? Value::Kind::kStringSet
+         : type == AttrType::kNS ? Value::Kind::kNumberSet
+                                 : Value::Kind::kBytesSet;
+}
+
+}  // namespace
+
 Value::Value(double v) : kind_(Kind::kNumber) {
   auto n = Number::FromDouble(v);
   if (n.ok()) {
@@ -161,9 +172,7 @@ Value Value::From(const AttributeValue& a) {
     case AttrType::kNS:
     case AttrType::kBS: {
       Value v;
-      v.kind_ = a.type() == AttrType::kSS ? Kind::kStringSet
-                : a.type() == AttrType::kNS ? Kind::kNumberSet
-                                            : Kind::kBytesSet;
+      v.kind_ = SetKind(a.type());
       v.v_.emplace<std::vector<std::string>>(a.set());
       return v;
     }
@@ -197,9 +206,7 @@ Value Value::From(AttributeValue&& a) {
     case AttrType::kNS:
     case AttrType::kBS: {
       Value v;
-      v.kind_ = a.type() == AttrType::kSS ? Kind::kStringSet
-                : a.type() == AttrType::kNS ? Kind::kNumberSet
-                                            : Kind::kBytesSet;
+      v.kind_ = SetKind(a.type());
       v.v_.emplace<std::vector<std::string>>(std::move(a.mutable_set()));
       return v;
     }
@@ -242,9 +249,7 @@ class ValueBuilder final : public EncodedItemVisitor {
   void Null() override { Put(Value(nullptr)); }
   void BeginSet(AttrType type) override {
     Value v;
-    v.kind_ = type == AttrType::kSS   ? Value::Kind::kStringSet
-              : type == AttrType::kNS ? Value::Kind::kNumberSet
-                                      : Value::Kind::kBytesSet;
+    v.kind_ = SetKind(type);
     v.v_.emplace<std::vector<std::string>>();
     set_ = &std::get<std::vector<std::string>>(Put(std::move(v))->v_);
   }

@@ -551,8 +551,9 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) {
     NoteWriteError(s);
     // A write that began before the episode did not try to resume: this one
-    // tries now, so that the log says at once whether writes can resume.
-    TryResume();
+    // tries now (whatever the rate limit, until the log has said why writes
+    // still fail), so that the log says at once whether writes can resume.
+    TryResume(/*force=*/!resume_failure_logged_.load(std::memory_order_relaxed));
   }
   return FromRocksDB(s);
 }
@@ -573,11 +574,15 @@ void DBImpl::ReportStorageRecovered(const char* how) {
                how);
 }
 
-void DBImpl::TryResume() {
-  std::unique_lock<std::mutex> lock(resume_mu_, std::try_to_lock);
-  if (!lock.owns_lock()) return;  // another write is trying
+void DBImpl::TryResume(bool force) {
+  std::unique_lock<std::mutex> lock(resume_mu_, std::defer_lock);
+  if (force) {
+    lock.lock();  // a failed write waits for the attempt in progress, then tries
+  } else if (!lock.try_lock()) {
+    return;  // another write is trying
+  }
   const auto now = std::chrono::steady_clock::now();
-  if (now < next_resume_) return;
+  if (!force && now < next_resume_) return;
   next_resume_ = now + kResumeInterval;
   // RocksDB 7.8's Resume(): OK at once unless writes are stopped; Busy while
   // its own recovery runs (ENOSPC: the SstFileManager's); for a hard error

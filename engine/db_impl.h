@@ -349,12 +349,12 @@ class DBImpl final : public DB {
   void NoteWriteError(const rocksdb::Status& s);
   void ReportStorageError(const char* where, const rocksdb::Status& s);
   void ReportStorageRecovered(const char* how);
-  void TryResume();
+  void TryResume(bool force = false);
   static constexpr std::chrono::milliseconds kResumeInterval{1000};
   std::atomic<bool> write_failing_{false};  // an episode is on: set, logged, cleared once each
   std::mutex resume_mu_;
   std::chrono::steady_clock::time_point next_resume_{};  // GUARDED_BY(resume_mu_)
-  bool resume_failure_logged_ = false;                   // GUARDED_BY(resume_mu_)
+  std::atomic<bool> resume_failure_logged_{false};       // written under resume_mu_
   // Commits item writes with their change records (sequence numbers are
   // taken here, under the items' locks).
   Status Commit(WriteSet* writes);

@@ -48,6 +48,20 @@ bool RegionShaped(const std::string& r) {
 
 Status ReplicaError(std::string message) { return ValidationError(std::move(message)); }
 
+Status ReplicaExists(const std::string& table) {
+  return ReplicaError("Failed to create a the new replica of table with name: '" + table +
+                      "' because one or more replicas already existed as tables.");
+}
+
+// A global table's members stream NEW_AND_OLD_IMAGES, as DynamoDB turns on.
+Status EnsureStream(DB& db, const TableDescription& d) {
+  if (d.stream_specification && d.stream_specification->stream_enabled) return Status();
+  UpdateTableRequest stream;
+  stream.table_name = d.table_name;
+  stream.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
+  return db.UpdateTable(stream).status();
+}
+
 // The table made in another region for `d`: the same keys, indexes, class.
 CreateTableRequest ReplicaTable(const TableDescription& d, const std::optional<std::string>& table_class) {
   CreateTableRequest c;
@@ -638,22 +652,16 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       }
       DR_ASSIGN_OR_RETURN(DB * target, namespaces_->DatabaseOf(access_key, u.region_name));
       if (target->DescribeTable({table}).ok()) {
-        return ReplicaError("Failed to create a the new replica of table with name: '" + table +
-                            "' because one or more replicas already existed as tables.");
+        return ReplicaExists(table);
       }
     }
     if (req.replica_updates[0].region_name == req.replica_updates[1].region_name) {
       return ReplicaError("The two replicas of a STRONG global table are in two regions");
     }
     // Writes are copied to the others before they are acknowledged
-    // (StrongWrite): no change log is read, so no stream is needed for
+    // (ClaimItems): no change log is read, so no stream is needed for
     // replication; DynamoDB turns one on all the same.
-    if (!d.stream_specification || !d.stream_specification->stream_enabled) {
-      UpdateTableRequest stream;
-      stream.table_name = table;
-      stream.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
-      DR_RETURN_IF_ERROR(db.UpdateTable(stream).status());
-    }
+    DR_RETURN_IF_ERROR(EnsureStream(db, d));
     g = GroupOf(access_key, table, true);
     g->strong = true;
     {
@@ -690,8 +698,7 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
                             "three replicas: it takes no more");
       }
       if (is_member(u.region_name)) {
-        return ReplicaError("Failed to create a the new replica of table with name: '" + table +
-                            "' because one or more replicas already existed as tables.");
+        return ReplicaExists(table);
       }
       if (d.billing_mode != "PAY_PER_REQUEST") {
         return ReplicaError("Table/GSI write capacity should either be Pay-Per-Request or AutoScaled.");
@@ -704,16 +711,10 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       }
       DR_ASSIGN_OR_RETURN(DB * target, namespaces_->DatabaseOf(access_key, u.region_name));
       if (target->DescribeTable({table}).ok()) {
-        return ReplicaError("Failed to create a the new replica of table with name: '" + table +
-                            "' because one or more replicas already existed as tables.");
+        return ReplicaExists(table);
       }
       // The source streams its changes from now on, and joins the group.
-      if (!d.stream_specification || !d.stream_specification->stream_enabled) {
-        UpdateTableRequest stream;
-        stream.table_name = table;
-        stream.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
-        DR_RETURN_IF_ERROR(db.UpdateTable(stream).status());
-      }
+      DR_RETURN_IF_ERROR(EnsureStream(db, d));
       g = GroupOf(access_key, table, true);
       if (!is_member(region)) DR_RETURN_IF_ERROR(Subscribe(g, region, &db, /*from_checkpoint=*/false));
       DR_RETURN_IF_ERROR(target->CreateTable(ReplicaTable(d, u.table_class_override)).status());
