@@ -115,6 +115,14 @@ void TableDescriptionOf(Decoder& d, const dom::object& o, std::string_view key,
     d.Str(p, "SSEType", &t->sse_type);
     d.Str(p, "KMSMasterKeyArn", &t->kms_master_key_arn);
   }
+  d.Str(x, "GlobalTableVersion", &t->global_table_version);
+  d.Str(x, "MultiRegionConsistency", &t->multi_region_consistency);
+  d.EachObject(x, "Replicas", false, [&](const dom::object& r) {
+    ReplicaDescription rd;
+    d.Str(r, "RegionName", &rd.region_name);
+    d.Str(r, "ReplicaStatus", &rd.replica_status);
+    t->replicas.push_back(std::move(rd));
+  });
 }
 
 void CapacityOf(Decoder& d, const dom::object& o, Capacity* c) {

@@ -1281,6 +1281,17 @@ TEST(JsonClient, ResponseRoundTrips) {
   EXPECT_EQ(described.table.creation_date_time, 1707091234.5);
   EXPECT_EQ(described.table.global_secondary_indexes.at(0).index_arn,
             SampleTable().global_secondary_indexes[0].index_arn);
+  // What an HTTP client of a global table sees.
+  TableDescription global = SampleTable();
+  global.replicas = {ReplicaDescription{"eu-west-1", "ACTIVE"}, ReplicaDescription{"ap-south-1", "ACTIVE"}};
+  global.global_table_version = "2019.11.21";
+  global.multi_region_consistency = "STRONG";
+  EXPECT_ROUND_TRIP(DescribeTableResponse, DescribeTableResponse{global});
+  auto replicated = Must(DecodeDescribeTableResponse(EncodeDescribeTableResponse({global})));
+  ASSERT_EQ(replicated.table.replicas.size(), 2u);
+  EXPECT_EQ(replicated.table.replicas[1].region_name, "ap-south-1");
+  EXPECT_EQ(replicated.table.global_table_version, "2019.11.21");
+  EXPECT_EQ(replicated.table.multi_region_consistency, "STRONG");
 
   EXPECT_ROUND_TRIP(ListTablesResponse, (ListTablesResponse{{"a", "b"}, "b"}));
 
