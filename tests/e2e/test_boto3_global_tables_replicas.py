@@ -38,7 +38,9 @@ def region_client(url, region):
 
 def setUpModule():
     global PROC, URL
-    PROC, URL = harness.launch(extra_args=["--replication-lag-ms", str(LAG_MS)])
+    # Several server threads: two regions' writes run at the same time (a
+    # write held by an injected latency holds its thread).
+    PROC, URL = harness.launch(extra_args=["--replication-lag-ms", str(LAG_MS), "--threads", "8"])
 
 
 def tearDownModule():
@@ -115,12 +117,15 @@ class ReplicasTest(unittest.TestCase):
 
     def test_writes_reach_the_other_region_after_the_lag(self):
         t, _ = self.global_table()
-        self.east.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"S": "one"}})
-        # Not there at once: the replication lag is LAG_MS.
-        self.assertIsNone(get(self.west, t, "a"))
         start = time.monotonic()
+        self.east.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}, "v": {"S": "one"}})
+        # Not there at once: the replication lag is LAG_MS (checked only when
+        # the machine was quick enough to look within it).
+        early = get(self.west, t, "a")
+        if time.monotonic() - start < LAG_MS / 1000.0 * 0.8:
+            self.assertIsNone(early)
         self.assertTrue(wait_for(lambda: get(self.west, t, "a")))
-        self.assertGreater(time.monotonic() - start, 0.1)
+        self.assertGreater(time.monotonic() - start, LAG_MS / 1000.0 * 0.9)
         self.assertEqual(get(self.west, t, "a")["v"], {"S": "one"})
         # Updates and deletes in the other direction.
         self.west.update_item(TableName=t, Key={"pk": {"S": "a"}}, UpdateExpression="SET v = :v",
@@ -282,26 +287,43 @@ class StrongConsistencyTest(unittest.TestCase):
         self.assertIsNone(get(south, t, "a"))
         self.assertTrue(get(south, t, "b"))
 
-        # A write in flight (held here by an injected latency) owns its item.
+        # A write in flight (held here by an injected latency) owns its item:
+        # another region's write to it is refused at once. (Connections share
+        # the server's threads: a write queued behind the slow one on its
+        # thread meets no claim, so each try uses a new item, until one ran
+        # beside it.)
         status, _ = harness.control(URL, "faults", "PUT", {"rules": [
             {"operation": "PutItem", "key_prefix": "slow", "action": "latency", "latency_ms": 1000}]})
         self.assertEqual(status, 200)
+        conflicts = 0
         try:
-            slow = threading.Thread(target=lambda: east.put_item(
-                TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"}, "by": {"S": "east"}}))
-            slow.start()
-            time.sleep(0.3)
-            self.expect(lambda: west.put_item(TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"},
-                                                                 "by": {"S": "west"}}),
-                        "ReplicatedWriteConflictException",
-                        "One or more items in this request are being modified by a request in another Region.")
-            slow.join()
+            for attempt in range(6):
+                key = "slow-%d" % attempt
+                slow = threading.Thread(target=lambda k=key: east.put_item(
+                    TableName=t, Item={"pk": {"S": k}, "g": {"S": "x"}, "by": {"S": "east"}}))
+                slow.start()
+                time.sleep(0.3)
+                west_client = region_client(URL, "eu-west-1")  # a new connection
+                try:
+                    west_client.put_item(TableName=t, Item={"pk": {"S": key}, "g": {"S": "x"}, "by": {"S": "west"}})
+                except ClientError as e:
+                    self.assertEqual(harness.error_of(e)[0], "ReplicatedWriteConflictException")
+                    self.assertEqual(harness.error_of(e)[1], "One or more items in this request are being "
+                                     "modified by a request in another Region.")
+                    conflicts += 1
+                slow.join()
+                # Whatever the order, all three replicas hold the same item.
+                items = [get(c, t, key) for c in (east, west, south)]
+                self.assertEqual(items[0], items[1])
+                self.assertEqual(items[0], items[2])
+                if conflicts:
+                    self.assertEqual(items[0]["by"], {"S": "east"})
+                    break
         finally:
             harness.control(URL, "faults", "DELETE")
-        for c in (east, west, south):
-            self.assertEqual(get(c, t, "slow-1")["by"], {"S": "east"})
-        west.put_item(TableName=t, Item={"pk": {"S": "slow-1"}, "g": {"S": "x"}, "by": {"S": "west"}})
-        self.assertEqual(get(south, t, "slow-1")["by"], {"S": "west"})
+        self.assertEqual(conflicts, 1)
+        west.put_item(TableName=t, Item={"pk": {"S": "slow-0"}, "g": {"S": "x"}, "by": {"S": "west"}})
+        self.assertEqual(get(south, t, "slow-0")["by"], {"S": "west"})
 
         # Replicas go together.
         self.expect(lambda: east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}]),
