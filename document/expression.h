@@ -80,9 +80,6 @@ class Operand {
 
  private:
   friend Operand Name(std::string path);
-// A top-level attribute named literally: "a.b" is one attribute called a.b,
-// where Name("a.b") is the member b of the map a (typed records use this).
-Operand Attribute(std::string name);
   friend Operand Attribute(std::string name);
   friend Operand ListAppend(const Operand& a, const Operand& b);
   friend Operand IfNotExists(std::string path, const Operand& fallback);

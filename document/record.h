@@ -61,6 +61,7 @@
 #define DYNAROCK_DOCUMENT_RECORD_H_
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -277,7 +278,9 @@ Status Decode(const Value& v, M* out, const std::string& path) {
       *out = v.AsBytes().value();
     } else if constexpr (std::is_same_v<M, Number>) {
       if (v.kind() != Value::Kind::kNumber) return WrongKind(path, "number", v);
-      *out = v.AsNumber().value();
+      auto n = v.AsNumber();  // refused for a NaN given as a double
+      if (!n.ok()) return AtPath(path, n.status());
+      *out = std::move(*n);
     } else if constexpr (std::is_enum_v<M>) {
       std::underlying_type_t<M> u{};
       DR_RETURN_IF_ERROR(DecodeInteger(v, &u, path));
@@ -286,7 +289,13 @@ Status Decode(const Value& v, M* out, const std::string& path) {
       return DecodeInteger(v, out, path);
     } else if constexpr (std::is_floating_point_v<M>) {
       if (v.kind() != Value::Kind::kNumber) return WrongKind(path, "number", v);
-      *out = static_cast<M>(v.AsNumber().value().ToDoubleApprox());
+      auto n = v.AsNumber();
+      if (!n.ok()) return AtPath(path, n.status());
+      const double d = n->ToDoubleApprox();
+      if (!(std::abs(d) <= static_cast<double>(std::numeric_limits<M>::max()))) {
+        return DoesNotFit(path, *n, "floating-point");
+      }
+      *out = static_cast<M>(d);
     } else if constexpr (std::is_same_v<M, std::chrono::system_clock::time_point>) {
       auto t = v.AsTime();
       if (!t.ok()) return AtPath(path, t.status());

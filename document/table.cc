@@ -56,8 +56,10 @@ StatusOr<Value> Table::UpdateRecord(const Value& key, const Value& item, const s
                                     std::string_view version, int64_t current,
                                     const std::optional<Condition>& condition) {
   document::Update u;
+  bool actions = !version.empty();
   for (std::string_view name : names) {
     if (!key[name].is_absent() || name == version) continue;
+    actions = true;
     const Value& v = item[name];
     if (v.is_absent()) {
       u.RemoveAttribute(std::string(name));
@@ -66,7 +68,20 @@ StatusOr<Value> Table::UpdateRecord(const Value& key, const Value& item, const s
     }
   }
   if (!version.empty()) u.SetAttribute(std::string(version), current + 1);
-  return Update(key, u, VersionCheck(version, current, condition));
+  if (actions) return Update(key, u, VersionCheck(version, current, condition));
+  // A record of key attributes alone: UpdateItem without an update
+  // expression makes the item when there is none (as the Enhanced Client does).
+  UpdateItemRequest r;
+  r.table_name = name_;
+  DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
+  if (condition) {
+    DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
+    r.condition_expression = e.condition;
+    Attach(e, &r);
+  }
+  r.return_values = ReturnValue::kAllNew;
+  DR_ASSIGN_OR_RETURN(UpdateItemResponse out, client_->UpdateItem(r));
+  return out.attributes ? Value::From(std::move(*out.attributes)) : key;
 }
 
 Status Table::DeleteRecord(const Value& key, std::string_view version, int64_t current,

@@ -101,6 +101,8 @@ class Table {
   }
   template <Record T>
   Status Put(const T& record, const std::optional<Condition>& condition = std::nullopt) {
+    static_assert(record_internal::CheckedShape<T>().versions == 0,
+                  "a record with a version attribute is put as a mutable lvalue, which gets the new version");
     return PutRecord<T>(record, condition, nullptr);
   }
   // The record stored under `key`, or nullopt.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "engine/item_codec.h"
 #include "engine/item_validation.h"
@@ -367,7 +368,8 @@ StatusOr<Bytes> Value::AsBytes() const {
 }
 
 StatusOr<Number> Value::AsNumber() const {
-  if (kind_ != Kind::kNumber || bad_number_) return Wrong("number", kind_);
+  if (kind_ != Kind::kNumber) return Wrong("number", kind_);
+  if (bad_number_) return ValidationError("The parameter cannot be converted to a numeric value: NaN or Infinity");
   return std::get<Number>(v_);
 }
 
@@ -383,15 +385,22 @@ StatusOr<double> Value::AsDouble() const {
 
 StatusOr<std::chrono::system_clock::time_point> Value::AsTime() const {
   using std::chrono::milliseconds;
+  // system_clock counts nanoseconds in 64 bits: about 1678 to 2261.
+  constexpr int64_t kMaxMs = std::numeric_limits<int64_t>::max() / 1000000;
+  auto in_range = [&](double ms, const std::string& shown) -> StatusOr<std::chrono::system_clock::time_point> {
+    if (!(std::abs(ms) < static_cast<double>(kMaxMs))) {
+      return ValidationError("the time " + shown + " is outside what std::chrono::system_clock holds (1678 to 2261)");
+    }
+    return std::chrono::system_clock::time_point(milliseconds(static_cast<int64_t>(std::llround(ms))));
+  };
   if (kind_ == Kind::kString) {
     const std::string& text = std::get<std::string>(v_);
     auto ms = ParseIso8601Millis(text);
     if (!ms) return ValidationError("'" + text + "' is not an ISO-8601 UTC time");
-    return std::chrono::system_clock::time_point(milliseconds(*ms));
+    return in_range(static_cast<double>(*ms), text);
   }
   DR_ASSIGN_OR_RETURN(Number n, AsNumber());
-  const double seconds = n.ToDoubleApprox();
-  return std::chrono::system_clock::time_point(milliseconds(static_cast<int64_t>(std::llround(seconds * 1000))));
+  return in_range(n.ToDoubleApprox() * 1000, n.text());
 }
 
 const List& Value::list() const {

@@ -958,6 +958,11 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
     return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
                          "created: " + it->second->name);
   }
+  if (req.stream_specification && !it->second->replica_regions.empty()) {
+    // Replication reads the stream (NEW_AND_OLD_IMAGES), as DynamoDB's does.
+    return ValidationError("Table " + it->second->name + " is a replica of a global table: its stream "
+                           "(NEW_AND_OLD_IMAGES) carries the replication and cannot change while it has replicas");
+  }
   TableInfo info = *it->second;
   DR_RETURN_IF_ERROR(ValidateUpdateTable(req, &info, change_log_->Now()));
   if (req.sse_specification) {

@@ -586,6 +586,12 @@ int RunServe(const Args& args) {
 
   // Listen first: a port in use must not leave a new data directory behind.
   std::unique_ptr<server::Namespaces> namespaces;
+  // Global tables: replicas in the other region namespaces. Declared between
+  // the namespaces and the server, so that on every return the server (which
+  // calls its hooks) goes first and its subscriptions go before the databases.
+  server::GlobalTablesOptions gto;
+  gto.lag = std::chrono::milliseconds(replication_lag_ms);
+  server::GlobalTables global_tables(gto);
   auto server = std::make_unique<server::HttpServer>(
       server_opts, [&namespaces](std::string_view op, std::string_view body,
                                  const server::RequestContext& context) {
@@ -624,11 +630,7 @@ int RunServe(const Args& args) {
   nc.shared = shared_db || !replicate.empty();
   if (region_given) nc.arn_region = db_opts.region;
   nc.evaluate_policies = server_opts.auth.enabled();
-  // Global tables: replicas in the other region namespaces.
-  server::GlobalTablesOptions gto;
-  gto.lag = std::chrono::milliseconds(replication_lag_ms);
-  gto.clock = db_opts.clock;
-  server::GlobalTables global_tables(gto);
+  global_tables.SetClock(db_opts.clock);
   nc.configure = [&](const std::string& name, DB*, api::Handler* handler) {
     handler->SetGlobalTableHooks(global_tables.HooksFor(name));
     handler->SetS3Root(s3_root);

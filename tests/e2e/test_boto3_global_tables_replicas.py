@@ -196,6 +196,30 @@ class ReplicasTest(unittest.TestCase):
         self.expect(lambda: self.east.describe_table_replica_auto_scaling(TableName=plain),
                     "ResourceNotFoundException", "Global table with name: '%s' does not exist." % plain)
 
+    def test_requests_a_member_cannot_make_are_refused_and_change_nothing(self):
+        t, _ = self.global_table(items=2)
+        # Checked before anything is made: the Create is not made either.
+        self.expect(lambda: self.east.update_table(TableName=t, ReplicaUpdates=[
+            {"Update": {"RegionName": "ap-south-1", "TableClassOverride": "STANDARD"}}]),
+            "ValidationException", contains="has no replica in region ap-south-1")
+        self.expect(lambda: self.east.update_table(TableName=t, ReplicaUpdates=[
+            {"Create": {"RegionName": "bad_region"}}]),
+            "ValidationException", "The region name 'bad_region' is not a region (such as us-east-1)")
+        # The stream carries the replication.
+        self.expect(lambda: self.west.update_table(TableName=t, StreamSpecification={"StreamEnabled": False}),
+                    "ValidationException", contains="is a replica of a global table")
+        # A table of the same name in a third region is no member of the group.
+        south = region_client(URL, "ap-south-1")
+        make_table(south, t)
+        self.expect(lambda: south.update_table(TableName=t, ReplicaUpdates=[
+            {"Delete": {"RegionName": "eu-west-1"}}]),
+            "ValidationException", contains="is not a replica of the global table")
+        south.put_item(TableName=t, Item={"pk": {"S": "south-only"}, "g": {"S": "x"}})
+        time.sleep(LAG_MS / 1000.0 * 1.5)
+        self.assertIsNone(get(self.east, t, "south-only"))
+        self.assertEqual(len(self.west.describe_table(TableName=t)["Table"]["Replicas"]), 1)
+        self.assertEqual(self.west.scan(TableName=t, ConsistentRead=True)["Count"], 2)
+
     def test_a_replica_table_class_is_its_own(self):
         t, _ = self.global_table()
         self.east.update_table(TableName=t, ReplicaUpdates=[

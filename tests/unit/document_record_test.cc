@@ -78,6 +78,18 @@ DYNAROCK_RECORD(Odd, DYNAROCK_FIELD(id, doc::As("user"), doc::kPartitionKey),
                 DYNAROCK_FIELD(rev, doc::As("due"), doc::kSortKey),
                 DYNAROCK_FIELD(dotted, doc::As("a.b[0]")), DYNAROCK_FIELD(v, doc::kVersion, doc::As("v.1")));
 
+struct KeyOnly {
+  std::string user;
+  int64_t due = 0;
+};
+DYNAROCK_RECORD(KeyOnly, DYNAROCK_FIELD(user, doc::kPartitionKey), DYNAROCK_FIELD(due, doc::kSortKey));
+
+struct Measure {
+  float small = 0;
+  std::chrono::system_clock::time_point at;
+};
+DYNAROCK_RECORD(Measure, DYNAROCK_FIELD(small), DYNAROCK_FIELD(at));
+
 struct Keyless {
   std::string name;
 };
@@ -186,6 +198,24 @@ TEST(DocumentRecordTest, AValueThatDoesNotFitItsMemberIsRefusedNamingTheField) {
   expect(Value("x"), "Todo: expected a map, found a string");
 }
 
+TEST(DocumentRecordTest, NumbersAndTimesThatCannotBeHeldAreRefused) {
+  auto bad = [](Value v) { return FromValue<app::Measure>(v).status(); };
+  const std::string huge = "1" + std::string(40, '0');  // past a float's 3.4E+38
+  EXPECT_EQ(bad(Map{{"small", Number::Parse(huge).value()}}).message(),
+            "small: the number " + huge + " does not fit its floating-point member");
+  EXPECT_EQ(bad(Map{{"at", "2300-01-01T00:00:00.000Z"}}).message(),
+            "at: the time 2300-01-01T00:00:00.000Z is outside what std::chrono::system_clock holds (1678 to 2261)");
+  EXPECT_EQ(bad(Map{{"at", Number::Parse("1E+20").value()}}).type(), ErrorType::kValidation);
+  // A NaN given as a double is a Value that holds no number: refused, not thrown.
+  auto nan = FromValue<Todo>(Map{{"exact", std::nan("")}});
+  ASSERT_FALSE(nan.ok());
+  EXPECT_EQ(nan.status().message(), "exact: The parameter cannot be converted to a numeric value: NaN or Infinity");
+  auto ok = FromValue<app::Measure>(Map{{"small", 2.5}, {"at", "1970-01-01T00:00:01.500Z"}});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->small, 2.5f);
+  EXPECT_EQ(ok->at, system_clock::time_point(milliseconds(1500)));
+}
+
 TEST(DocumentRecordTest, KeysComeFromTheMarkedMembers) {
   auto key = KeyOf(Sample());
   ASSERT_TRUE(key.ok());
@@ -244,6 +274,26 @@ TEST_P(DocumentRecordBackendTest, TheVersionAttributeRefusesAStaleWriter) {
   EXPECT_FALSE(gone->has_value());
 }
 
+TEST_P(DocumentRecordBackendTest, AKeyOnlyRecordIsMadeByUpdateAndBadItemsWriteNothing) {
+  Table todos(client_, "todos");
+  app::KeyOnly k{"kim", 7};
+  ASSERT_TRUE(todos.Update(k).ok());  // UpdateItem without an expression makes the item
+  auto got = todos.Get(Map{{"user", "kim"}, {"due", 7}}, true);
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, Value(Map{{"user", "kim"}, {"due", 7}}));
+  // What DynamoDB refuses is refused with its words, by the DB or the
+  // endpoint (the document API sends it unchecked), and nothing is written.
+  Status empty = todos.Put(Map{{"user", "kim"}, {"due", 8}, {"tags", Value::StringSet({})}});
+  EXPECT_EQ(empty.type(), ErrorType::kValidation);
+  EXPECT_NE(empty.message().find("An string set  may not be empty"), std::string::npos) << empty.message();
+  Status twice = todos.Put(Map{{"user", "kim"}, {"due", 8}, {"tags", Value::StringSet({"a", "a"})}});
+  EXPECT_EQ(twice.type(), ErrorType::kValidation);
+  EXPECT_NE(twice.message().find("duplicate"), std::string::npos) << twice.message();
+  auto none = todos.Get(Map{{"user", "kim"}, {"due", 8}}, true);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+}
+
 TEST_P(DocumentRecordBackendTest, QueriesAndScansReturnRecordsPageByPage) {
   Table todos(client_, "todos");
   for (int due = 1; due <= 25; ++due) {
@@ -276,6 +326,14 @@ TEST_P(DocumentRecordBackendTest, QueriesAndScansReturnRecordsPageByPage) {
   } while (cursor);
   EXPECT_EQ(seen, 25u);
   EXPECT_GE(pages, 7u);
+  auto first = todos.QueryPage<Todo>(Key("user").Eq("bob"), paged);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->items.size(), 4u);
+  EXPECT_EQ(first->items[0].due, 5);
+  auto rest = todos.QueryPage<Todo>(Key("user").Eq("bob"), paged, first->next);
+  ASSERT_TRUE(rest.ok());
+  ASSERT_EQ(rest->items.size(), 1u);
+  EXPECT_EQ(rest->items[0].due, 25);
   // An item that is not the record's shape is refused, naming the field.
   ASSERT_TRUE(todos.Put(Map{{"user", "ann"}, {"due", 99}, {"done", "yes"}}).ok());
   auto bad = todos.Query<Todo>(Key("user").Eq("ann"));

@@ -121,6 +121,7 @@ struct GlobalTables::Group {
   std::string access_key, table;
   bool strong = false;  // MRSC: writes copied before they are acknowledged; no change log read
   std::mutex mu;
+  std::mutex copy_mu;  // MRSC: one item's read and copy at a time
   // MRSC: the items whose writes are in flight, and the region writing each.
   std::unordered_map<std::string, std::pair<std::string, int>> claims;  // GUARDED_BY(mu)
   std::map<std::string, Member> members;  // by region  GUARDED_BY(mu)
@@ -186,10 +187,17 @@ api::Handler::GlobalTableHooks GlobalTables::HooksFor(const std::string& name) {
   h.deleted = [this, name](DB& db, const std::string& table) { Deleted(name, db, table); };
   std::string access_key, region;
   if (SplitName(name, &access_key, &region)) {
-    h.is_strong = [this, access_key](DB&, std::string_view table) {
+    h.is_strong = [this, access_key, region](DB&, std::string_view table) {
       if (strong_count_.load(std::memory_order_acquire) == 0) return false;
-      std::lock_guard<std::mutex> lock(strong_mu_);
-      return strong_groups_.count(access_key + "\n" + std::string(table)) > 0;
+      std::shared_ptr<Group> g;
+      {
+        std::lock_guard<std::mutex> lock(strong_mu_);
+        auto it = strong_groups_.find(access_key + "\n" + std::string(table));
+        if (it == strong_groups_.end()) return false;
+        g = it->second;
+      }
+      std::lock_guard<std::mutex> gl(g->mu);  // a table of that name in another region is not a replica
+      return g->members.count(region) > 0;
     };
     h.claim = [this, access_key, region](DB& db, const std::vector<std::pair<std::string, Item>>& keys) {
       return ClaimItems(access_key, region, db, keys);
@@ -392,7 +400,12 @@ void GlobalTables::Apply(const Task& t) {
       if (applied.ok()) g->keys[t.key].current[t.target] = t.stamp;  // it held it already
     }
     if (!applied.ok() && applied.type() != ErrorType::kResourceNotFound) {
-      Log(g->table + " -> " + t.target + ": " + applied.ToString());
+      // Tried again in a second: the record's checkpoint waits for it.
+      Log(g->table + " -> " + t.target + ": " + applied.ToString() + " (retrying)");
+      std::lock_guard<std::mutex> lock(queue_mu_);
+      queue_.emplace(std::chrono::steady_clock::now() + std::chrono::seconds(1), t);
+      queue_cv_.notify_one();
+      return;
     }
   }
   Complete(g, t.from, t.record, 1);
@@ -470,6 +483,9 @@ class GlobalTables::StrongClaim final : public api::Handler::GlobalTableHooks::C
       read.table_name = c.group->table;
       read.key = c.item_key;
       read.consistent_read = true;
+      // Read and copy under one lock: two writes to an item from this region
+      // may finish in either order, and the copy made last reads the latest.
+      std::lock_guard<std::mutex> copying(c.group->copy_mu);
       auto now = db_->GetItem(read);
       if (!now.ok()) {
         copied = now.status();
@@ -522,6 +538,10 @@ StatusOr<std::unique_ptr<api::Handler::GlobalTableHooks::Claim>> GlobalTables::C
       if (it != strong_groups_.end()) g = it->second;
     }
     if (!g) continue;
+    {
+      std::lock_guard<std::mutex> gl(g->mu);
+      if (!g->members.count(region)) continue;  // not this group's replica
+    }
     const std::string key = DebugString(item_key);
     bool conflict = false;
     {
@@ -614,7 +634,23 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
     std::lock_guard<std::mutex> gl(g->mu);
     return g->members.count(r) > 0;
   };
+  if (g && !is_member(region)) {
+    return ReplicaError("Table " + table + " in " + region + " is not a replica of the global table " + table +
+                        " (a table of the same name in another region is)");
+  }
   const bool strong = g && g->strong;
+  // Every update is checked before any is made: a request that is refused
+  // changes nothing.
+  for (const ReplicaUpdate& u : req.replica_updates) {
+    if (u.region_name == region) continue;  // refused below, in order
+    const bool member = is_member(u.region_name);
+    if (u.action == ReplicaUpdate::Action::kCreate && member && !make_strong) {
+      return ReplicaExists(table);
+    }
+    if (u.action != ReplicaUpdate::Action::kCreate && !member) {
+      return ReplicaError("Table " + table + " has no replica in region " + u.region_name);
+    }
+  }
   // MRSC: three replicas made together (two Creates with STRONG), deleted
   // together (both others in one request); EVENTUAL: one change a request.
   if (make_strong) {

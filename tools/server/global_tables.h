@@ -90,6 +90,8 @@ class GlobalTables {
   GlobalTables(const GlobalTables&) = delete;
   GlobalTables& operator=(const GlobalTables&) = delete;
 
+  // The namespaces' clock, before Attach (GlobalTablesOptions::clock).
+  void SetClock(std::function<double()> clock) { options_.clock = std::move(clock); }
   // Where replicas live. Global tables found in the namespaces on disk
   // replicate again from their checkpoints.
   void Attach(Namespaces* namespaces);
