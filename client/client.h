@@ -1,7 +1,7 @@
 // File: client/client.h
 //
-// The DynamoDB operations the graph layer needs, as an interface with two
-// implementations:
+// The DynamoDB operations the graph layer, the document API and the
+// replicator use, as an interface with two implementations:
 //   - EmbeddedClient (client/embedded_client.h): calls a dynarock::DB in-process;
 //   - HttpClient (client/http_client.h): any DynamoDB-compatible endpoint over
 //     HTTP (Dynarock's own server, AWS DynamoDB, ScyllaDB Alternator), SigV4-signed.

@@ -1,7 +1,6 @@
 // File: document/table.h
 //
-// A table handle with plain calls (issue 22, point 3), over the graph layer's
-// Client: the same code runs embedded (client::EmbeddedClient, over
+// A table handle with plain calls (issue 22, point 3), over client::Client: the same code runs embedded (client::EmbeddedClient, over
 // dynarock::DB, no JSON) or against any DynamoDB endpoint (client::HttpClient:
 // SigV4, TLS, retries), so the document API and the graph layer share one
 // transport.

@@ -285,7 +285,7 @@ Status CheckPolicies(HandlerState& s, const Req& req) {
 // operations, dynarock/partiql.h).
 // The items an item write touches, each with its table, when one of its
 // tables is a strong (MRSC) global table's replica: such a write is run by
-// the global tables' hook (Handler::GlobalTableHooks::write).
+// the global tables' hooks (Handler::GlobalTableHooks::claim).
 Item KeyOfItem(DB& db, const std::string& table, const Item& item) {
   Item key;
   auto d = db.DescribeTable({table});
