@@ -725,10 +725,11 @@ TableDescription DBImpl::Describe(const TableInfo& info, std::string_view status
   }
   d.sse_type = info.sse_type;
   d.kms_master_key_arn = info.kms_key_arn;
-  for (const std::string& region : info.replica_regions) d.replicas.push_back(ReplicaDescription{region, "ACTIVE"});
-  if (!info.replica_regions.empty()) {
+  if (!info.global.replicas.empty()) {
+    d.replicas = info.global.replicas;
+    d.global_table_witnesses = info.global.witnesses;
     d.global_table_version = "2019.11.21";
-    d.multi_region_consistency = info.strong_consistency ? "STRONG" : "EVENTUAL";
+    d.multi_region_consistency = info.global.strong ? "STRONG" : "EVENTUAL";
   }
   if (!info.loading.empty()) d.table_status = "CREATING";
   if (!info.settling.empty() && d.table_status == "ACTIVE" && change_log_->Now() < info.settles_at) {
@@ -931,10 +932,10 @@ StatusOr<ListTablesResponse> DBImpl::ListTables(const ListTablesRequest& req) {
   return resp;
 }
 
-Status DBImpl::SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions, bool strong) {
+Status DBImpl::SetGlobalTable(std::string_view table, const GlobalTableMembers& members) {
   return AlterTable(table, TableNotFound(table), [&](TableInfo* t) {
-    t->replica_regions = regions;
-    t->strong_consistency = strong && !regions.empty();
+    t->global = members;
+    if (members.replicas.empty()) t->global = GlobalTableMembers();
     return Status();
   });
 }
@@ -948,7 +949,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
     return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
                             " not found");
   }
-  if (!req.replica_updates.empty() || req.multi_region_consistency) {
+  if (req.global()) {
     // A replica is a table in another region: `dynarock serve` holds each
     // region's tables and makes them (tools/server/global_tables.h).
     return ValidationError("Replicas are tables in other regions, and this database holds one region: "
@@ -958,7 +959,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
     return ResourceInUse("Attempt to change a resource which is still in use: Table is being "
                          "created: " + it->second->name);
   }
-  if (req.stream_specification && !it->second->replica_regions.empty()) {
+  if (req.stream_specification && !it->second->global.replicas.empty()) {
     // Replication reads the stream (NEW_AND_OLD_IMAGES), as DynamoDB's does.
     return ValidationError("Table " + it->second->name + " is a replica of a global table: its stream "
                            "(NEW_AND_OLD_IMAGES) carries the replication and cannot change while it has replicas");

@@ -188,7 +188,7 @@ class DBImpl final : public DB {
       const KinesisStreamingDestinationRequest& req) override;
   StatusOr<KinesisStreamingDestinationResponse> UpdateKinesisStreamingDestination(
       const KinesisStreamingDestinationRequest& req) override;
-  Status SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions, bool strong) override;
+  Status SetGlobalTable(std::string_view table, const GlobalTableMembers& members) override;
   StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
       const DescribeKinesisStreamingDestinationRequest& req) override;
   Status DeliverKinesisRecords(const std::function<Status(const KinesisRecords&)>& deliver,

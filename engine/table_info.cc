@@ -29,6 +29,43 @@ std::string GetStr(const Item& m, const char* name) {
 }
 bool Has(const Item& m, const char* name) { return m.count(name) > 0; }
 
+// A replica's settings (GlobalTableMembers), as a map.
+Item ReplicaSettingsToItem(const ReplicaSettings& r) {
+  Item m;
+  if (r.kms_master_key_id) m["kms"] = AttributeValue::S(*r.kms_master_key_id);
+  if (r.read_capacity_units) m["rcu"] = Num(*r.read_capacity_units);
+  if (r.max_read_request_units) m["mrru"] = Num(*r.max_read_request_units);
+  if (!r.global_secondary_indexes.empty()) {
+    std::vector<AttributeValue> gsis;
+    for (const ReplicaGlobalSecondaryIndex& g : r.global_secondary_indexes) {
+      Item gm;
+      gm["name"] = AttributeValue::S(g.index_name);
+      if (g.read_capacity_units) gm["rcu"] = Num(*g.read_capacity_units);
+      if (g.max_read_request_units) gm["mrru"] = Num(*g.max_read_request_units);
+      gsis.push_back(AttributeValue::M(std::move(gm)));
+    }
+    m["gsis"] = AttributeValue::L(std::move(gsis));
+  }
+  return m;
+}
+ReplicaSettings ReplicaSettingsFromItem(const Item& m) {
+  ReplicaSettings r;
+  if (Has(m, "kms")) r.kms_master_key_id = GetStr(m, "kms");
+  if (Has(m, "rcu")) r.read_capacity_units = GetInt(m, "rcu");
+  if (Has(m, "mrru")) r.max_read_request_units = GetInt(m, "mrru");
+  if (auto g = m.find("gsis"); g != m.end() && g->second.is(AttrType::kL)) {
+    for (const AttributeValue& v : g->second.list()) {
+      if (!v.is(AttrType::kM)) continue;
+      ReplicaGlobalSecondaryIndex gi;
+      gi.index_name = GetStr(v.map(), "name");
+      if (Has(v.map(), "rcu")) gi.read_capacity_units = GetInt(v.map(), "rcu");
+      if (Has(v.map(), "mrru")) gi.max_read_request_units = GetInt(v.map(), "mrru");
+      r.global_secondary_indexes.push_back(std::move(gi));
+    }
+  }
+  return r;
+}
+
 AttributeValue ProjectionToValue(const Projection& p) {
   Item m;
   m["t"] = Num(static_cast<int>(p.projection_type.value_or(ProjectionType::kAll)));
@@ -190,10 +227,24 @@ Item TableInfoToItem(const TableInfo& info) {
     }
     m["kinesis"] = AttributeValue::L(std::move(destinations));
   }
-  if (!info.replica_regions.empty()) {
-    std::vector<std::string> regions = info.replica_regions;
+  if (!info.global.replicas.empty()) {
+    // "replicas": the regions (as the first version wrote them); "replica_settings":
+    // each replica's settings, by region.
+    std::vector<std::string> regions;
+    Item settings;
+    for (const ReplicaDescription& r : info.global.replicas) {
+      regions.push_back(r.region_name);
+      Item rm = ReplicaSettingsToItem(r.settings);
+      if (r.table_class) rm["class"] = AttributeValue::S(*r.table_class);
+      if (r.table_class_last_update) rm["class_time"] = NumD(*r.table_class_last_update);
+      settings[r.region_name] = AttributeValue::M(std::move(rm));
+    }
     m["replicas"] = AttributeValue::SS(std::move(regions));
-    if (info.strong_consistency) m["mrsc"] = AttributeValue::Bool(true);
+    m["replica_settings"] = AttributeValue::M(std::move(settings));
+    if (info.global.strong) m["mrsc"] = AttributeValue::Bool(true);
+    std::vector<std::string> witnesses;
+    for (const GlobalTableWitness& w : info.global.witnesses) witnesses.push_back(w.region_name);
+    if (!witnesses.empty()) m["witnesses"] = AttributeValue::SS(std::move(witnesses));
   }
   if (info.pitr_since) {
     m["pitr_since"] = NumD(*info.pitr_since);
@@ -294,10 +345,27 @@ bool TableInfoFromItem(const Item& m, TableInfo* info) {
   if (Has(m, "stream_id")) info->stream_id = static_cast<uint32_t>(GetInt(m, "stream_id"));
   if (Has(m, "kinesis_log_id")) info->kinesis_log_id = static_cast<uint32_t>(GetInt(m, "kinesis_log_id"));
   if (auto r = m.find("replicas"); r != m.end() && r->second.is(AttrType::kSS)) {
-    info->replica_regions = r->second.set();
+    const Item* settings = nullptr;
+    if (auto st = m.find("replica_settings"); st != m.end() && st->second.is(AttrType::kM)) settings = &st->second.map();
+    for (const std::string& region : r->second.set()) {
+      ReplicaDescription rd;
+      rd.region_name = region;
+      if (settings != nullptr) {
+        if (auto e = settings->find(region); e != settings->end() && e->second.is(AttrType::kM)) {
+          const Item& rm = e->second.map();
+          rd.settings = ReplicaSettingsFromItem(rm);
+          if (Has(rm, "class")) rd.table_class = GetStr(rm, "class");
+          if (Has(rm, "class_time")) rd.table_class_last_update = GetDouble(rm, "class_time");
+        }
+      }
+      info->global.replicas.push_back(std::move(rd));
+    }
   }
   if (auto c = m.find("mrsc"); c != m.end() && c->second.is(AttrType::kBool)) {
-    info->strong_consistency = c->second.boolean();
+    info->global.strong = c->second.boolean();
+  }
+  if (auto w = m.find("witnesses"); w != m.end() && w->second.is(AttrType::kSS)) {
+    for (const std::string& region : w->second.set()) info->global.witnesses.push_back(GlobalTableWitness{region});
   }
   if (auto l = m.find("kinesis"); l != m.end() && l->second.is(AttrType::kL)) {
     for (const auto& v : l->second.list()) {

@@ -132,10 +132,9 @@ struct TableInfo {
   };
   std::vector<KinesisDestination> kinesis;
   uint32_t kinesis_log_id = 0;
-  // A global table's other replicas' regions (DB::SetReplicaRegions; the
-  // endpoint's global tables keep them, tools/server/global_tables.h).
-  std::vector<std::string> replica_regions;
-  bool strong_consistency = false;  // MultiRegionConsistency STRONG (MRSC)
+  // The global table this table is a replica of (DB::SetGlobalTable; the
+  // endpoint's global tables keep it, tools/server/global_tables.h).
+  GlobalTableMembers global;
 
   const IndexInfo* FindIndex(std::string_view index_name) const {
     for (const auto& index : indexes)

@@ -795,7 +795,18 @@ Status NothingToUpdate() {
 }  // namespace
 
 Status CheckUpdateTableRequest(const UpdateTableRequest& req) {
-  if (!req.replica_updates.empty() || req.multi_region_consistency) {
+  if (req.global()) {
+    for (const WitnessUpdate& u : req.witness_updates) {
+      if (u.members != 1) {
+        return Invalid(u.members == 0 ? "One of GlobalTableWitnessGroupUpdate.Create, "
+                                        "GlobalTableWitnessGroupUpdate.Delete must not be null"
+                                      : "Only one of GlobalTableWitnessGroupUpdate.Create, "
+                                        "GlobalTableWitnessGroupUpdate.Delete may be set");
+      }
+    }
+    if (req.witness_updates.size() > 1) {
+      return ValidationError("Only one witness can be created or deleted in one UpdateTable request");
+    }
     for (const ReplicaUpdate& u : req.replica_updates) {
       if (u.members != 1) {
         return Invalid(u.members == 0 ? "One of ReplicationGroupUpdate.Create, ReplicationGroupUpdate.Update, "

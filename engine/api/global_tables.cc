@@ -60,7 +60,8 @@ struct AutoScaling {
 
 }  // namespace
 
-StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body) {
+StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body,
+                                                 const std::string& region) {
   if (op == "ListGlobalTables") {
     struct List {
       std::optional<std::string> start, region;
@@ -92,9 +93,10 @@ StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, st
                              " is in PAY_PER_REQUEST (on-demand) mode: it has no capacity to auto scale");
     }
     // Every replica, this region's first: "arn:aws:dynamodb:<region>:<account>:table/<name>".
-    std::string own;
-    size_t at = 0;
+    std::string own = region;
+    size_t at = own.empty() ? 0 : std::string::npos;
     for (int colons = 0; colons < 3 && at != std::string::npos; ++colons) at = t.table_arn.find(':', at + 1);
+    // (the ARN's region is the endpoint's --region in every namespace, so the namespace's comes first)
     if (at != std::string::npos) own = t.table_arn.substr(at + 1, t.table_arn.find(':', at + 1) - at - 1);
     std::vector<std::string> regions{own};
     for (const ReplicaDescription& r : t.replicas) regions.push_back(r.region_name);

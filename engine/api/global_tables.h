@@ -9,8 +9,9 @@
 // (GlobalTableNotFoundException); ListGlobalTables lists none. A table that is
 // not a global table of version 2019.11.21 has no replica auto scaling
 // (ResourceNotFoundException "Global table with name: '<t>' does not exist."),
-// which is every table here until replicas are supported (UpdateTable's
-// ReplicaUpdates). Requests are checked for shape first, as DynamoDB does.
+// such as a table without replicas (UpdateTable's ReplicaUpdates make them:
+// tools/server/global_tables.h). Requests are checked for shape first, as
+// DynamoDB does.
 
 #ifndef DYNAROCK_API_GLOBAL_TABLES_H_
 #define DYNAROCK_API_GLOBAL_TABLES_H_
@@ -23,8 +24,10 @@
 
 namespace dynarock::api {
 
-// The reply body of global-table operation `op` (one of the eight), or its error.
-StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body);
+// The reply body of global-table operation `op` (one of the eight), or its
+// error. `region`: the database's region (empty: its tables' ARNs').
+StatusOr<std::string> HandleGlobalTableOperation(DB* db, std::string_view op, std::string_view body,
+                                                 const std::string& region = "");
 
 }  // namespace dynarock::api
 

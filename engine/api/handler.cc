@@ -326,6 +326,27 @@ bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std:
                                                                                 : w.key);
     }
     return any;
+  } else if constexpr (std::is_same_v<Req, ExecuteStatementRequest>) {
+    auto k = StatementWriteKey(db, req.statement, req.parameters);
+    if (!k || !strong(k->first)) return false;
+    keys->push_back(std::move(*k));
+  } else if constexpr (std::is_same_v<Req, BatchExecuteStatementRequest> ||
+                       std::is_same_v<Req, ExecuteTransactionRequest>) {
+    bool any = false;
+    const auto& statements = [&]() -> const auto& {
+      if constexpr (std::is_same_v<Req, ExecuteTransactionRequest>) {
+        return req.transact_statements;
+      } else {
+        return req.statements;
+      }
+    }();
+    for (const auto& st : statements) {
+      auto k = StatementWriteKey(db, st.statement, st.parameters);
+      if (!k || !strong(k->first)) continue;
+      any = true;
+      keys->push_back(std::move(*k));
+    }
+    return any;
   } else {
     return false;
   }
@@ -556,7 +577,7 @@ ApiReply ListTables(HandlerState& s, std::string_view body) {
 
 ApiReply UpdateTable(HandlerState& s, std::string_view body) {
   auto update = [&s](DB& db, const UpdateTableRequest& r) -> StatusOr<UpdateTableResponse> {
-    if ((!r.replica_updates.empty() || r.multi_region_consistency) && s.global_tables.update) {
+    if (r.global() && s.global_tables.update) {
       DR_RETURN_IF_ERROR(CheckUpdateTableRequest(r));
       return s.global_tables.update(db, r);
     }
@@ -839,7 +860,7 @@ ApiReply TransferOperation(HandlerState& s, std::string_view body) {
 // Global tables' legacy and replica auto scaling operations (global_tables.h).
 template <const std::string_view& kName>
 ApiReply GlobalTableOperation(HandlerState& s, std::string_view body) {
-  StatusOr<std::string> reply = HandleGlobalTableOperation(s.db, kName, body);
+  StatusOr<std::string> reply = HandleGlobalTableOperation(s.db, kName, body, s.global_tables.region);
   if (!reply.ok()) return Handler::ErrorReply(reply.status());
   return Ok(std::move(*reply));
 }

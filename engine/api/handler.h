@@ -126,6 +126,9 @@ class Handler {
       virtual Status Copy() = 0;
     };
     std::function<bool(DB& db, std::string_view table)> is_strong;
+    // The handler's own region (its namespace's), which replica
+    // descriptions list first; empty: the table ARN's.
+    std::string region;
     std::function<StatusOr<std::unique_ptr<Claim>>(DB& db, const std::vector<std::pair<std::string, Item>>& keys)>
         claim;
   };

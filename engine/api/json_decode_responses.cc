@@ -121,7 +121,31 @@ void TableDescriptionOf(Decoder& d, const dom::object& o, std::string_view key,
     ReplicaDescription rd;
     d.Str(r, "RegionName", &rd.region_name);
     d.Str(r, "ReplicaStatus", &rd.replica_status);
+    d.Str(r, "KMSMasterKeyId", &rd.settings.kms_master_key_id);
+    auto overrides = [&](const dom::object& o, std::optional<int64_t>* rcu, std::optional<int64_t>* mrru) {
+      dom::object p;
+      if (d.Obj(o, "ProvisionedThroughputOverride", &p)) d.Int64(p, "ReadCapacityUnits", &rcu->emplace());
+      if (d.Obj(o, "OnDemandThroughputOverride", &p)) d.Int64(p, "MaxReadRequestUnits", &mrru->emplace());
+    };
+    overrides(r, &rd.settings.read_capacity_units, &rd.settings.max_read_request_units);
+    d.EachObject(r, "GlobalSecondaryIndexes", false, [&](const dom::object& g) {
+      ReplicaGlobalSecondaryIndex gi;
+      d.Str(g, "IndexName", &gi.index_name);
+      overrides(g, &gi.read_capacity_units, &gi.max_read_request_units);
+      rd.settings.global_secondary_indexes.push_back(std::move(gi));
+    });
+    dom::object c;
+    if (d.Obj(r, "ReplicaTableClassSummary", &c)) {
+      d.Str(c, "TableClass", &rd.table_class);
+      d.Double(c, "LastUpdateDateTime", &rd.table_class_last_update);
+    }
     t->replicas.push_back(std::move(rd));
+  });
+  d.EachObject(x, "GlobalTableWitnesses", false, [&](const dom::object& g) {
+    GlobalTableWitness w;
+    d.Str(g, "RegionName", &w.region_name);
+    d.Str(g, "WitnessStatus", &w.witness_status);
+    t->global_table_witnesses.push_back(std::move(w));
   });
 }
 

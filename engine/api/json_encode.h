@@ -52,6 +52,15 @@ void WriteStreamSpecification(JsonWriter* w, const StreamSpecification& s);
 void WriteGlobalSecondaryIndex(JsonWriter* w, const GlobalSecondaryIndex& g);
 // "ConsumedCapacity": [...] (the multi-table operations' form).
 void WriteCapacityList(JsonWriter* w, const std::vector<ConsumedCapacity>& list);
+// Shared by the responses (json_encode.cc) and the requests
+// (json_encode_requests.cc): {"name":"value",...}; BatchGetItem's per-table
+// member; `key`: {table: [{"PutRequest"|"DeleteRequest":...}]}.
+void WriteNameMap(JsonWriter* w, const NameMap& names);
+// A replica's settings' members (KMSMasterKeyId, the overrides, GlobalSecondaryIndexes).
+void WriteReplicaSettings(JsonWriter* w, const ReplicaSettings& s);
+void WriteKeysAndAttributes(JsonWriter* w, const KeysAndAttributes& k);
+void WriteWriteRequestMap(JsonWriter* w, std::string_view key,
+                          const std::map<std::string, std::vector<WriteRequest>>& m);
 
 std::string EncodeAttributeValueJson(const AttributeValue& v);
 std::string EncodeItemJson(const Item& item);

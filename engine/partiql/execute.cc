@@ -361,7 +361,40 @@ StatusOr<T> WithoutExpressionName(StatusOr<T> r) {
   return WithoutExpressionName(r.status());
 }
 
+// The key of the item a statement reads or writes by its key (INSERT's
+// VALUE, a WHERE that fixes the key); empty when none.
+Item ItemKeyOf(DB& db, const Prepared& p) {
+  Item key;
+  auto table = partiql::PlanTable(db, p);
+  if (!table.ok()) return key;
+  const Statement& st = *p.statement;
+  const KeyNames names = KeysOf((*table)->table.key_schema);
+  if (st.kind == Statement::Kind::kInsert) {
+    for (const auto& [member, value] : st.insert_value) {
+      if (member == names.hash || member == names.range) key.insert_or_assign(member, value);
+    }
+    for (const auto& [member, slot] : st.insert_params) {
+      if (member == names.hash || member == names.range) key.insert_or_assign(member, (*p.params)[slot]);
+    }
+  } else if (!st.index) {
+    auto kw = KeyFromWhere(st, *p.params, names);
+    if (kw.ok()) key = std::move(kw->key);
+  }
+  return key;
+}
+
 }  // namespace
+
+std::optional<std::pair<std::string, Item>> StatementWriteKey(DB& db, const std::string& statement,
+                                                              const std::vector<AttributeValue>& parameters) {
+  auto p = partiql::Prepare(statement, parameters);
+  if (!p.ok() || p->statement->kind == Statement::Kind::kSelect || p->statement->kind == Statement::Kind::kExists) {
+    return std::nullopt;
+  }
+  Item key = ItemKeyOf(db, *p);
+  if (key.empty()) return std::nullopt;
+  return std::make_pair(p->statement->table, std::move(key));
+}
 
 StatusOr<ExecuteStatementResponse> ExecuteStatement(DB& db, const ExecuteStatementRequest& req) {
   if (req.limit && *req.limit < 1) {
@@ -406,24 +439,9 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
   std::set<std::string> keys;
   for (const auto& p : parsed) {
     if (!p.ok()) continue;
-    auto table = partiql::PlanTable(db, *p);
-    if (!table.ok()) continue;
-    const Statement& st = *p->statement;
-    const KeyNames names = KeysOf((*table)->table.key_schema);
-    Item key;
-    if (st.kind == Statement::Kind::kInsert) {
-      for (const auto& [member, value] : st.insert_value) {
-        if (member == names.hash || member == names.range) key.insert_or_assign(member, value);
-      }
-      for (const auto& [member, slot] : st.insert_params) {
-        if (member == names.hash || member == names.range) key.insert_or_assign(member, (*p->params)[slot]);
-      }
-    } else if (!st.index) {
-      auto kw = KeyFromWhere(st, *p->params, names);
-      if (!kw.ok()) continue;
-      key = std::move(kw->key);
-    }
+    Item key = ItemKeyOf(db, *p);
     if (key.empty()) continue;
+    const Statement& st = *p->statement;
     if (!keys.insert(st.table + '\0' + partiql::EncodeToken(key)).second) {
       return ValidationError("Provided list of item keys contains duplicates");
     }

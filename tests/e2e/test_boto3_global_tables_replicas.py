@@ -227,6 +227,52 @@ class ReplicasTest(unittest.TestCase):
         w = self.west.describe_table(TableName=t)["Table"]
         self.assertEqual(w["TableClassSummary"]["TableClass"], "STANDARD_INFREQUENT_ACCESS")
 
+    def test_each_replica_has_its_own_read_maximums_and_class(self):
+        t = harness.table_name("settings")
+        make_table(self.east, t)
+        d = self.east.update_table(TableName=t, ReplicaUpdates=[{"Create": {
+            "RegionName": "eu-west-1", "TableClassOverride": "STANDARD_INFREQUENT_ACCESS",
+            "OnDemandThroughputOverride": {"MaxReadRequestUnits": 500},
+            "GlobalSecondaryIndexes": [{"IndexName": "by_g",
+                                        "OnDemandThroughputOverride": {"MaxReadRequestUnits": 80}}]}}])
+        [r] = d["TableDescription"]["Replicas"]
+        self.assertEqual(r["RegionName"], "eu-west-1")
+        self.assertEqual(r["OnDemandThroughputOverride"], {"MaxReadRequestUnits": 500})
+        self.assertEqual(r["GlobalSecondaryIndexes"],
+                         [{"IndexName": "by_g", "OnDemandThroughputOverride": {"MaxReadRequestUnits": 80}}])
+        self.assertEqual(r["ReplicaTableClassSummary"]["TableClass"], "STANDARD_INFREQUENT_ACCESS")
+        # The replica's own table has them.
+        w = self.west.describe_table(TableName=t)["Table"]
+        self.assertEqual(w["OnDemandThroughput"]["MaxReadRequestUnits"], 500)
+        self.assertEqual(w["GlobalSecondaryIndexes"][0]["OnDemandThroughput"]["MaxReadRequestUnits"], 80)
+        self.assertNotIn("OnDemandThroughputOverride", w["Replicas"][0])  # us-east-1 has none
+        # Update changes one, -1 removes one; the rest stay.
+        self.east.update_table(TableName=t, ReplicaUpdates=[{"Update": {
+            "RegionName": "eu-west-1", "OnDemandThroughputOverride": {"MaxReadRequestUnits": 700},
+            "GlobalSecondaryIndexes": [{"IndexName": "by_g",
+                                        "OnDemandThroughputOverride": {"MaxReadRequestUnits": -1}}]}}])
+        [r] = self.east.describe_table(TableName=t)["Table"]["Replicas"]
+        self.assertEqual(r["OnDemandThroughputOverride"], {"MaxReadRequestUnits": 700})
+        self.assertNotIn("GlobalSecondaryIndexes", r)
+        self.assertEqual(self.west.describe_table(TableName=t)["Table"]["OnDemandThroughput"]["MaxReadRequestUnits"],
+                         700)
+        # Bad settings are refused and change nothing.
+        self.expect(lambda: self.east.update_table(TableName=t, ReplicaUpdates=[{"Update": {
+            "RegionName": "eu-west-1", "ProvisionedThroughputOverride": {"ReadCapacityUnits": 5}}}]),
+            "ValidationException", contains="ProvisionedThroughputOverride is for tables in provisioned mode")
+        self.expect(lambda: self.east.update_table(TableName=t, ReplicaUpdates=[{"Update": {
+            "RegionName": "eu-west-1", "OnDemandThroughputOverride": {"MaxReadRequestUnits": 1},
+            "GlobalSecondaryIndexes": [{"IndexName": "nope",
+                                        "OnDemandThroughputOverride": {"MaxReadRequestUnits": 9}}]}}]),
+            "ValidationException", contains="nope is not a global secondary index")
+        self.expect(lambda: self.east.update_table(TableName=t, ReplicaUpdates=[{"Update": {
+            "RegionName": "eu-west-1", "OnDemandThroughputOverride": {"MaxReadRequestUnits": 0}}}]),
+            "ValidationException", contains="must be at least 1, or -1")
+        [r] = self.east.describe_table(TableName=t)["Table"]["Replicas"]
+        self.assertEqual(r["OnDemandThroughputOverride"], {"MaxReadRequestUnits": 700})
+        # The settings survive in the other member's view too.
+        self.assertEqual(self.west.describe_table(TableName=t)["Table"]["Replicas"][0]["RegionName"], "us-east-1")
+
     def test_bad_replica_requests_are_refused_and_change_nothing(self):
         t = harness.table_name("bad")
         make_table(self.east, t)
@@ -247,7 +293,7 @@ class ReplicasTest(unittest.TestCase):
         self.expect(lambda: self.east.update_table(
             TableName=t, MultiRegionConsistency="STRONG",
             ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
-            "ValidationException", contains="create two in one request")
+            "ValidationException", contains="create two replicas, or one replica and a witness, in one request")
         self.expect(lambda: self.east.update_table(
             TableName="no-such-table", ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
             "ResourceNotFoundException")
@@ -289,7 +335,7 @@ class StrongConsistencyTest(unittest.TestCase):
         east.delete_item(TableName=t, Key={"pk": {"S": "x"}})
         self.expect(lambda: east.update_table(TableName=t, MultiRegionConsistency="STRONG",
                                               ReplicaUpdates=both[:1]),
-                    "ValidationException", contains="create two in one request")
+                    "ValidationException", contains="create two replicas, or one replica and a witness, in one request")
         d = east.update_table(TableName=t, MultiRegionConsistency="STRONG", ReplicaUpdates=both)["TableDescription"]
         self.assertEqual(d["MultiRegionConsistency"], "STRONG")
         self.assertEqual(sorted(r["RegionName"] for r in d["Replicas"]), ["ap-south-1", "eu-west-1"])
@@ -362,6 +408,79 @@ class StrongConsistencyTest(unittest.TestCase):
         self.assertEqual(east.scan(TableName=t)["Count"], 3)
 
 
+class WitnessTest(unittest.TestCase):
+    """MRSC with two replicas and a witness region: made in one request, the
+    witness listed by both replicas and holding no table, writes (PartiQL's
+    too) in both replicas when acknowledged, deleted with the other replica."""
+
+    def expect(self, fn, code, message=None, contains=None):
+        with self.assertRaises(ClientError) as ctx:
+            fn()
+        return harness.assert_error(self, ctx, code, message, contains)
+
+    def test_two_replicas_and_a_witness(self):
+        east, west, witness = (region_client(URL, r) for r in ("us-east-1", "us-west-2", "us-east-2"))
+        t = harness.table_name("wit")
+        make_table(east, t)
+        self.expect(lambda: east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "us-west-2"}}],
+                                              GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-east-2"}}]),
+                    "ValidationException", contains="A witness is added when a global table with "
+                    "MultiRegionConsistency STRONG is made")
+        self.expect(lambda: east.update_table(TableName=t, MultiRegionConsistency="STRONG",
+                                              ReplicaUpdates=[{"Create": {"RegionName": "us-west-2"}}],
+                                              GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-west-2"}}]),
+                    "ValidationException", contains="must differ from the regions of the global table's replicas")
+        self.expect(lambda: east.update_table(TableName=t, MultiRegionConsistency="STRONG",
+                                              ReplicaUpdates=[{"Create": {"RegionName": "us-west-2"}}],
+                                              GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-east-2"}},
+                                                                         {"Delete": {"RegionName": "us-east-2"}}]),
+                    "ValidationException", contains="Only one witness")
+        self.assertNotIn("Replicas", east.describe_table(TableName=t)["Table"])
+        self.expect(lambda: west.describe_table(TableName=t), "ResourceNotFoundException")
+        d = east.update_table(TableName=t, MultiRegionConsistency="STRONG",
+                              ReplicaUpdates=[{"Create": {"RegionName": "us-west-2"}}],
+                              GlobalTableWitnessUpdates=[{"Create": {"RegionName": "us-east-2"}}])["TableDescription"]
+        self.assertEqual(d["MultiRegionConsistency"], "STRONG")
+        self.assertEqual([r["RegionName"] for r in d["Replicas"]], ["us-west-2"])
+        self.assertEqual(d["GlobalTableWitnesses"], [{"RegionName": "us-east-2", "WitnessStatus": "ACTIVE"}])
+        wd = west.describe_table(TableName=t)["Table"]
+        self.assertEqual([r["RegionName"] for r in wd["Replicas"]], ["us-east-1"])
+        self.assertEqual(wd["GlobalTableWitnesses"], [{"RegionName": "us-east-2", "WitnessStatus": "ACTIVE"}])
+        self.expect(lambda: witness.describe_table(TableName=t), "ResourceNotFoundException")
+
+        # Acknowledged means in both replicas, for PartiQL writes too.
+        west.put_item(TableName=t, Item={"pk": {"S": "a"}, "g": {"S": "x"}})
+        self.assertTrue(get(east, t, "a"))
+        east.execute_statement(Statement="INSERT INTO \"%s\" VALUE {'pk': 'p', 'g': 'x', 'n': 1}" % t)
+        self.assertEqual(get(west, t, "p")["n"], {"N": "1"})
+        west.execute_statement(Statement="UPDATE \"%s\" SET n = n + 1 WHERE pk = ?" % t, Parameters=[{"S": "p"}])
+        self.assertEqual(get(east, t, "p")["n"], {"N": "2"})
+        east.batch_execute_statement(Statements=[
+            {"Statement": "DELETE FROM \"%s\" WHERE pk = 'p'" % t},
+            {"Statement": "INSERT INTO \"%s\" VALUE {'pk': 'q', 'g': 'x'}" % t}])
+        self.assertIsNone(get(west, t, "p"))
+        self.assertTrue(get(west, t, "q"))
+        east.execute_transaction(TransactStatements=[
+            {"Statement": "UPDATE \"%s\" SET m = 'tx' WHERE pk = 'q'" % t}])
+        self.assertEqual(get(west, t, "q")["m"], {"S": "tx"})
+
+        # The witness goes with the other replica, not alone; nor the replica alone.
+        self.expect(lambda: east.update_table(TableName=t,
+                                              GlobalTableWitnessUpdates=[{"Delete": {"RegionName": "us-east-2"}}]),
+                    "ValidationException", contains="A witness is deleted together with")
+        self.expect(lambda: east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "us-west-2"}}]),
+                    "ValidationException", "Deletion of only one table replica is not supported for global tables "
+                    "with MultiRegionConsistency set to STRONG.")
+        self.expect(lambda: east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}]),
+                    "ValidationException", contains="it takes no more")
+        self.assertEqual(len(west.describe_table(TableName=t)["Table"]["Replicas"]), 1)
+        d = east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "us-west-2"}}],
+                              GlobalTableWitnessUpdates=[{"Delete": {"RegionName": "us-east-2"}}])["TableDescription"]
+        self.assertNotIn("Replicas", d)
+        self.assertNotIn("GlobalTableWitnesses", d)
+        self.expect(lambda: west.describe_table(TableName=t), "ResourceNotFoundException")
+
+
 class RestartTest(unittest.TestCase):
     def test_writes_pending_at_kill_9_reach_the_replica_after_restart(self):
         data = tempfile.mkdtemp(prefix="dynarock-gt-")
@@ -389,6 +508,49 @@ class RestartTest(unittest.TestCase):
                 # And it goes on replicating.
                 west.put_item(TableName=t, Item={"pk": {"S": "after"}, "g": {"S": "x"}})
                 self.assertTrue(wait_for(lambda: get(east, t, "after")))
+            finally:
+                harness.stop_process(proc)
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+
+    def test_last_writer_state_survives_kill_9(self):
+        """A replicated write read again after a restart keeps its own
+        write's time: before, it took the time it was applied, and could beat
+        a newer write made while it travelled. The clock is moved forward
+        while eu-west-1 applies v2, so that time is far in the future, and
+        back before v3 is written: v3 is the last writer (by v2's own time)
+        and must win after kill -9 and a restart."""
+        data = tempfile.mkdtemp(prefix="dynarock-gt-")
+        try:
+            proc, url = harness.launch(data_dir=data, extra_args=["--replication-lag-ms", "3000"])
+            east, west = region_client(url, "us-east-1"), region_client(url, "eu-west-1")
+            t = "lww"
+            make_table(east, t)
+            east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+            time.sleep(0.5)
+            east.put_item(TableName=t, Item={"pk": {"S": "k"}, "g": {"S": "x"}, "v": {"S": "v2"}})
+            time.sleep(1.0)
+            # A write in eu-west-1 that waits for the lag: its region's
+            # checkpoint stays before what eu-west-1 records next.
+            west.put_item(TableName=t, Item={"pk": {"S": "z"}, "g": {"S": "x"}})
+            status, _ = harness.control(url, "clock", "POST", {"advanceSeconds": 100})
+            self.assertEqual(status, 200)
+            self.assertTrue(wait_for(lambda: get(west, t, "k"), timeout=5))
+            status, _ = harness.control(url, "clock", "POST", {"reset": True})
+            self.assertEqual(status, 200)
+            east.put_item(TableName=t, Item={"pk": {"S": "k"}, "g": {"S": "x"}, "v": {"S": "v3"}})
+            time.sleep(0.3)
+            self.assertEqual(get(west, t, "k")["v"], {"S": "v2"})  # v3 still on its way
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            proc, url = harness.launch(data_dir=data, extra_args=["--replication-lag-ms", "0"])
+            try:
+                east, west = region_client(url, "us-east-1"), region_client(url, "eu-west-1")
+                self.assertTrue(wait_for(lambda: get(west, t, "z") and get(east, t, "z"), timeout=10))
+                self.assertTrue(wait_for(lambda: (get(west, t, "k") or {}).get("v") == {"S": "v3"}, timeout=10))
+                time.sleep(1.0)  # and it stays so: nothing older comes back
+                self.assertEqual(get(east, t, "k")["v"], {"S": "v3"})
+                self.assertEqual(get(west, t, "k")["v"], {"S": "v3"})
             finally:
                 harness.stop_process(proc)
         finally:

@@ -447,7 +447,8 @@ TEST(TableInfoCatalog, OnDemandThroughputRoundTripsAndIsOptional) {
 
 // Replicas are tables in other regions: a DB alone (one region) refuses to
 // make them, after checking the request's shape; the replica list `dynarock
-// serve` keeps (SetReplicaRegions) is described and survives a reopen.
+// serve` keeps (SetGlobalTable: replicas with their settings, the witness)
+// is described and survives a reopen.
 TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
   auto dir = std::filesystem::temp_directory_path() / ("dynarock_replicas_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -457,7 +458,7 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     ASSERT_OK((*db)->CreateTable(Simple("glob")));
     UpdateTableRequest up;
     up.table_name = "glob";
-    up.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt}};
+    up.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt, {}}};
     EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation, "this database holds one region");
     up.billing_mode = "PAY_PER_REQUEST";
     EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation,
@@ -471,8 +472,22 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     ASSERT_OK(plain);
     EXPECT_TRUE(plain->table.replicas.empty());
     EXPECT_FALSE(plain->table.global_table_version);
-    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {"eu-west-1", "ap-south-1"}, false).ok());
-    EXPECT_EQ((*db)->SetReplicaRegions("nope", {"eu-west-1"}, false).type(), ErrorType::kResourceNotFound);
+    up.replica_updates.clear();
+    up.witness_updates = {WitnessUpdate{WitnessUpdate::Action::kCreate, "us-west-2", 0}};
+    EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation,
+                 "One of GlobalTableWitnessGroupUpdate.Create, GlobalTableWitnessGroupUpdate.Delete must not be null");
+    up.witness_updates = {WitnessUpdate{WitnessUpdate::Action::kCreate, "us-west-2", 1}};
+    EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation, "this database holds one region");
+    GlobalTableMembers members;
+    members.replicas = {ReplicaDescription{"eu-west-1", "ACTIVE", {}, "STANDARD_INFREQUENT_ACCESS", 1700000000.5},
+                        ReplicaDescription{"ap-south-1"}};
+    members.replicas[0].settings.max_read_request_units = 250;
+    members.replicas[0].settings.global_secondary_indexes = {ReplicaGlobalSecondaryIndex{"byName", std::nullopt, 40}};
+    members.replicas[0].settings.kms_master_key_id = "alias/mine";
+    members.witnesses = {GlobalTableWitness{"us-west-2"}};
+    members.strong = true;
+    ASSERT_TRUE((*db)->SetGlobalTable("glob", members).ok());
+    EXPECT_EQ((*db)->SetGlobalTable("nope", members).type(), ErrorType::kResourceNotFound);
   }
   {
     auto db = DB::Open(Options(), dir.string());
@@ -483,9 +498,22 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     EXPECT_EQ(d->table.replicas[0].region_name, "ap-south-1");  // kept as a set: sorted
     EXPECT_EQ(d->table.replicas[1].region_name, "eu-west-1");
     EXPECT_EQ(d->table.replicas[1].replica_status, "ACTIVE");
+    const ReplicaDescription& eu = d->table.replicas[1];
+    EXPECT_EQ(eu.settings.max_read_request_units, 250);
+    ASSERT_EQ(eu.settings.global_secondary_indexes.size(), 1u);
+    EXPECT_EQ(eu.settings.global_secondary_indexes[0].index_name, "byName");
+    EXPECT_EQ(eu.settings.global_secondary_indexes[0].max_read_request_units, 40);
+    EXPECT_FALSE(eu.settings.global_secondary_indexes[0].read_capacity_units);
+    EXPECT_EQ(eu.settings.kms_master_key_id, "alias/mine");
+    EXPECT_EQ(eu.table_class, "STANDARD_INFREQUENT_ACCESS");
+    EXPECT_DOUBLE_EQ(eu.table_class_last_update.value_or(0), 1700000000.5);
+    EXPECT_FALSE(d->table.replicas[0].settings.max_read_request_units);
+    ASSERT_EQ(d->table.global_table_witnesses.size(), 1u);
+    EXPECT_EQ(d->table.global_table_witnesses[0].region_name, "us-west-2");
+    EXPECT_EQ(d->table.global_table_witnesses[0].witness_status, "ACTIVE");
     EXPECT_EQ(d->table.global_table_version, "2019.11.21");
-    EXPECT_EQ(d->table.multi_region_consistency, "EVENTUAL");
-    ASSERT_TRUE((*db)->SetReplicaRegions("glob", {}, false).ok());
+    EXPECT_EQ(d->table.multi_region_consistency, "STRONG");
+    ASSERT_TRUE((*db)->SetGlobalTable("glob", GlobalTableMembers()).ok());
     auto none = (*db)->DescribeTable({"glob"});
     ASSERT_OK(none);
     EXPECT_TRUE(none->table.replicas.empty());

@@ -254,7 +254,7 @@ class FakeDB : public DB {
     last_op = "UpdateKinesisStreamingDestination";
     return KinesisStreamingDestinationResponse{};
   }
-  Status SetReplicaRegions(std::string_view, const std::vector<std::string>&, bool) override { return Status(); }
+  Status SetGlobalTable(std::string_view, const GlobalTableMembers&) override { return Status(); }
   StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
       const DescribeKinesisStreamingDestinationRequest&) override {
     last_op = "DescribeKinesisStreamingDestination";

@@ -1284,6 +1284,11 @@ TEST(JsonClient, ResponseRoundTrips) {
   // What an HTTP client of a global table sees.
   TableDescription global = SampleTable();
   global.replicas = {ReplicaDescription{"eu-west-1", "ACTIVE"}, ReplicaDescription{"ap-south-1", "ACTIVE"}};
+  global.replicas[0].settings.max_read_request_units = 120;
+  global.replicas[0].settings.kms_master_key_id = "alias/k";
+  global.replicas[0].settings.global_secondary_indexes = {ReplicaGlobalSecondaryIndex{"g1", 4, 60}};
+  global.replicas[0].table_class = "STANDARD";
+  global.global_table_witnesses = {GlobalTableWitness{"us-east-2", "ACTIVE"}};
   global.global_table_version = "2019.11.21";
   global.multi_region_consistency = "STRONG";
   EXPECT_ROUND_TRIP(DescribeTableResponse, DescribeTableResponse{global});
@@ -1292,6 +1297,36 @@ TEST(JsonClient, ResponseRoundTrips) {
   EXPECT_EQ(replicated.table.replicas[1].region_name, "ap-south-1");
   EXPECT_EQ(replicated.table.global_table_version, "2019.11.21");
   EXPECT_EQ(replicated.table.multi_region_consistency, "STRONG");
+  EXPECT_EQ(replicated.table.replicas[0].settings.max_read_request_units, 120);
+  EXPECT_EQ(replicated.table.replicas[0].settings.kms_master_key_id, "alias/k");
+  ASSERT_EQ(replicated.table.replicas[0].settings.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(replicated.table.replicas[0].settings.global_secondary_indexes[0].read_capacity_units, 4);
+  EXPECT_EQ(replicated.table.replicas[0].settings.global_secondary_indexes[0].max_read_request_units, 60);
+  EXPECT_EQ(replicated.table.replicas[0].table_class, "STANDARD");
+  ASSERT_EQ(replicated.table.global_table_witnesses.size(), 1u);
+  EXPECT_EQ(replicated.table.global_table_witnesses[0].region_name, "us-east-2");
+  // A request with replica settings and a witness, as the HTTP client sends it.
+  UpdateTableRequest up;
+  up.table_name = "Tab";
+  up.multi_region_consistency = "STRONG";
+  ReplicaUpdate create;
+  create.region_name = "eu-west-1";
+  create.table_class_override = "STANDARD_INFREQUENT_ACCESS";
+  create.settings.max_read_request_units = 90;
+  create.settings.global_secondary_indexes = {ReplicaGlobalSecondaryIndex{"gsi1", std::nullopt, 30}};
+  up.replica_updates = {create};
+  up.witness_updates = {WitnessUpdate{WitnessUpdate::Action::kCreate, "us-east-2"}};
+  auto decoded = Must(DecodeUpdateTableRequest(EncodeUpdateTableRequest(up)));
+  ASSERT_EQ(decoded.replica_updates.size(), 1u);
+  EXPECT_EQ(decoded.replica_updates[0].region_name, "eu-west-1");
+  EXPECT_EQ(decoded.replica_updates[0].table_class_override, "STANDARD_INFREQUENT_ACCESS");
+  EXPECT_EQ(decoded.replica_updates[0].settings.max_read_request_units, 90);
+  ASSERT_EQ(decoded.replica_updates[0].settings.global_secondary_indexes.size(), 1u);
+  EXPECT_EQ(decoded.replica_updates[0].settings.global_secondary_indexes[0].max_read_request_units, 30);
+  ASSERT_EQ(decoded.witness_updates.size(), 1u);
+  EXPECT_EQ(decoded.witness_updates[0].region_name, "us-east-2");
+  EXPECT_EQ(decoded.witness_updates[0].members, 1);
+  EXPECT_EQ(decoded.multi_region_consistency, "STRONG");
 
   EXPECT_ROUND_TRIP(ListTablesResponse, (ListTablesResponse{{"a", "b"}, "b"}));
 

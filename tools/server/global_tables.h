@@ -61,6 +61,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -100,7 +101,8 @@ class GlobalTables {
   // Stops replicating (before the namespaces close).
   void Stop();
 
-  struct Group;  // one global table (implementation detail)
+  struct Group;     // one global table (implementation detail)
+  struct KeyState;  // one item's last writer in a group (implementation detail)
 
  private:
   // A write due to a member: the item's winning write, sent `lag` after it was made.
@@ -122,7 +124,19 @@ class GlobalTables {
       const std::string& access_key, const std::string& region, DB& db,
       const std::vector<std::pair<std::string, Item>>& keys);
 
+  // Last writer wins' state (global_tables_replication.cc).
+  void LoadKey(Group& g, const std::string& key, const Item& item_key, KeyState* st);
+  void SaveStamp(Group& g, KeyState& st, const std::string& region, const std::string& key,
+                 const std::pair<double, std::string>& stamp, const std::optional<Item>& image);
+  void Forget(Group& g, const std::string& key);
+  // MRSC (global_tables_strong.cc).
+  void SaveWriting(Group& g, const std::string& region);
+  Status CopyItem(Group& g, const std::string& region, DB& db, const Item& item_key);
+  void Repair(Group& g);
+
   StatusOr<UpdateTableResponse> Update(const std::string& name, DB& db, const UpdateTableRequest& req);
+  Status CreateReplica(const std::string& access_key, const std::string& region, DB& db, const TableDescription& d,
+                       const ReplicaUpdate& u, std::shared_ptr<Group>* group);
   void Deleted(const std::string& name, DB& db, const std::string& table);
   std::shared_ptr<Group> GroupOf(const std::string& access_key, const std::string& table, bool create);
   Status Subscribe(const std::shared_ptr<Group>& group, const std::string& region, DB* db, bool from_checkpoint);

@@ -303,13 +303,13 @@ class DB {
   virtual StatusOr<DescribeKinesisStreamingDestinationResponse> DescribeKinesisStreamingDestination(
       const DescribeKinesisStreamingDestinationRequest& req) = 0;
 
-  // Not a DynamoDB operation: the other regions of a global table this table
-  // is a replica of (empty: none), as DescribeTable reports them (Replicas,
-  // GlobalTableVersion 2019.11.21, MultiRegionConsistency STRONG when
-  // `strong`, else EVENTUAL). `dynarock serve`, which holds every region's
-  // tables, keeps them (tools/server/global_tables.h).
-  virtual Status SetReplicaRegions(std::string_view table, const std::vector<std::string>& regions,
-                                   bool strong) = 0;
+  // Not a DynamoDB operation: the global table this table is a replica of,
+  // as DescribeTable reports it (Replicas with their settings,
+  // GlobalTableWitnesses, GlobalTableVersion 2019.11.21,
+  // MultiRegionConsistency STRONG or EVENTUAL); no replicas: a table of its
+  // own again. `dynarock serve`, which holds every region's tables, keeps it
+  // (tools/server/global_tables.h).
+  virtual Status SetGlobalTable(std::string_view table, const GlobalTableMembers& members) = 0;
   // One pass over the Kinesis destinations' records not yet delivered: each
   // batch (of one destination, in order) goes to `deliver`, and once it
   // returns OK the batch counts as delivered (a checkpoint in the database);

@@ -90,6 +90,13 @@ StatusOr<BatchExecuteStatementResponse> BatchExecuteStatement(
 StatusOr<ExecuteTransactionResponse> ExecuteTransaction(DB& db,
                                                         const ExecuteTransactionRequest& req);
 
+// The table and key of the item a write statement (INSERT, UPDATE, DELETE)
+// changes; nullopt for a read, or a statement that does not parse, name a
+// table or fix a key (running it reports why). For the endpoint's strongly
+// consistent global tables, which claim the items a write changes.
+std::optional<std::pair<std::string, Item>> StatementWriteKey(DB& db, const std::string& statement,
+                                                              const std::vector<AttributeValue>& parameters);
+
 // The plan of a statement, as text for people (`dynarock shell`'s .explain):
 // the operation (GetItem, Query, Scan, PutItem, UpdateItem, DeleteItem), the
 // index, the key condition, the filter or condition, the capacity it costs,

@@ -152,16 +152,50 @@ struct IndexDescription {  // both GlobalSecondaryIndexDescription and Local...
 // UpdateTable's ReplicaUpdates: global tables, version 2019.11.21. A
 // `dynarock serve` holds each region's tables (its namespaces) and acts on
 // them (tools/server/global_tables.h); a DB alone holds one region.
+struct ReplicaGlobalSecondaryIndex {  // one GSI's settings in one replica
+  std::string index_name;
+  std::optional<int64_t> read_capacity_units;     // ProvisionedThroughputOverride
+  std::optional<int64_t> max_read_request_units;  // OnDemandThroughputOverride
+};
+struct ReplicaSettings {  // what a replica's Create or Update sets for it
+  std::optional<std::string> kms_master_key_id;
+  std::optional<int64_t> read_capacity_units;     // ProvisionedThroughputOverride
+  std::optional<int64_t> max_read_request_units;  // OnDemandThroughputOverride
+  std::vector<ReplicaGlobalSecondaryIndex> global_secondary_indexes;
+};
 struct ReplicaUpdate {
   enum class Action : uint8_t { kCreate, kUpdate, kDelete };
   Action action = Action::kCreate;
   std::string region_name;
   std::optional<std::string> table_class_override;  // Create, Update
+  ReplicaSettings settings;                          // Create, Update
   int members = 1;  // of Create, Update and Delete given (the request decoder's count)
 };
 struct ReplicaDescription {
   std::string region_name;
   std::string replica_status = "ACTIVE";  // CREATING | ACTIVE | DELETING | ...
+  ReplicaSettings settings;
+  std::optional<std::string> table_class;  // ReplicaTableClassSummary
+  std::optional<double> table_class_last_update;
+};
+// GlobalTableWitnessUpdates: an MRSC global table's witness region (no table
+// of its own: it takes part in every write's agreement).
+struct WitnessUpdate {
+  enum class Action : uint8_t { kCreate, kDelete };
+  Action action = Action::kCreate;
+  std::string region_name;
+  int members = 1;  // of Create and Delete given (the request decoder's count)
+};
+struct GlobalTableWitness {
+  std::string region_name;
+  std::string witness_status = "ACTIVE";  // CREATING | DELETING | ACTIVE
+};
+// A replica's view of its global table, as DescribeTable reports it
+// (DB::SetGlobalTable): the other replicas, the witness, the mode.
+struct GlobalTableMembers {
+  std::vector<ReplicaDescription> replicas;
+  std::vector<GlobalTableWitness> witnesses;
+  bool strong = false;  // MultiRegionConsistency STRONG (MRSC)
 };
 
 struct TableDescription {
@@ -204,6 +238,7 @@ struct TableDescription {
   // A global table's other replicas, and its version ("2019.11.21"; absent
   // for a table without replicas).
   std::vector<ReplicaDescription> replicas;
+  std::vector<GlobalTableWitness> global_table_witnesses;  // MRSC with a witness
   std::optional<std::string> global_table_version;
   std::optional<std::string> multi_region_consistency;  // EVENTUAL | STRONG, with replicas
 };
@@ -266,7 +301,10 @@ struct UpdateTableRequest {
   std::optional<WarmThroughput> warm_throughput;
   std::optional<std::string> table_class;  // STANDARD | STANDARD_INFREQUENT_ACCESS
   std::vector<ReplicaUpdate> replica_updates;
+  std::vector<WitnessUpdate> witness_updates;  // GlobalTableWitnessUpdates
   std::optional<std::string> multi_region_consistency;  // EVENTUAL | STRONG
+  // A global table's request: replicas, witnesses or the consistency mode.
+  bool global() const { return !replica_updates.empty() || !witness_updates.empty() || multi_region_consistency.has_value(); }
 };
 struct UpdateTableResponse {
   TableDescription table_description;

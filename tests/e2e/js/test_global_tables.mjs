@@ -105,6 +105,37 @@ describe('global tables across two regions', () => {
     await east.send(new DeleteTableCommand({ TableName: S }));
   });
 
+  test('a witness and each replica\'s own settings', async () => {
+    const W = uniq('js-witness');
+    await east.send(new CreateTableCommand({
+      TableName: W, BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+      KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }));
+    const u = await east.send(new UpdateTableCommand({
+      TableName: W, MultiRegionConsistency: 'STRONG',
+      ReplicaUpdates: [{ Create: { RegionName: 'eu-west-1', OnDemandThroughputOverride: { MaxReadRequestUnits: 300 } } }],
+      GlobalTableWitnessUpdates: [{ Create: { RegionName: 'ap-south-1' } }] }));
+    assert.deepEqual(u.TableDescription.GlobalTableWitnesses, [{ RegionName: 'ap-south-1', WitnessStatus: 'ACTIVE' }]);
+    assert.deepEqual(u.TableDescription.Replicas, [{
+      RegionName: 'eu-west-1', ReplicaStatus: 'ACTIVE', OnDemandThroughputOverride: { MaxReadRequestUnits: 300 } }]);
+    const w = (await west.send(new DescribeTableCommand({ TableName: W }))).Table;
+    assert.equal(w.OnDemandThroughput.MaxReadRequestUnits, 300);
+    await rejectsWith(south.send(new DescribeTableCommand({ TableName: W })), 'ResourceNotFoundException');
+    await west.send(new PutItemCommand({ TableName: W, Item: { id: { S: 'w1' } } }));
+    const got = await east.send(new GetItemCommand({ TableName: W, Key: { id: { S: 'w1' } }, ConsistentRead: true }));
+    assert.ok(got.Item, 'in both replicas when acknowledged');
+    await rejectsWith(east.send(new UpdateTableCommand({
+      TableName: W, GlobalTableWitnessUpdates: [{ Delete: { RegionName: 'ap-south-1' } }] })),
+    'ValidationException');
+    await east.send(new UpdateTableCommand({
+      TableName: W, ReplicaUpdates: [{ Delete: { RegionName: 'eu-west-1' } }],
+      GlobalTableWitnessUpdates: [{ Delete: { RegionName: 'ap-south-1' } }] }));
+    const after = (await east.send(new DescribeTableCommand({ TableName: W }))).Table;
+    assert.equal(after.GlobalTableWitnesses, undefined);
+    assert.equal(after.Replicas, undefined);
+    await east.send(new DeleteTableCommand({ TableName: W }));
+  });
+
   test('racing writes converge on the last writer in both regions', async () => {
     const ids = Array.from({ length: 8 }, (_, i) => `race${i}`);
     await Promise.all(ids.map(async (id, i) => {
