@@ -659,7 +659,7 @@ int RunServe(const Args& args) {
   server::ControlApi control;
   if (control_api) {
     RegisterClockRoutes(&control, clock_offset);
-    server::RegisterStateRoutes(&control, namespaces.get());
+    server::RegisterStateRoutes(&control, namespaces.get(), &global_tables);
     serve_faults.RegisterRoutes(&control);
     server::RegisterCapacityRoutes(&control, capacity);
   }

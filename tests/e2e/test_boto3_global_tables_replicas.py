@@ -28,11 +28,11 @@ LAG_MS = 600
 PROC = URL = None
 
 
-def region_client(url, region):
+def region_client(url, region, key="gtkey"):
     import boto3
     from botocore.config import Config
     return boto3.client("dynamodb", endpoint_url=url, region_name=region,
-                        aws_access_key_id="gtkey", aws_secret_access_key="secret",
+                        aws_access_key_id=key, aws_secret_access_key="secret",
                         config=Config(retries={"max_attempts": 1}, read_timeout=60))
 
 
@@ -272,6 +272,35 @@ class ReplicasTest(unittest.TestCase):
         self.assertEqual(r["OnDemandThroughputOverride"], {"MaxReadRequestUnits": 700})
         # The settings survive in the other member's view too.
         self.assertEqual(self.west.describe_table(TableName=t)["Table"]["Replicas"][0]["RegionName"], "us-east-1")
+
+    def test_a_reset_or_a_snapshot_restore_leaves_the_groups_the_tables_describe(self):
+        east, west = region_client(URL, "us-east-1", "rskey"), region_client(URL, "eu-west-1", "rskey")
+        t = harness.table_name("snapgt")
+        make_table(east, t)
+        east.update_table(TableName=t, ReplicaUpdates=[{"Create": {"RegionName": "eu-west-1"}}])
+        east.put_item(TableName=t, Item={"pk": {"S": "k1"}, "g": {"S": "x"}})
+        self.assertTrue(wait_for(lambda: get(west, t, "k1")))
+        self.assertEqual(harness.control(URL, "snapshots", "POST", {"name": "gt-snap"})[0], 200)
+        try:
+            east.update_table(TableName=t, ReplicaUpdates=[{"Delete": {"RegionName": "eu-west-1"}}])
+            self.assertNotIn("Replicas", east.describe_table(TableName=t)["Table"])
+            # Back to the snapshot: the replica, and replication, are back.
+            self.assertEqual(harness.control(URL, "snapshots/gt-snap/restore", "POST", {})[0], 200)
+            self.assertEqual(east.describe_table(TableName=t)["Table"]["Replicas"][0]["RegionName"], "eu-west-1")
+            west.put_item(TableName=t, Item={"pk": {"S": "k2"}, "g": {"S": "x"}})
+            self.assertTrue(wait_for(lambda: get(east, t, "k2")))
+        finally:
+            harness.control(URL, "snapshots/gt-snap", "DELETE")
+        # One region reset: the other's table is a table of its own again,
+        # and a table made anew there is no replica.
+        status, _ = harness.control(URL, "reset", "POST", {"namespace": "rskey_eu-west-1"})
+        self.assertEqual(status, 200)
+        self.assertNotIn("Replicas", east.describe_table(TableName=t)["Table"])
+        make_table(west, t)
+        east.put_item(TableName=t, Item={"pk": {"S": "k3"}, "g": {"S": "x"}})
+        time.sleep(LAG_MS / 1000.0 * 2)
+        self.assertIsNone(get(west, t, "k3"))
+        self.assertNotIn("Replicas", west.describe_table(TableName=t)["Table"])
 
     def test_bad_replica_requests_are_refused_and_change_nothing(self):
         t = harness.table_name("bad")

@@ -143,6 +143,28 @@ Status GlobalTables::SetLists(Group& g) {
   return Status();
 }
 
+void GlobalTables::Detach() {
+  std::lock_guard<std::mutex> lock(mu_);
+  {
+    std::lock_guard<std::mutex> q(queue_mu_);
+    queue_.clear();
+  }
+  for (auto& [id, g] : groups_) {
+    std::vector<std::unique_ptr<Subscription>> subs;
+    {
+      std::lock_guard<std::mutex> gl(g->mu);
+      for (auto& [region, m] : g->members) subs.push_back(std::move(m.subscription));
+      g->members.clear();
+    }
+    for (auto& sub : subs)
+      if (sub) sub->Cancel();
+  }
+  groups_.clear();
+  std::lock_guard<std::mutex> sl(strong_mu_);
+  strong_groups_.clear();
+  strong_count_ = 0;
+}
+
 void GlobalTables::Attach(Namespaces* namespaces) {
   std::lock_guard<std::mutex> lock(mu_);
   namespaces_ = namespaces;
@@ -187,6 +209,30 @@ void GlobalTables::Attach(Namespaces* namespaces) {
       if (!tables->last_evaluated_table_name) break;
       list.exclusive_start_table_name = tables->last_evaluated_table_name;
     }
+  }
+  // Members that are gone (a namespace reset, a snapshot from before the
+  // replica) leave the lists; a group of one is a table of its own again.
+  for (auto it = groups_.begin(); it != groups_.end();) {
+    Group& g = *it->second;
+    Status st = SetLists(g);
+    if (!st.ok()) Log(g.table + ": " + st.ToString());
+    bool alone = false;
+    {
+      std::lock_guard<std::mutex> gl(g.mu);
+      alone = g.members.size() <= 1;
+      if (alone) g.members.clear();
+    }
+    if (!alone) {
+      ++it;
+      continue;
+    }
+    std::erase_if(found, [&](const Found& f) { return f.group.get() == &g; });
+    {
+      std::lock_guard<std::mutex> sl(strong_mu_);
+      strong_groups_.erase(it->first);
+      strong_count_ = static_cast<int>(strong_groups_.size());
+    }
+    it = groups_.erase(it);
   }
   for (const Found& f : found) {
     Status st = Subscribe(f.group, f.region, f.db, /*from_checkpoint=*/true);

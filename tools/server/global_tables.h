@@ -7,27 +7,33 @@
 // with the replication lag and the write conflicts it will meet on DynamoDB.
 //
 // UpdateTable with ReplicaUpdates, in any member's region:
-//   - Create {RegionName}: the table gets a stream (NEW_AND_OLD_IMAGES, which
-//     DynamoDB turns on too), the replica table is made in that region with
-//     the same keys, indexes and table class (or its TableClassOverride), the
-//     items are copied, and every member's DescribeTable lists the others as
-//     Replicas (GlobalTableVersion 2019.11.21).
-//   - Update {RegionName, TableClassOverride}: that replica's table class.
+//   - Create {RegionName, settings}: the table gets a stream
+//     (NEW_AND_OLD_IMAGES, which DynamoDB turns on too), the replica table is
+//     made in that region with the same keys, indexes and table class (or its
+//     TableClassOverride) and its own read maximums
+//     (OnDemandThroughputOverride, of the table and of its GSIs), the items
+//     are copied, and every member's DescribeTable lists the others as
+//     Replicas with their settings (GlobalTableVersion 2019.11.21). A Create
+//     that fails part-way is undone.
+//   - Update {RegionName, TableClassOverride, settings}: that replica's.
 //   - Delete {RegionName}: that replica's table is deleted and leaves the
 //     group. DeleteTable of a member does the same for its own region.
 // The table must be ACTIVE and on demand (provisioned capacity needs auto
 // scaling on DynamoDB, which a local endpoint does not run); one replica is
 // created or deleted per request; the table's own region is not a replica.
 //
-// MultiRegionConsistency STRONG (MRSC): two Creates in one request, on an
-// empty table, make three replicas. A write to one (Handler::GlobalTableHooks
+// MultiRegionConsistency STRONG (MRSC): two Creates in one request, or one
+// Create and a witness (GlobalTableWitnessUpdates: a region listed as
+// GlobalTableWitnesses, holding no table), on an empty table. A write to one (Handler::GlobalTableHooks
 // ::claim) claims its items before anything else happens to it; a write in
 // another region to a claimed item is refused with
 // ReplicatedWriteConflictException; after the write each item, as it is now,
 // is copied to the other two before the reply, so a strongly consistent read
-// anywhere sees every acknowledged write. Deleting one replica alone is
-// refused (DynamoDB's message); both together make the table regional again.
-// (PartiQL writes are not claimed; a witness region is not supported.)
+// anywhere sees every acknowledged write (PartiQL writes too). The items a
+// region is writing are saved first and copied again at the next start, so a
+// crash between a write and its copy leaves the replicas alike. Deleting one
+// replica alone is refused (DynamoDB's message); both others together (the
+// replica and the witness) make the table regional again.
 //
 // Replication: each member's change log (DB::Subscribe) is read in order; a
 // write reaches the other members `lag` after it was made (0: at once), as a
@@ -48,8 +54,10 @@
 // everywhere it had to go, so after a restart or kill -9 replication resumes
 // there: no acknowledged write is lost from any replica (records applied but
 // not yet checkpointed are applied again, which leaves the same items). The
-// last-writer state of each item is kept in memory and rebuilt from the
-// records read after a restart.
+// last-writer state is kept too: each member saves the stamp of the write it
+// holds (its own, or a replicated one before it is applied), and an item the
+// group does not hold in memory is loaded from those stamps where the item
+// still matches them (global_tables_replication.cc).
 
 #ifndef DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
 #define DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
@@ -100,6 +108,10 @@ class GlobalTables {
   api::Handler::GlobalTableHooks HooksFor(const std::string& name);
   // Stops replicating (before the namespaces close).
   void Stop();
+  // Forgets every group (replication stops, writes on their way are
+  // dropped), before the namespaces' tables are reset or restored from a
+  // snapshot; Attach then finds the groups the tables now describe.
+  void Detach();
 
   struct Group;     // one global table (implementation detail)
   struct KeyState;  // one item's last writer in a group (implementation detail)

@@ -17,6 +17,7 @@
 #include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "tools/server/global_tables.h"
 
@@ -25,17 +26,19 @@ namespace dynarock::server {
 // The last writer of an item, and what each member holds of it.
 struct GlobalTables::KeyState {
   using Stamp = std::pair<double, std::string>;  // a write's time, its region
-  // What a member holds of the item as its database saved it (before the
-  // write that puts it there): the write's stamp and its image's hash (0:
-  // no item). Checked against the item itself when read back.
+  // A write a member's database saved as its own or as sent to it (before
+  // the write that puts it there): the write's stamp and its image's hash
+  // (0: no item). Believed only where the item read back has that hash.
+  // The last kSavedKept writes of different images are kept, newest last.
   struct Saved {
     Stamp stamp;
     uint64_t image = 0;
   };
+  static constexpr size_t kSavedKept = 4;
   Stamp winner;
   std::optional<Item> image;             // the winner's new image; none: deleted
   std::map<std::string, Stamp> current;  // by region
-  std::map<std::string, Saved> saved;    // by region, as saved in its database
+  std::map<std::string, std::vector<Saved>> saved;  // by region, as saved in its database
   int tasks = 0;                         // writes of it queued
 };
 

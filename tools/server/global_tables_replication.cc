@@ -35,23 +35,44 @@ std::string StampName(const std::string& table_id, const std::string& key) {
   return "global-table-stamp/" + table_id + "/" + text;
 }
 
-std::string FormatSaved(const Saved& s) {
-  char text[96];
-  std::snprintf(text, sizeof text, "%.3f %016llx ", s.stamp.first, static_cast<unsigned long long>(s.image));
-  return text + s.stamp.second;
+// "<time> <hash> <region>;..." (a region's name has no ';' or space).
+std::string FormatSaved(const std::vector<Saved>& list) {
+  std::string out;
+  for (const Saved& s : list) {
+    char text[96];
+    std::snprintf(text, sizeof text, "%.3f %016llx ", s.stamp.first, static_cast<unsigned long long>(s.image));
+    if (!out.empty()) out += ';';
+    out += text + s.stamp.second;
+  }
+  return out;
 }
 
-std::optional<Saved> ParseSaved(const std::string& v) {
-  char* end = nullptr;
-  Saved s;
-  s.stamp.first = std::strtod(v.c_str(), &end);
-  if (end == v.c_str() || *end != ' ') return std::nullopt;
-  const char* h = end + 1;
-  s.image = std::strtoull(h, &end, 16);
-  if (end == h || *end != ' ') return std::nullopt;
-  s.stamp.second = end + 1;
-  if (s.stamp.second.empty()) return std::nullopt;
-  return s;
+std::vector<Saved> ParseSaved(const std::string& v) {
+  std::vector<Saved> out;
+  size_t at = 0;
+  while (at < v.size()) {
+    size_t end = v.find(';', at);
+    if (end == std::string::npos) end = v.size();
+    const std::string one = v.substr(at, end - at);
+    at = end + 1;
+    char* stop = nullptr;
+    Saved s;
+    s.stamp.first = std::strtod(one.c_str(), &stop);
+    if (stop == one.c_str() || *stop != ' ') continue;
+    const char* h = stop + 1;
+    s.image = std::strtoull(h, &stop, 16);
+    if (stop == h || *stop != ' ') continue;
+    s.stamp.second = stop + 1;
+    if (!s.stamp.second.empty()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// The saved write of that image, if any.
+const Saved* SavedOf(const std::vector<Saved>& list, uint64_t image) {
+  for (auto it = list.rbegin(); it != list.rend(); ++it)
+    if (it->image == image) return &*it;
+  return nullptr;
 }
 
 }  // namespace
@@ -116,37 +137,45 @@ void GlobalTables::LoadKey(Group& g, const std::string& key, const Item& item_ke
   for (auto& [region, m] : g.members) {
     auto at = m.db->LoadCheckpoint(StampName(m.table_id, key));
     if (!at.ok() || !*at) continue;
-    std::optional<Saved> saved = ParseSaved(**at);
-    if (!saved) continue;
-    st->saved[region] = *saved;
+    std::vector<Saved> saved = ParseSaved(**at);
+    if (saved.empty()) continue;
+    st->saved[region] = saved;
     GetItemRequest read;
     read.table_name = g.table;
     read.key = item_key;
     read.consistent_read = true;
     auto now = m.db->GetItem(read);
-    if (!now.ok() || ImageHash(now->item) != saved->image) continue;
-    st->current[region] = saved->stamp;
-    if (st->winner.second.empty() || saved->stamp > st->winner) {
-      st->winner = saved->stamp;
+    if (!now.ok()) continue;
+    const Saved* held = SavedOf(saved, ImageHash(now->item));
+    if (held == nullptr) continue;
+    st->current[region] = held->stamp;
+    if (st->winner.second.empty() || held->stamp > st->winner) {
+      st->winner = held->stamp;
       st->image = std::move(now->item);
     }
   }
 }
 
-// Saves what member `region` holds of an item, unless it is saved already.
+// Saves a write member `region` holds (or is about to) of an item, unless
+// it is saved already: it replaces a saved write of the same image.
 void GlobalTables::SaveStamp(Group& g, KeyState& st, const std::string& region, const std::string& key,
                              const Stamp& stamp, const std::optional<Item>& image) {
-  Saved s{stamp, ImageHash(image)};
-  auto it = st.saved.find(region);
-  if (it != st.saved.end() && it->second.stamp == s.stamp && it->second.image == s.image) return;
+  const Saved s{stamp, ImageHash(image)};
+  std::vector<Saved>& list = st.saved[region];
+  const Saved* known = SavedOf(list, s.image);
+  if (known != nullptr && known->stamp == s.stamp) return;
   auto m = g.members.find(region);
   if (m == g.members.end()) return;
-  Status saved = m->second.db->SaveCheckpoint(StampName(m->second.table_id, key), FormatSaved(s));
+  std::vector<Saved> next = list;
+  std::erase_if(next, [&](const Saved& x) { return x.image == s.image; });
+  next.push_back(s);
+  if (next.size() > KeyState::kSavedKept) next.erase(next.begin(), next.end() - KeyState::kSavedKept);
+  Status saved = m->second.db->SaveCheckpoint(StampName(m->second.table_id, key), FormatSaved(next));
   if (!saved.ok()) {
     Log(g.table + " in " + region + ": stamp: " + saved.ToString());
     return;
   }
-  st.saved[region] = s;
+  list = std::move(next);
 }
 
 // Drops an item's state once every member holds the winner and nothing is
@@ -191,8 +220,8 @@ void GlobalTables::OnRecord(const std::shared_ptr<Group>& g, const std::string& 
       }
     }
     if (!known) {  // sent before a restart: the member saved its stamp first
-      auto s = st.saved.find(region);
-      if (s != st.saved.end() && s->second.image == ImageHash(image) && s->second.stamp < mine) mine = s->second.stamp;
+      const Saved* s = SavedOf(st.saved[region], ImageHash(image));
+      if (s != nullptr && s->stamp < mine) mine = s->stamp;
     }
     SaveStamp(*g, st, region, key, mine, image);
     const bool first = st.winner.second.empty();

@@ -1,5 +1,7 @@
 #include "tools/server/state_routes.h"
 
+#include "tools/server/global_tables.h"
+
 #include <simdjson.h>
 
 #include <chrono>
@@ -144,10 +146,20 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
 
 }  // namespace
 
-void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces) {
-  control->Register("reset", [namespaces](const ControlRequest& r) { return Reset(namespaces, r); });
-  control->Register("snapshots",
-                    [namespaces](const ControlRequest& r) { return Snapshots(namespaces, r); });
+void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces, GlobalTables* global_tables) {
+  // Replication stops while tables go or come back, and starts again from
+  // what they describe (tools/server/global_tables.h).
+  auto around = [namespaces, global_tables](auto change) {
+    return [namespaces, global_tables, change](const ControlRequest& r) {
+      const bool changes = r.method != "GET";
+      if (global_tables != nullptr && changes) global_tables->Detach();
+      ControlReply reply = change(namespaces, r);
+      if (global_tables != nullptr && changes) global_tables->Attach(namespaces);
+      return reply;
+    };
+  };
+  control->Register("reset", around(Reset));
+  control->Register("snapshots", around(Snapshots));
 }
 
 }  // namespace dynarock::server

@@ -19,8 +19,11 @@
 
 namespace dynarock::server {
 
-// `namespaces` must outlive `control`'s use.
-void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces);
+class GlobalTables;
+
+// `namespaces` (and `global_tables`, when given: its groups are found again
+// after a reset or a restore) must outlive `control`'s use.
+void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces, GlobalTables* global_tables = nullptr);
 
 }  // namespace dynarock::server
 
