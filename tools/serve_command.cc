@@ -35,6 +35,7 @@
 #include "tools/server/capacity_routes.h"
 #include "tools/server/control_api.h"
 #include "tools/server/global_tables.h"
+#include "tools/server/idle_memory.h"
 #include "tools/server/http_server.h"
 #include "tools/server/metrics.h"
 #include "tools/server/namespaces.h"
@@ -726,6 +727,8 @@ int RunServe(const Args& args) {
               db_opts.in_memory ? "in-memory" : data_dir.c_str());
   std::fputs(metrics_line.c_str(), stdout);
   std::fflush(stdout);
+  // Idle, the server holds only what it uses (tools/server/idle_memory.h).
+  server::ReleaseStartupPages();
 
   int sig = 0;
   while (sigwait(&stop_signals, &sig) != 0) {

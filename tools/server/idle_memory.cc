@@ -1,0 +1,69 @@
+// File: tools/server/idle_memory.cc
+
+#include "tools/server/idle_memory.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace dynarock::server {
+
+size_t ReleaseStartupPages() {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return 0;
+  const std::string self(exe, static_cast<size_t>(n));
+  std::ifstream smaps("/proc/self/smaps");
+  if (!smaps) return 0;
+  struct Mapping {
+    uintptr_t start = 0, end = 0;
+    bool candidate = false;  // the executable's, not writable
+    bool written = false;    // a private page in it
+  };
+  std::vector<Mapping> found;
+  std::string line;
+  while (std::getline(smaps, line)) {
+    if (line.empty()) continue;
+    // "start-end perms offset dev inode path", or "Key:   value kB".
+    const size_t colon = line.find(':');
+    const size_t dash = line.find('-');
+    if (dash != std::string::npos && (colon == std::string::npos || dash < colon) &&
+        std::isxdigit(static_cast<unsigned char>(line[0]))) {
+      std::istringstream in(line);
+      std::string range, perms, offset, dev, inode, path;
+      in >> range >> perms >> offset >> dev >> inode;
+      std::getline(in, path);
+      path.erase(0, path.find_first_not_of(' '));
+      Mapping m;
+      m.start = std::strtoull(range.c_str(), nullptr, 16);
+      m.end = std::strtoull(range.c_str() + range.find('-') + 1, nullptr, 16);
+      m.candidate = path == self && perms.size() == 4 && perms[1] == '-' && perms[3] == 'p';
+      found.push_back(m);
+      continue;
+    }
+    if (found.empty()) continue;
+    // Any private page (written, or copied on write) keeps the mapping.
+    if (line.rfind("Anonymous:", 0) == 0 || line.rfind("Private_Dirty:", 0) == 0) {
+      if (std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10) != 0) found.back().written = true;
+    }
+  }
+  size_t released = 0;
+  for (const Mapping& m : found) {
+    if (!m.candidate || m.written || m.end <= m.start) continue;
+    if (::madvise(reinterpret_cast<void*>(m.start), m.end - m.start, MADV_DONTNEED) == 0) {
+      released += m.end - m.start;
+    }
+  }
+  return released;
+}
+
+}  // namespace dynarock::server
