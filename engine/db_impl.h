@@ -207,6 +207,7 @@ class DBImpl final : public DB {
                                                     StreamHandler handler) override;
   Status SaveCheckpoint(std::string_view name, std::string_view value) override;
   StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) override;
+  StatusOr<size_t> DeleteCheckpoints(std::string_view prefix) override;
 
   StatusOr<ConsistencyReport> CheckConsistency() override;
   StatusOr<ChecksumReport> VerifyChecksums() override;

@@ -609,4 +609,19 @@ StatusOr<std::optional<std::string>> DBImpl::LoadCheckpoint(std::string_view nam
   return std::optional<std::string>(std::move(value));
 }
 
+StatusOr<size_t> DBImpl::DeleteCheckpoints(std::string_view prefix) {
+  DR_RETURN_IF_ERROR(CheckCheckpointName(prefix));
+  const std::string from = CheckpointKey(prefix);
+  rocksdb::WriteBatch batch;
+  size_t deleted = 0;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(rocksdb::ReadOptions(), catalog_cf_));
+  for (it->Seek(from); it->Valid() && it->key().starts_with(from); it->Next()) {
+    DR_RETURN_IF_ERROR(FromRocksDB(batch.Delete(catalog_cf_, it->key())));
+    ++deleted;
+  }
+  DR_RETURN_IF_ERROR(FromRocksDB(it->status()));
+  if (deleted > 0) DR_RETURN_IF_ERROR(Commit(&batch));
+  return deleted;
+}
+
 }  // namespace dynarock

@@ -327,6 +327,9 @@ bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std:
     }
     return any;
   } else if constexpr (std::is_same_v<Req, ExecuteStatementRequest>) {
+    // The cached template first: only a write to a strong table is planned.
+    auto d = internal::StatementDraw(req.statement);
+    if (!d || !d->write || !strong(d->table)) return false;
     auto k = StatementWriteKey(db, req.statement, req.parameters);
     if (!k || !strong(k->first)) return false;
     keys->push_back(std::move(*k));
@@ -341,6 +344,8 @@ bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std:
       }
     }();
     for (const auto& st : statements) {
+      auto d = internal::StatementDraw(st.statement);
+      if (!d || !d->write || !strong(d->table)) continue;
       auto k = StatementWriteKey(db, st.statement, st.parameters);
       if (!k || !strong(k->first)) continue;
       any = true;

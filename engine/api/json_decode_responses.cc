@@ -124,8 +124,9 @@ void TableDescriptionOf(Decoder& d, const dom::object& o, std::string_view key,
     d.Str(r, "KMSMasterKeyId", &rd.settings.kms_master_key_id);
     auto overrides = [&](const dom::object& o, std::optional<int64_t>* rcu, std::optional<int64_t>* mrru) {
       dom::object p;
-      if (d.Obj(o, "ProvisionedThroughputOverride", &p)) d.Int64(p, "ReadCapacityUnits", &rcu->emplace());
-      if (d.Obj(o, "OnDemandThroughputOverride", &p)) d.Int64(p, "MaxReadRequestUnits", &mrru->emplace());
+      int64_t v = 0;
+      if (d.Obj(o, "ProvisionedThroughputOverride", &p) && d.Int64(p, "ReadCapacityUnits", &v)) *rcu = v;
+      if (d.Obj(o, "OnDemandThroughputOverride", &p) && d.Int64(p, "MaxReadRequestUnits", &v)) *mrru = v;
     };
     overrides(r, &rd.settings.read_capacity_units, &rd.settings.max_read_request_units);
     d.EachObject(r, "GlobalSecondaryIndexes", false, [&](const dom::object& g) {

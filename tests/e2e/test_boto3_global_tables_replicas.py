@@ -227,6 +227,38 @@ class ReplicasTest(unittest.TestCase):
         w = self.west.describe_table(TableName=t)["Table"]
         self.assertEqual(w["TableClassSummary"]["TableClass"], "STANDARD_INFREQUENT_ACCESS")
 
+    def test_a_write_that_repeats_an_earlier_image_is_the_last_writer(self):
+        """put v1, delete, put v1 (and v1, v2, v1), each settled in both
+        regions before the next, and then all within the lag: the last write
+        wins everywhere, though its image is one the regions held before."""
+        t, _ = self.global_table()
+
+        def item(pk, v):
+            return {"pk": {"S": pk}, "g": {"S": "x"}, "v": {"S": v}}
+
+        def settled(pk, v):
+            want = None if v is None else item(pk, v)
+            return wait_for(lambda: get(self.east, t, pk) == want and get(self.west, t, pk) == want)
+
+        self.east.put_item(TableName=t, Item=item("r", "v1"))
+        self.assertTrue(settled("r", "v1"))
+        self.east.delete_item(TableName=t, Key={"pk": {"S": "r"}})
+        self.assertTrue(settled("r", None))
+        self.east.put_item(TableName=t, Item=item("r", "v1"))
+        self.assertTrue(settled("r", "v1"))
+        for v in ("v2", "v1"):
+            self.west.put_item(TableName=t, Item=item("s", v))
+            self.assertTrue(settled("s", v))
+        self.west.put_item(TableName=t, Item=item("s", "v2"))
+        self.assertTrue(settled("s", "v2"))
+        for v in ("v1", "v2", "v1"):  # within the lag
+            self.east.put_item(TableName=t, Item=item("q", v))
+        self.assertTrue(settled("q", "v1"))
+        time.sleep(LAG_MS / 1000.0 * 2)
+        for pk, v in (("r", "v1"), ("s", "v2"), ("q", "v1")):
+            self.assertEqual(get(self.east, t, pk), item(pk, v))
+            self.assertEqual(get(self.west, t, pk), item(pk, v))
+
     def test_each_replica_has_its_own_read_maximums_and_class(self):
         t = harness.table_name("settings")
         make_table(self.east, t)

@@ -289,6 +289,7 @@ class FakeDB : public DB {
     return ValidationError("not in the fake");
   }
   Status SaveCheckpoint(std::string_view, std::string_view) override { return Status(); }
+  StatusOr<size_t> DeleteCheckpoints(std::string_view) override { return size_t{0}; }
   StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view) override {
     return std::optional<std::string>();
   }

@@ -7,7 +7,9 @@
 
 #include "tools/server/global_tables.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "tools/server/global_tables_group.h"
 #include "tools/server/namespaces.h"
@@ -75,6 +77,7 @@ api::Handler::GlobalTableHooks GlobalTables::HooksFor(const std::string& name) {
   if (SplitName(name, &access_key, &region)) {
     h.region = region;
     h.is_strong = [this, access_key, region](DB&, std::string_view table) {
+      if (pausing_.load(std::memory_order_acquire)) return true;  // the claim waits for Attach
       if (strong_count_.load(std::memory_order_acquire) == 0) return false;
       std::shared_ptr<Group> g;
       {
@@ -144,10 +147,18 @@ Status GlobalTables::SetLists(Group& g) {
 }
 
 void GlobalTables::Detach() {
+  {
+    // New claims wait, the ones made finish their copies.
+    std::unique_lock<std::mutex> p(pause_mu_);
+    paused_ = true;
+    pausing_ = true;
+    pause_cv_.wait(p, [&] { return claims_in_flight_ == 0; });
+  }
   std::lock_guard<std::mutex> lock(mu_);
   {
-    std::lock_guard<std::mutex> q(queue_mu_);
+    std::unique_lock<std::mutex> q(queue_mu_);
     queue_.clear();
+    queue_cv_.wait(q, [&] { return !applying_; });  // the write being made lands first
   }
   for (auto& [id, g] : groups_) {
     std::vector<std::unique_ptr<Subscription>> subs;
@@ -176,11 +187,16 @@ void GlobalTables::Attach(Namespaces* namespaces) {
     DB* db;
   };
   std::vector<Found> found;
+  std::set<std::string> unopened;  // namespaces on disk that did not open
+  std::map<Group*, std::set<std::string>> listed;  // the regions each group's members list
   for (const std::string& name : namespaces->Names()) {
     std::string key, region;
     if (!SplitName(name, &key, &region)) continue;
     DB* db = namespaces->Find(name);
-    if (db == nullptr) continue;
+    if (db == nullptr) {
+      unopened.insert(name);
+      continue;
+    }
     ListTablesRequest list;
     for (;;) {
       auto tables = db->ListTables(list);
@@ -192,7 +208,10 @@ void GlobalTables::Attach(Namespaces* namespaces) {
         {
           // What each member says of the others: their settings, the witness.
           std::lock_guard<std::mutex> gl(g->mu);
-          for (const ReplicaDescription& r : d->table.replicas) g->settings[r.region_name] = r.settings;
+          for (const ReplicaDescription& r : d->table.replicas) {
+            g->settings[r.region_name] = r.settings;
+            listed[g.get()].insert(key + "_" + r.region_name);
+          }
           if (!d->table.global_table_witnesses.empty()) g->witness = d->table.global_table_witnesses[0].region_name;
         }
         if (d->table.multi_region_consistency == "STRONG") {  // copied as written: nothing to read
@@ -214,13 +233,24 @@ void GlobalTables::Attach(Namespaces* namespaces) {
   // replica) leave the lists; a group of one is a table of its own again.
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& g = *it->second;
+    // A member in a namespace that did not open is not known to be gone:
+    // the lists stay as they are (and replication waits for it).
+    const std::set<std::string>& names = listed[&g];
+    if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return unopened.count(n) > 0; })) {
+      Log(g.table + ": a replica's region did not open; its group is left as it is");
+      ++it;
+      continue;
+    }
     Status st = SetLists(g);
     if (!st.ok()) Log(g.table + ": " + st.ToString());
     bool alone = false;
     {
       std::lock_guard<std::mutex> gl(g.mu);
       alone = g.members.size() <= 1;
-      if (alone) g.members.clear();
+      if (alone) {
+        for (auto& [r, m] : g.members) global_tables::DropStamps(m.db, m.table_id);
+        g.members.clear();
+      }
     }
     if (!alone) {
       ++it;
@@ -245,6 +275,12 @@ void GlobalTables::Attach(Namespaces* namespaces) {
     for (const auto& [id, g] : strong_groups_) strong.push_back(g);
   }
   for (const auto& g : strong) Repair(*g);
+  std::lock_guard<std::mutex> p(pause_mu_);
+  if (paused_) {
+    paused_ = false;
+    pausing_ = false;
+    pause_cv_.notify_all();
+  }
 }
 
 }  // namespace dynarock::server

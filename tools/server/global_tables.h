@@ -139,7 +139,8 @@ class GlobalTables {
   // Last writer wins' state (global_tables_replication.cc).
   void LoadKey(Group& g, const std::string& key, const Item& item_key, KeyState* st);
   void SaveStamp(Group& g, KeyState& st, const std::string& region, const std::string& key,
-                 const std::pair<double, std::string>& stamp, const std::optional<Item>& image);
+                 const std::pair<double, std::string>& stamp, const std::optional<Item>& image, bool pending,
+                 const std::string& record);
   void Forget(Group& g, const std::string& key);
   // MRSC (global_tables_strong.cc).
   void SaveWriting(Group& g, const std::string& region);
@@ -165,6 +166,14 @@ class GlobalTables {
   std::condition_variable queue_cv_;
   std::multimap<std::chrono::steady_clock::time_point, Task> queue_;  // GUARDED_BY(queue_mu_)
   std::thread worker_;
+  // Detach to Attach: item writes to any table of a region namespace wait
+  // (is_strong says yes, the claim waits), the worker finishes its write.
+  std::mutex pause_mu_;
+  std::condition_variable pause_cv_;
+  bool paused_ = false;         // GUARDED_BY(pause_mu_)
+  int claims_in_flight_ = 0;    // GUARDED_BY(pause_mu_)
+  std::atomic<bool> pausing_{false};
+  bool applying_ = false;       // GUARDED_BY(queue_mu_): the worker is in Apply
   // MRSC groups, asked on every item write: none (the usual case) costs an atomic load.
   std::mutex strong_mu_;
   std::map<std::string, std::shared_ptr<Group>> strong_groups_;  // GUARDED_BY(strong_mu_)

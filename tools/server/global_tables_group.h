@@ -26,15 +26,20 @@ namespace dynarock::server {
 // The last writer of an item, and what each member holds of it.
 struct GlobalTables::KeyState {
   using Stamp = std::pair<double, std::string>;  // a write's time, its region
-  // A write a member's database saved as its own or as sent to it (before
-  // the write that puts it there): the write's stamp and its image's hash
-  // (0: no item). Believed only where the item read back has that hash.
-  // The last kSavedKept writes of different images are kept, newest last.
+  // A write a member's database saved: its own, when its record is read, or
+  // one sent to it, before it is applied ("pending" until its record is
+  // read). `record` is the sequence number of the member's stream record of
+  // it, once read (empty: pending, or a write that changed nothing), so the
+  // same record read again after a restart is known; the image's hash (0:
+  // no item) tells a pending write's record apart. The newest entry is what
+  // the member holds, when the item read back has its hash.
   struct Saved {
     Stamp stamp;
     uint64_t image = 0;
+    bool pending = false;
+    std::string record;
   };
-  static constexpr size_t kSavedKept = 4;
+  static constexpr size_t kSavedKept = 4;  // entries read, beside the pending ones
   Stamp winner;
   std::optional<Item> image;             // the winner's new image; none: deleted
   std::map<std::string, Stamp> current;  // by region
@@ -59,6 +64,7 @@ struct GlobalTables::Group {
 
   std::string access_key, table;
   bool strong = false;  // MRSC: writes copied before they are acknowledged; no change log read
+  bool creating = false;  // MRSC: replicas being made; item writes refused  GUARDED_BY(mu)
   std::mutex mu;
   std::mutex copy_mu;  // MRSC: one item's read and copy at a time
   // MRSC: the items whose writes are in flight, and the region writing each.
@@ -91,6 +97,9 @@ constexpr const char* kVersion = "2019.11.21";
 inline std::string CheckpointName(const std::string& table) { return "global-table/" + table; }
 // MRSC: the items a region is writing.
 inline std::string WritingName(const std::string& table) { return "global-table-writing/" + table; }
+// A member's saved stamps (global_tables_replication.cc), all deleted when
+// it leaves its group or the group becomes a table of its own again.
+void DropStamps(DB* db, const std::string& table_id);
 // "KEY_REGION" -> {KEY, REGION}; the shared namespace has neither.
 bool SplitName(const std::string& name, std::string* access_key, std::string* region);
 

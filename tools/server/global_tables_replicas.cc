@@ -143,25 +143,50 @@ void MergeSettings(const ReplicaSettings& set, ReplicaSettings* into) {
 }
 
 // The replica's own table takes its read maximums (its writes are the
-// table's: every write reaches every replica).
-Status ApplySettings(DB& target, const std::string& table, const ReplicaSettings& set) {
+// table's: every write reaches every replica); -1 gives it the table's own
+// maximum back. A KMS key is the replica's encryption key when the table is
+// encrypted with one.
+Status ApplySettings(DB& target, const TableDescription& d, const ReplicaSettings& set) {
+  auto own = [](const std::optional<OnDemandThroughput>& t) -> std::optional<int64_t> {
+    if (t && t->max_read_request_units) return t->max_read_request_units;
+    return -1;  // none: removed
+  };
   if (set.max_read_request_units) {
     UpdateTableRequest u;
-    u.table_name = table;
-    u.on_demand_throughput = OnDemandThroughput{set.max_read_request_units, std::nullopt};
+    u.table_name = d.table_name;
+    u.on_demand_throughput = OnDemandThroughput{
+        *set.max_read_request_units == -1 ? own(d.on_demand_throughput) : set.max_read_request_units, std::nullopt};
     DR_RETURN_IF_ERROR(target.UpdateTable(u).status());
   }
   for (const ReplicaGlobalSecondaryIndex& g : set.global_secondary_indexes) {
     if (!g.max_read_request_units) continue;
+    std::optional<int64_t> units = g.max_read_request_units;
+    if (*units == -1) {
+      for (const IndexDescription& ix : d.global_secondary_indexes)
+        if (ix.index_name == g.index_name) units = own(ix.on_demand_throughput);
+    }
     UpdateTableRequest u;
-    u.table_name = table;
+    u.table_name = d.table_name;
     GlobalSecondaryIndexUpdate gu;
     UpdateGlobalSecondaryIndexAction a;
     a.index_name = g.index_name;
-    a.on_demand_throughput = OnDemandThroughput{g.max_read_request_units, std::nullopt};
+    a.on_demand_throughput = OnDemandThroughput{units, std::nullopt};
     gu.update = std::move(a);
     u.global_secondary_index_updates.push_back(std::move(gu));
     DR_RETURN_IF_ERROR(target.UpdateTable(u).status());
+  }
+  if (set.kms_master_key_id && d.sse_type == "KMS") {
+    auto now = target.DescribeTable({d.table_name});
+    if (now.ok() && now->table.kms_master_key_arn != set.kms_master_key_id) {
+      UpdateTableRequest u;
+      u.table_name = d.table_name;
+      SseSpecification sse;
+      sse.enabled = true;
+      sse.sse_type = "KMS";
+      sse.kms_master_key_id = set.kms_master_key_id;
+      u.sse_specification = sse;
+      DR_RETURN_IF_ERROR(target.UpdateTable(u).status());
+    }
   }
   return Status();
 }
@@ -327,8 +352,19 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
     {
       std::lock_guard<std::mutex> gl(g->mu);
       g->members[region].db = &db;
+      g->creating = true;  // item writes wait out the making (ClaimItems refuses them)
       if (with_witness) g->witness = witness->region_name;
     }
+    auto publish = [&](bool on) {
+      std::lock_guard<std::mutex> sl(strong_mu_);
+      if (on) {
+        strong_groups_[access_key + "\n" + table] = g;
+      } else {
+        strong_groups_.erase(access_key + "\n" + table);
+      }
+      strong_count_ = static_cast<int>(strong_groups_.size());
+    };
+    publish(true);
     std::vector<DB*> made;
     Status st;
     for (const ReplicaUpdate& u : req.replica_updates) {
@@ -337,7 +373,7 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       if (!target.ok()) st = target.status();
       if (!st.ok()) break;
       made.push_back(*target);
-      st = ApplySettings(**target, table, u.settings);
+      st = ApplySettings(**target, d, u.settings);
       if (!st.ok()) break;
       std::lock_guard<std::mutex> gl(g->mu);
       g->members[u.region_name].db = *target;
@@ -352,12 +388,12 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       }
       (void)db.SetGlobalTable(table, GlobalTableMembers());
       groups_.erase(access_key + "\n" + table);
+      publish(false);
       return st;
     }
     {
-      std::lock_guard<std::mutex> sl(strong_mu_);
-      strong_groups_[access_key + "\n" + table] = g;
-      strong_count_ = static_cast<int>(strong_groups_.size());
+      std::lock_guard<std::mutex> gl(g->mu);
+      g->creating = false;
     }
     DR_ASSIGN_OR_RETURN(DescribeTableResponse after, db.DescribeTable({table}));
     UpdateTableResponse out;
@@ -378,6 +414,7 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
         if (witness) g->witness.reset();
       }
       if (leaving.subscription) leaving.subscription->Cancel();
+      global_tables::DropStamps(leaving.db, leaving.table_id);
       DR_RETURN_IF_ERROR(leaving.db->SetGlobalTable(table, GlobalTableMembers()));
       DeleteTableRequest del;
       del.table_name = table;
@@ -393,11 +430,11 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
         Status s = target->UpdateTable(cls).status();
         if (!s.ok() && s.type() != ErrorType::kValidation) return s;  // the same class: nothing to do
       }
+      DR_RETURN_IF_ERROR(ApplySettings(*target, d, u.settings));
       {
         std::lock_guard<std::mutex> gl(g->mu);
         MergeSettings(u.settings, &g->settings[u.region_name]);
       }
-      DR_RETURN_IF_ERROR(ApplySettings(*target, table, u.settings));
       DR_RETURN_IF_ERROR(SetLists(*g));
     }
   }
@@ -409,7 +446,10 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       std::lock_guard<std::mutex> gl(g->mu);
       alone = g->members.size() <= 1;
       if (alone) {
-        if (!g->members.empty()) last = std::move(g->members.begin()->second.subscription);
+        if (!g->members.empty()) {
+          last = std::move(g->members.begin()->second.subscription);
+          global_tables::DropStamps(g->members.begin()->second.db, g->members.begin()->second.table_id);
+        }
         g->members.clear();
         g->witness.reset();
       }
@@ -452,6 +492,7 @@ Status GlobalTables::CreateReplica(const std::string& access_key, const std::str
       std::lock_guard<std::mutex> gl(g->mu);
       if (auto m = g->members.find(u.region_name); m != g->members.end()) {
         gone = std::move(m->second.subscription);
+        global_tables::DropStamps(m->second.db, m->second.table_id);
         g->members.erase(m);
       }
       g->sent.erase(u.region_name);
@@ -470,14 +511,18 @@ Status GlobalTables::CreateReplica(const std::string& access_key, const std::str
       del.table_name = table;
       (void)target->DeleteTable(del);
     }
-    if (new_group) groups_.erase(access_key + "\n" + table);
-    (void)SetLists(*g);
+    if (new_group) {
+      groups_.erase(access_key + "\n" + table);
+      (void)db.SetGlobalTable(table, GlobalTableMembers());  // what the lists said goes
+    } else {
+      (void)SetLists(*g);
+    }
     return why;
   };
   Status st = target->CreateTable(ReplicaTable(d, u)).status();
   if (!st.ok()) return undo(st);
   made = true;
-  st = ApplySettings(*target, table, u.settings);
+  st = ApplySettings(*target, d, u.settings);
   if (st.ok()) {
     std::lock_guard<std::mutex> gl(g->mu);
     MergeSettings(u.settings, &g->settings[u.region_name]);
@@ -509,7 +554,7 @@ Status GlobalTables::CreateReplica(const std::string& access_key, const std::str
         }
         if (st_key.image != item) continue;  // a newer write: the group sends it
         g->sent[u.region_name].emplace(id, Group::Sent{item, st_key.winner});
-        SaveStamp(*g, st_key, u.region_name, id, st_key.winner, st_key.image);
+        SaveStamp(*g, st_key, u.region_name, id, st_key.winner, st_key.image, /*pending=*/true, "");
       }
       PutItemRequest put;
       put.table_name = table;
@@ -543,8 +588,12 @@ void GlobalTables::Deleted(const std::string& name, DB& db, const std::string& t
     g->sent.erase(region);
     g->settings.erase(region);
     alone = g->members.size() <= 1;
-    if (alone && !g->members.empty()) last = std::move(g->members.begin()->second.subscription);
+    if (alone && !g->members.empty()) {
+      last = std::move(g->members.begin()->second.subscription);
+      global_tables::DropStamps(g->members.begin()->second.db, g->members.begin()->second.table_id);
+    }
   }
+  global_tables::DropStamps(leaving.db, leaving.table_id);
   if (leaving.subscription) leaving.subscription->Cancel();
   if (last) last->Cancel();
   if (alone) {

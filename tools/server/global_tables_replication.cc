@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 
 #include "dynarock/streams.h"
 #include "engine/coding.h"
@@ -35,14 +36,19 @@ std::string StampName(const std::string& table_id, const std::string& key) {
   return "global-table-stamp/" + table_id + "/" + text;
 }
 
-// "<time> <hash> <region>;..." (a region's name has no ';' or space).
+// "<time> <hash> <state> <region>;...": state "-" pending, "=" read with no
+// record, else the record's sequence number (digits; a region's name has no
+// ';' or space).
 std::string FormatSaved(const std::vector<Saved>& list) {
   std::string out;
   for (const Saved& s : list) {
     char text[96];
     std::snprintf(text, sizeof text, "%.3f %016llx ", s.stamp.first, static_cast<unsigned long long>(s.image));
     if (!out.empty()) out += ';';
-    out += text + s.stamp.second;
+    out += text;
+    out += s.pending ? "-" : s.record.empty() ? "=" : s.record;
+    out += ' ';
+    out += s.stamp.second;
   }
   return out;
 }
@@ -53,29 +59,27 @@ std::vector<Saved> ParseSaved(const std::string& v) {
   while (at < v.size()) {
     size_t end = v.find(';', at);
     if (end == std::string::npos) end = v.size();
-    const std::string one = v.substr(at, end - at);
+    std::istringstream one(v.substr(at, end - at));
     at = end + 1;
-    char* stop = nullptr;
     Saved s;
-    s.stamp.first = std::strtod(one.c_str(), &stop);
-    if (stop == one.c_str() || *stop != ' ') continue;
-    const char* h = stop + 1;
-    s.image = std::strtoull(h, &stop, 16);
-    if (stop == h || *stop != ' ') continue;
-    s.stamp.second = stop + 1;
-    if (!s.stamp.second.empty()) out.push_back(std::move(s));
+    std::string hash, state;
+    if (!(one >> s.stamp.first >> hash >> state >> s.stamp.second)) continue;
+    char* stop = nullptr;
+    s.image = std::strtoull(hash.c_str(), &stop, 16);
+    if (stop == hash.c_str() || *stop != '\0') continue;
+    s.pending = state == "-";
+    if (state != "-" && state != "=") s.record = state;
+    out.push_back(std::move(s));
   }
   return out;
 }
 
-// The saved write of that image, if any.
-const Saved* SavedOf(const std::vector<Saved>& list, uint64_t image) {
-  for (auto it = list.rbegin(); it != list.rend(); ++it)
-    if (it->image == image) return &*it;
-  return nullptr;
-}
-
 }  // namespace
+
+void global_tables::DropStamps(DB* db, const std::string& table_id) {
+  if (db == nullptr || table_id.empty()) return;
+  (void)db->DeleteCheckpoints("global-table-stamp/" + table_id + "/");
+}
 
 Status GlobalTables::Subscribe(const std::shared_ptr<Group>& group, const std::string& region, DB* db,
                                bool from_checkpoint) {
@@ -146,8 +150,8 @@ void GlobalTables::LoadKey(Group& g, const std::string& key, const Item& item_ke
     read.consistent_read = true;
     auto now = m.db->GetItem(read);
     if (!now.ok()) continue;
-    const Saved* held = SavedOf(saved, ImageHash(now->item));
-    if (held == nullptr) continue;
+    const Saved* held = &saved.back();
+    if (held->image != ImageHash(now->item)) continue;  // a write whose record is still to be read
     st->current[region] = held->stamp;
     if (st->winner.second.empty() || held->stamp > st->winner) {
       st->winner = held->stamp;
@@ -156,20 +160,36 @@ void GlobalTables::LoadKey(Group& g, const std::string& key, const Item& item_ke
   }
 }
 
-// Saves a write member `region` holds (or is about to) of an item, unless
-// it is saved already: it replaces a saved write of the same image.
+// Saves a write member `region` holds or is about to (see KeyState::Saved),
+// unless it is saved already: the newest entry; a pending entry of the same
+// image, or the entry of the same record, gives way to it.
 void GlobalTables::SaveStamp(Group& g, KeyState& st, const std::string& region, const std::string& key,
-                             const Stamp& stamp, const std::optional<Item>& image) {
-  const Saved s{stamp, ImageHash(image)};
+                             const Stamp& stamp, const std::optional<Item>& image, bool pending,
+                             const std::string& record) {
+  const Saved s{stamp, ImageHash(image), pending, pending ? std::string() : record};
   std::vector<Saved>& list = st.saved[region];
-  const Saved* known = SavedOf(list, s.image);
-  if (known != nullptr && known->stamp == s.stamp) return;
+  if (!list.empty()) {
+    const Saved& last = list.back();
+    if (last.stamp == s.stamp && last.image == s.image && last.pending == s.pending && last.record == s.record) return;
+  }
   auto m = g.members.find(region);
   if (m == g.members.end()) return;
   std::vector<Saved> next = list;
-  std::erase_if(next, [&](const Saved& x) { return x.image == s.image; });
+  std::erase_if(next, [&](const Saved& x) {
+    return (x.pending && x.image == s.image) || (!s.record.empty() && x.record == s.record);
+  });
   next.push_back(s);
-  if (next.size() > KeyState::kSavedKept) next.erase(next.begin(), next.end() - KeyState::kSavedKept);
+  // Bounded: the pending entries (writes on their way) and the newest read ones.
+  size_t read = 0;
+  for (auto it = next.rbegin(); it != next.rend(); ++it) read += it->pending ? 0 : 1;
+  for (auto it = next.begin(); it != next.end() && read > KeyState::kSavedKept;) {
+    if (!it->pending && &*it != &next.back()) {
+      it = next.erase(it);
+      --read;
+    } else {
+      ++it;
+    }
+  }
   Status saved = m->second.db->SaveCheckpoint(StampName(m->second.table_id, key), FormatSaved(next));
   if (!saved.ok()) {
     Log(g.table + " in " + region + ": stamp: " + saved.ToString());
@@ -219,11 +239,18 @@ void GlobalTables::OnRecord(const std::shared_ptr<Group>& g, const std::string& 
         break;
       }
     }
-    if (!known) {  // sent before a restart: the member saved its stamp first
-      const Saved* s = SavedOf(st.saved[region], ImageHash(image));
-      if (s != nullptr && s->stamp < mine) mine = s->stamp;
+    if (!known) {
+      // The same record read again (after a restart), or the record of a
+      // write sent here before a restart: the stamp saved for it.
+      const uint64_t hash = ImageHash(image);
+      for (const Saved& s : st.saved[region]) {
+        if (s.record == rec.sequence_number || (s.pending && s.image == hash)) {
+          mine = s.stamp;
+          break;
+        }
+      }
     }
-    SaveStamp(*g, st, region, key, mine, image);
+    SaveStamp(*g, st, region, key, mine, image, /*pending=*/false, rec.sequence_number);
     const bool first = st.winner.second.empty();
     if (first || (image != st.image && mine > st.winner)) {
       st.winner = mine;
@@ -282,7 +309,7 @@ void GlobalTables::Apply(const Task& t) {
       image = st.image;
       g->sent[t.target].emplace(t.key, Group::Sent{image, t.stamp});
       // Saved before the write: after a restart, its record is known as this one.
-      SaveStamp(*g, st, t.target, t.key, t.stamp, image);
+      SaveStamp(*g, st, t.target, t.key, t.stamp, image, /*pending=*/true, "");
     }
   }
   if (target != nullptr) {
@@ -307,6 +334,17 @@ void GlobalTables::Apply(const Task& t) {
     }
     if (!applied.ok() || !changed) {
       std::lock_guard<std::mutex> lock(g->mu);
+      if (!applied.ok()) {  // not there: its pending stamp goes, and comes back with the next try
+        KeyState& st = g->keys[t.key];
+        auto& list = st.saved[t.target];
+        const uint64_t hash = ImageHash(image);
+        if (std::erase_if(list, [&](const Saved& x) { return x.pending && x.image == hash; }) > 0) {
+          auto m = g->members.find(t.target);
+          if (m != g->members.end()) {
+            (void)m->second.db->SaveCheckpoint(StampName(m->second.table_id, t.key), FormatSaved(list));
+          }
+        }
+      }
       auto& sent = g->sent[t.target];
       auto [b, e] = sent.equal_range(t.key);
       for (auto it = b; it != e; ++it) {
@@ -315,7 +353,11 @@ void GlobalTables::Apply(const Task& t) {
           break;
         }
       }
-      if (applied.ok()) g->keys[t.key].current[t.target] = t.stamp;  // it held it already
+      if (applied.ok()) {  // it held it already: no record will show it
+        KeyState& st = g->keys[t.key];
+        st.current[t.target] = t.stamp;
+        SaveStamp(*g, st, t.target, t.key, t.stamp, image, /*pending=*/false, "");
+      }
     }
     if (!applied.ok() && applied.type() != ErrorType::kResourceNotFound) {
       // Tried again in a second: the record's checkpoint waits for it.
@@ -375,9 +417,12 @@ void GlobalTables::Work() {
     }
     Task t = std::move(queue_.begin()->second);
     queue_.erase(queue_.begin());
+    applying_ = true;
     lock.unlock();
     Apply(t);
     lock.lock();
+    applying_ = false;
+    queue_cv_.notify_all();
   }
 }
 

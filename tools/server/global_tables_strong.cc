@@ -72,8 +72,14 @@ class GlobalTables::StrongClaim final : public api::Handler::GlobalTableHooks::C
     std::string key;
     Item item_key;
   };
+  // Counted in claims_in_flight_ by ClaimItems.
   StrongClaim(GlobalTables* owner, std::string region, DB* db) : owner_(owner), region_(std::move(region)), db_(db) {}
   ~StrongClaim() override {
+    Release();
+    std::lock_guard<std::mutex> p(owner_->pause_mu_);
+    if (--owner_->claims_in_flight_ == 0) owner_->pause_cv_.notify_all();
+  }
+  void Release() {
     for (const Claimed& c : claimed_) {
       std::lock_guard<std::mutex> gl(c.group->mu);
       auto it = c.group->claims.find(c.key);
@@ -111,6 +117,13 @@ class GlobalTables::StrongClaim final : public api::Handler::GlobalTableHooks::C
 StatusOr<std::unique_ptr<api::Handler::GlobalTableHooks::Claim>> GlobalTables::ClaimItems(
     const std::string& access_key, const std::string& region, DB& db,
     const std::vector<std::pair<std::string, Item>>& keys) {
+  {
+    // A reset or a snapshot restore is changing the tables: wait for it.
+    // (Repair, in Attach, copies while claims wait: nothing else writes.)
+    std::unique_lock<std::mutex> p(pause_mu_);
+    pause_cv_.wait(p, [&] { return !paused_; });
+    ++claims_in_flight_;
+  }
   auto claim = std::make_unique<StrongClaim>(this, region, &db);
   for (const auto& [table, item_key] : keys) {
     std::shared_ptr<Group> g;
@@ -124,6 +137,11 @@ StatusOr<std::unique_ptr<api::Handler::GlobalTableHooks::Claim>> GlobalTables::C
     {
       std::lock_guard<std::mutex> gl(g->mu);
       if (!g->members.count(region)) continue;  // not this group's replica
+      if (g->creating) {
+        return Status(ErrorType::kResourceInUse,
+                      "Table " + table + " is being made a global table with MultiRegionConsistency STRONG; "
+                      "retry when its replicas are ACTIVE");
+      }
       auto [it, fresh] = g->claims.try_emplace(key, region, 0);
       if (!fresh && it->second.first != region) {  // the claims made so far go with `claim`
         return Status(ErrorType::kReplicatedWriteConflict,

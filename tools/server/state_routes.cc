@@ -147,19 +147,22 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
 }  // namespace
 
 void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces, GlobalTables* global_tables) {
-  // Replication stops while tables go or come back, and starts again from
-  // what they describe (tools/server/global_tables.h).
-  auto around = [namespaces, global_tables](auto change) {
-    return [namespaces, global_tables, change](const ControlRequest& r) {
-      const bool changes = r.method != "GET";
-      if (global_tables != nullptr && changes) global_tables->Detach();
+  // Replication stops while tables go or come back (a reset, a snapshot
+  // restore), and starts again from what they describe
+  // (tools/server/global_tables.h).
+  auto around = [namespaces, global_tables](auto change, auto changes_tables) {
+    return [namespaces, global_tables, change, changes_tables](const ControlRequest& r) {
+      const bool pause = global_tables != nullptr && changes_tables(r);
+      if (pause) global_tables->Detach();
       ControlReply reply = change(namespaces, r);
-      if (global_tables != nullptr && changes) global_tables->Attach(namespaces);
+      if (pause) global_tables->Attach(namespaces);
       return reply;
     };
   };
-  control->Register("reset", around(Reset));
-  control->Register("snapshots", around(Snapshots));
+  control->Register("reset", around(Reset, [](const ControlRequest& r) { return r.method == "POST"; }));
+  control->Register("snapshots", around(Snapshots, [](const ControlRequest& r) {
+                      return (r.method == "POST" || r.method == "PUT") && r.rest.ends_with("/restore");
+                    }));
 }
 
 }  // namespace dynarock::server

@@ -350,6 +350,9 @@ class DB {
   // here). A value is written in one atomic commit.
   virtual Status SaveCheckpoint(std::string_view name, std::string_view value) = 0;
   virtual StatusOr<std::optional<std::string>> LoadCheckpoint(std::string_view name) = 0;
+  // Deletes every checkpoint whose name starts with `prefix` (not empty), in
+  // one commit; how many.
+  virtual StatusOr<size_t> DeleteCheckpoints(std::string_view prefix) = 0;
 
   // Not DynamoDB operations: the test double's controls. Reset deletes every
   // table (items, indexes, streams, history), backup and checkpoint, as if
