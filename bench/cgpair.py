@@ -47,6 +47,7 @@ MARKERS = {
     "BM_Scan1000": "dynarock::DBImpl::Scan(",
     "BM_Scan1000Encoded": "dynarock::DBImpl::Scan(",
     "BM_PutItem_0Gsi": "dynarock::DBImpl::PutItem(",
+    "BM_PutItemMoved_0Gsi": "dynarock::DBImpl::PutItem(",
     "BM_PutItem_1Gsi": "dynarock::DBImpl::PutItem(",
     "BM_PutItem_5Gsi": "dynarock::DBImpl::PutItem(",
     "BM_RawRocksDBGet": ROCKS_GET,
@@ -57,7 +58,7 @@ MARKERS = {
     "BM_RawRocksDBPut": "rocksdb::DBImpl::Write(",
 }
 # The functions whose loops hold each benchmark (collection is on inside them).
-LOOPS = {"BM_PutItem_0Gsi": "PutItemBench", "BM_PutItem_1Gsi": "PutItemBench",
+LOOPS = {"BM_PutItem_0Gsi": "PutItemBench", "BM_PutItemMoved_0Gsi": "PutItemMovedBench", "BM_PutItem_1Gsi": "PutItemBench",
          "BM_PutItem_5Gsi": "PutItemBench"}
 
 

@@ -131,6 +131,7 @@ class DBImpl final : public DB {
   StatusOr<UpdateTableResponse> UpdateTable(const UpdateTableRequest& req) override;
 
   StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) override;
+  StatusOr<PutItemResponse> PutItem(PutItemRequest&& req) override;
   StatusOr<GetItemResponse> GetItem(const GetItemRequest& req) override;
   StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) override;
   StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) override;
@@ -378,6 +379,8 @@ class DBImpl final : public DB {
 
   // Read-modify-write of one item under its lock. `compute` gets the old item and
   // returns the new one (nullopt = delete, or an error, which aborts the write).
+  // PutItem's work; `take`: the request's item, moved from (else copied).
+  StatusOr<PutItemResponse> PutItemImpl(const PutItemRequest& req, Item* take);
   using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
   // A failed condition carries its billed write under `billed_as` (the table as
   // the request named it; the table's name when empty).

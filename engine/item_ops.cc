@@ -360,10 +360,15 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
 
 // ---------------------------------------------------------------- PutItem
 
-StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) {
+StatusOr<PutItemResponse> DBImpl::PutItem(const PutItemRequest& req) { return PutItemImpl(req, nullptr); }
+
+StatusOr<PutItemResponse> DBImpl::PutItem(PutItemRequest&& req) { return PutItemImpl(req, &req.item); }
+
+StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* take) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckParameters(req));
-  Item item = req.item;
+  // From here on the item is `item` (req.item may be what it was moved from).
+  Item item = take != nullptr ? std::move(*take) : req.item;
   DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
   if (ItemSize(item) > kItemSizeBytesMax) {
     return ValidationError("Item size has exceeded the maximum allowed size");

@@ -537,9 +537,8 @@ ApiReply Run(HandlerState& s, std::string_view body, StatusOr<Req> (*decode)(std
 // The same for an operation with attribute values: a malformed one ("Supplied
 // AttributeValue is empty ...") is reported after the operation's parameter
 // checks, DynamoDB's order (engine/request_checks.h CheckParameters).
-template <typename Req, typename Resp, typename Encode>
-ApiReply RunChecked(HandlerState& s, std::string_view body, StatusOr<Resp> (DB::*op)(const Req&),
-                    Encode encode) {
+template <typename Req, typename Op, typename Encode>
+ApiReply RunCheckedAs(HandlerState& s, std::string_view body, Op op, Encode encode) {
   MalformedValue malformed;
   StatusOr<Req> req = DecodeItemRequest<Req>(body, &malformed);
   if (req.ok() && !malformed.error.ok()) {
@@ -547,6 +546,11 @@ ApiReply RunChecked(HandlerState& s, std::string_view body, StatusOr<Resp> (DB::
     return Handler::ErrorReply(params.ok() ? malformed.error : params);
   }
   return Execute(s, std::move(req), op, encode);
+}
+template <typename Req, typename Resp, typename Encode>
+ApiReply RunChecked(HandlerState& s, std::string_view body, StatusOr<Resp> (DB::*op)(const Req&),
+                    Encode encode) {
+  return RunCheckedAs<Req>(s, body, op, encode);
 }
 
 template <typename Req, typename Resp>
@@ -592,8 +596,9 @@ ApiReply UpdateTable(HandlerState& s, std::string_view body) {
 }
 
 ApiReply PutItem(HandlerState& s, std::string_view body) {
-  return RunChecked(s, body, &DB::PutItem,
-             Plain<PutItemRequest>(EncodePutItemResponse));
+  // The decoded request's item goes into the write rather than being copied.
+  auto put = [](DB& db, PutItemRequest& r) { return db.PutItem(std::move(r)); };
+  return RunCheckedAs<PutItemRequest>(s, body, put, Plain<PutItemRequest>(EncodePutItemResponse));
 }
 
 ApiReply GetItem(HandlerState& s, std::string_view body) {

@@ -49,6 +49,33 @@ TEST_F(ItemsTest, RoundTripsAllTypesAndNormalisesNumbers) {
   EXPECT_EQ(got->size(), item.size());
 }
 
+// PutItem(PutItemRequest&&) takes the request's item into the write: the
+// same item is stored, normalised, as by the copying form; a request refused
+// before its item is read (a bad table name) leaves the item where it was,
+// and one refused after it (a missing key) answers as the copying form does.
+TEST_F(ItemsTest, PutItemTakingTheItemWritesTheSameItem) {
+  PutItemRequest moved = PutReq(MakeItem({{"pk", S("m")}, {"sk", N("2.50")}, {"v", N("1E+1")}}));
+  ASSERT_OK(db_->PutItem(std::move(moved)));
+  auto got = Get("tab", MakeItem({{"pk", S("m")}, {"sk", N("2.5")}}));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->at("v"), N("10"));
+  EXPECT_EQ(got->size(), 3u);
+
+  PutItemRequest bad = PutReq(MakeItem({{"pk", S("m")}, {"sk", N("1")}}));
+  bad.table_name = "x";  // too short a name: refused before the item
+  EXPECT_EQ(db_->PutItem(std::move(bad)).status().type(), ErrorType::kValidation);
+  EXPECT_EQ(bad.item.size(), 2u);  // NOLINT(bugprone-use-after-move): not taken
+
+  PutItemRequest keyless = PutReq(MakeItem({{"pk", S("m")}}));
+  PutItemRequest copy = keyless;
+  auto a = db_->PutItem(copy);
+  auto b = db_->PutItem(std::move(keyless));
+  ASSERT_FALSE(a.ok());
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(a.status().type(), b.status().type());
+  EXPECT_EQ(a.status().message(), b.status().message());
+}
+
 TEST_F(ItemsTest, KeyValidation) {
   EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"sk", N("1")}}))), ErrorType::kValidation,
                "One or more parameter values were invalid: Missing the key pk in the item");

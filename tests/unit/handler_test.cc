@@ -75,6 +75,7 @@ class FakeDB : public DB {
     resp.table_description.table_status = "UPDATING";
     return resp;
   }
+  using DB::PutItem;
   StatusOr<PutItemResponse> PutItem(const PutItemRequest& r) override {
     last_op = "PutItem";
     put_req = r;

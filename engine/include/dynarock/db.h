@@ -194,6 +194,11 @@ class DB {
   // ConditionalCheckFailedException (carrying the old item with
   // ReturnValuesOnConditionCheckFailure=ALL_OLD), TransactionConflictException.
   virtual StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) = 0;
+  // The same, taking the request's item rather than copying it (req.item is
+  // left empty, or as it was when the request is refused before it is read).
+  virtual StatusOr<PutItemResponse> PutItem(PutItemRequest&& req) {
+    return PutItem(static_cast<const PutItemRequest&>(req));
+  }
   virtual StatusOr<GetItemResponse> GetItem(const GetItemRequest& req) = 0;
   virtual StatusOr<DeleteItemResponse> DeleteItem(const DeleteItemRequest& req) = 0;
   virtual StatusOr<UpdateItemResponse> UpdateItem(const UpdateItemRequest& req) = 0;
