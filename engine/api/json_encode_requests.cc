@@ -294,19 +294,29 @@ std::string EncodeUpdateTableRequest(const UpdateTableRequest& r) {
   return w.Release();
 }
 
+namespace {
+
+// The members PutItem and DeleteItem share after their item or key.
+template <typename R>
+void WriteConditionalWrite(JsonWriter* w, const R& r) {
+  if (r.condition_expression) w->Member("ConditionExpression", *r.condition_expression);
+  WriteNames(w, r.expression_attribute_names, r.has_expression_attribute_names);
+  WriteValues(w, r.expression_attribute_values, r.has_expression_attribute_values);
+  WriteExpected(w, r.expected);
+  if (r.conditional_operator) w->Member("ConditionalOperator", *r.conditional_operator);
+  WriteCommonWriteOptions(w, r.return_values, r.return_values_on_condition_check_failure_all_old,
+                          r.return_consumed_capacity, r.return_item_collection_metrics);
+}
+
+}  // namespace
+
 std::string EncodePutItemRequest(const PutItemRequest& r) {
   JsonWriter w;
   w.BeginObject();
   w.Member("TableName", r.table_name);
   w.Key("Item");
   WriteItem(&w, r.item);
-  if (r.condition_expression) w.Member("ConditionExpression", *r.condition_expression);
-  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
-  WriteValues(&w, r.expression_attribute_values, r.has_expression_attribute_values);
-  WriteExpected(&w, r.expected);
-  if (r.conditional_operator) w.Member("ConditionalOperator", *r.conditional_operator);
-  WriteCommonWriteOptions(&w, r.return_values, r.return_values_on_condition_check_failure_all_old,
-                          r.return_consumed_capacity, r.return_item_collection_metrics);
+  WriteConditionalWrite(&w, r);
   w.EndObject();
   return w.Release();
 }
@@ -335,13 +345,7 @@ std::string EncodeDeleteItemRequest(const DeleteItemRequest& r) {
   w.Member("TableName", r.table_name);
   w.Key("Key");
   WriteItem(&w, r.key);
-  if (r.condition_expression) w.Member("ConditionExpression", *r.condition_expression);
-  WriteNames(&w, r.expression_attribute_names, r.has_expression_attribute_names);
-  WriteValues(&w, r.expression_attribute_values, r.has_expression_attribute_values);
-  WriteExpected(&w, r.expected);
-  if (r.conditional_operator) w.Member("ConditionalOperator", *r.conditional_operator);
-  WriteCommonWriteOptions(&w, r.return_values, r.return_values_on_condition_check_failure_all_old,
-                          r.return_consumed_capacity, r.return_item_collection_metrics);
+  WriteConditionalWrite(&w, r);
   w.EndObject();
   return w.Release();
 }

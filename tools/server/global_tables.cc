@@ -146,7 +146,7 @@ Status GlobalTables::SetLists(Group& g) {
   return Status();
 }
 
-void GlobalTables::Detach() {
+void GlobalTables::Pause() {
   {
     // New claims wait, the ones made finish their copies.
     std::unique_lock<std::mutex> p(pause_mu_);
@@ -154,11 +154,31 @@ void GlobalTables::Detach() {
     pausing_ = true;
     pause_cv_.wait(p, [&] { return claims_in_flight_ == 0; });
   }
+  std::unique_lock<std::mutex> q(queue_mu_);
+  held_ = true;
+  queue_cv_.wait(q, [&] { return !applying_; });  // the write being made lands first
+}
+
+void GlobalTables::Resume() {
+  {
+    std::lock_guard<std::mutex> q(queue_mu_);
+    held_ = false;
+    dropping_ = false;
+  }
+  queue_cv_.notify_all();
+  std::lock_guard<std::mutex> p(pause_mu_);
+  paused_ = false;
+  pausing_ = false;
+  pause_cv_.notify_all();
+}
+
+void GlobalTables::Detach() {
+  Pause();
   std::lock_guard<std::mutex> lock(mu_);
   {
-    std::unique_lock<std::mutex> q(queue_mu_);
+    std::lock_guard<std::mutex> q(queue_mu_);
+    dropping_ = true;  // what the change logs still hand over is read again after Attach
     queue_.clear();
-    queue_cv_.wait(q, [&] { return !applying_; });  // the write being made lands first
   }
   for (auto& [id, g] : groups_) {
     std::vector<std::unique_ptr<Subscription>> subs;
@@ -171,6 +191,10 @@ void GlobalTables::Detach() {
       if (sub) sub->Cancel();
   }
   groups_.clear();
+  {
+    std::lock_guard<std::mutex> q(queue_mu_);
+    queue_.clear();
+  }
   std::lock_guard<std::mutex> sl(strong_mu_);
   strong_groups_.clear();
   strong_count_ = 0;
@@ -237,7 +261,8 @@ void GlobalTables::Attach(Namespaces* namespaces) {
     // the lists stay as they are (and replication waits for it).
     const std::set<std::string>& names = listed[&g];
     if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return unopened.count(n) > 0; })) {
-      Log(g.table + ": a replica's region did not open; its group is left as it is");
+      Log(g.table + ": a replica's region did not open; its group is left as it is, and waits for it");
+      std::erase_if(found, [&](const Found& f) { return f.group.get() == &g; });  // nothing read meanwhile
       ++it;
       continue;
     }
@@ -275,12 +300,7 @@ void GlobalTables::Attach(Namespaces* namespaces) {
     for (const auto& [id, g] : strong_groups_) strong.push_back(g);
   }
   for (const auto& g : strong) Repair(*g);
-  std::lock_guard<std::mutex> p(pause_mu_);
-  if (paused_) {
-    paused_ = false;
-    pausing_ = false;
-    pause_cv_.notify_all();
-  }
+  Resume();
 }
 
 }  // namespace dynarock::server

@@ -108,9 +108,16 @@ class GlobalTables {
   api::Handler::GlobalTableHooks HooksFor(const std::string& name);
   // Stops replicating (before the namespaces close).
   void Stop();
-  // Forgets every group (replication stops, writes on their way are
-  // dropped), before the namespaces' tables are reset or restored from a
-  // snapshot; Attach then finds the groups the tables now describe.
+  // Holds replication still (item writes in region namespaces wait, claims
+  // in flight finish their copies, the worker finishes the write it is
+  // making and starts no other) until Resume: for a snapshot to see every
+  // region at one point of the replication.
+  void Pause();
+  void Resume();
+  // Pauses and forgets every group (writes on their way are dropped; their
+  // records are read again), before the namespaces' tables are reset or
+  // restored from a snapshot; Attach then finds the groups the tables now
+  // describe, and resumes.
   void Detach();
 
   struct Group;     // one global table (implementation detail)
@@ -174,6 +181,8 @@ class GlobalTables {
   int claims_in_flight_ = 0;    // GUARDED_BY(pause_mu_)
   std::atomic<bool> pausing_{false};
   bool applying_ = false;       // GUARDED_BY(queue_mu_): the worker is in Apply
+  bool held_ = false;           // GUARDED_BY(queue_mu_): the worker starts no write
+  bool dropping_ = false;       // GUARDED_BY(queue_mu_): Detach to Attach, nothing is queued
   // MRSC groups, asked on every item write: none (the usual case) costs an atomic load.
   std::mutex strong_mu_;
   std::map<std::string, std::shared_ptr<Group>> strong_groups_;  // GUARDED_BY(strong_mu_)

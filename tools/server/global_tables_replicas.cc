@@ -364,19 +364,42 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
       }
       strong_count_ = static_cast<int>(strong_groups_.size());
     };
-    publish(true);
-    std::vector<DB*> made;
+    // The regions are members (claims in them are refused while `creating`)
+    // before their tables exist, and the group is published before the
+    // table is checked empty again: no write slips in unclaimed.
+    std::vector<DB*> targets;
     Status st;
     for (const ReplicaUpdate& u : req.replica_updates) {
       auto target = namespaces_->DatabaseOf(access_key, u.region_name);
-      if (target.ok()) st = (*target)->CreateTable(ReplicaTable(d, u)).status();
-      if (!target.ok()) st = target.status();
-      if (!st.ok()) break;
-      made.push_back(*target);
-      st = ApplySettings(**target, d, u.settings);
-      if (!st.ok()) break;
+      if (!target.ok()) {
+        st = target.status();
+        break;
+      }
+      targets.push_back(*target);
       std::lock_guard<std::mutex> gl(g->mu);
       g->members[u.region_name].db = *target;
+    }
+    publish(true);
+    if (st.ok()) {
+      ScanRequest any;
+      any.table_name = table;
+      any.limit = 1;
+      any.consistent_read = true;
+      auto first = db.Scan(any);
+      st = !first.ok()             ? first.status()
+           : first->items.empty() ? Status()
+                                  : ReplicaError("Table " + table + " holds items: a table becomes a global table "
+                                                 "with MultiRegionConsistency STRONG only while it is empty");
+    }
+    std::vector<DB*> made;
+    for (size_t i = 0; st.ok() && i < targets.size(); ++i) {
+      const ReplicaUpdate& u = req.replica_updates[i];
+      st = targets[i]->CreateTable(ReplicaTable(d, u)).status();
+      if (!st.ok()) break;
+      made.push_back(targets[i]);
+      st = ApplySettings(*targets[i], d, u.settings);
+      if (!st.ok()) break;
+      std::lock_guard<std::mutex> gl(g->mu);
       MergeSettings(u.settings, &g->settings[u.region_name]);
     }
     if (st.ok()) st = SetLists(*g);
@@ -558,9 +581,24 @@ Status GlobalTables::CreateReplica(const std::string& access_key, const std::str
       }
       PutItemRequest put;
       put.table_name = table;
-      put.item = std::move(item);
-      st = target->PutItem(put).status();
-      if (!st.ok()) return undo(st);
+      put.item = item;
+      put.return_values = ReturnValue::kAllOld;
+      auto r = target->PutItem(std::move(put));
+      if (!r.ok()) return undo(r.status());
+      if (r->attributes == item) {  // there already (replicated meanwhile): no record will show it
+        std::lock_guard<std::mutex> gl(g->mu);
+        auto& sent = g->sent[u.region_name];
+        auto [b, e] = sent.equal_range(id);
+        for (auto it = b; it != e; ++it) {
+          if (it->second.image == item) {
+            sent.erase(it);
+            break;
+          }
+        }
+        KeyState& st_key = g->keys[id];
+        st_key.current[u.region_name] = st_key.winner;
+        SaveStamp(*g, st_key, u.region_name, id, st_key.winner, item, /*pending=*/false, "");
+      }
     }
     if (!page->last_evaluated_key) break;
     scan.exclusive_start_key = std::move(page->last_evaluated_key);
@@ -588,10 +626,7 @@ void GlobalTables::Deleted(const std::string& name, DB& db, const std::string& t
     g->sent.erase(region);
     g->settings.erase(region);
     alone = g->members.size() <= 1;
-    if (alone && !g->members.empty()) {
-      last = std::move(g->members.begin()->second.subscription);
-      global_tables::DropStamps(g->members.begin()->second.db, g->members.begin()->second.table_id);
-    }
+    if (alone && !g->members.empty()) last = std::move(g->members.begin()->second.subscription);
   }
   global_tables::DropStamps(leaving.db, leaving.table_id);
   if (leaving.subscription) leaving.subscription->Cancel();
@@ -604,6 +639,8 @@ void GlobalTables::Deleted(const std::string& name, DB& db, const std::string& t
   if (!s.ok()) Log(table + ": " + s.ToString());
   if (alone) {
     std::lock_guard<std::mutex> gl(g->mu);
+    // Its change log is no longer read (cancelled above): its stamps go.
+    for (auto& [r, m] : g->members) global_tables::DropStamps(m.db, m.table_id);
     g->members.clear();
     groups_.erase(access_key + "\n" + table);
     std::lock_guard<std::mutex> sl(strong_mu_);

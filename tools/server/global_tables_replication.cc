@@ -242,9 +242,16 @@ void GlobalTables::OnRecord(const std::shared_ptr<Group>& g, const std::string& 
     if (!known) {
       // The same record read again (after a restart), or the record of a
       // write sent here before a restart: the stamp saved for it.
+      // A pending entry older than a write this member has read since is
+      // stale (its write never landed, or was overtaken): not this record's.
       const uint64_t hash = ImageHash(image);
-      for (const Saved& s : st.saved[region]) {
-        if (s.record == rec.sequence_number || (s.pending && s.image == hash)) {
+      const std::vector<Saved>& saved = st.saved[region];
+      std::optional<Stamp> newest_read;
+      for (const Saved& s : saved)
+        if (!s.pending && (!newest_read || s.stamp > *newest_read)) newest_read = s.stamp;
+      for (const Saved& s : saved) {
+        if (s.record == rec.sequence_number ||
+            (s.pending && s.image == hash && (!newest_read || s.stamp >= *newest_read))) {
           mine = s.stamp;
           break;
         }
@@ -283,10 +290,11 @@ void GlobalTables::OnRecord(const std::shared_ptr<Group>& g, const std::string& 
   const auto due = std::chrono::steady_clock::now() +
                    std::chrono::microseconds(static_cast<int64_t>(delay * 1e6));
   std::lock_guard<std::mutex> lock(queue_mu_);
+  if (dropping_) return;  // Detach: the record is read again after Attach
   for (const std::string& q : targets) {
     queue_.emplace(due, Task{g, region, id, key, rec.keys, q, winner});
   }
-  queue_cv_.notify_one();
+  queue_cv_.notify_all();
 }
 
 void GlobalTables::Apply(const Task& t) {
@@ -363,8 +371,8 @@ void GlobalTables::Apply(const Task& t) {
       // Tried again in a second: the record's checkpoint waits for it.
       Log(g->table + " -> " + t.target + ": " + applied.ToString() + " (retrying)");
       std::lock_guard<std::mutex> lock(queue_mu_);
-      queue_.emplace(std::chrono::steady_clock::now() + std::chrono::seconds(1), t);
-      queue_cv_.notify_one();
+      if (!dropping_) queue_.emplace(std::chrono::steady_clock::now() + std::chrono::seconds(1), t);
+      queue_cv_.notify_all();
       return;
     }
   }
@@ -408,6 +416,10 @@ void GlobalTables::Work() {
   std::unique_lock<std::mutex> lock(queue_mu_);
   while (!stopping_) {
     if (queue_.empty()) {
+      queue_cv_.wait(lock);
+      continue;
+    }
+    if (held_) {  // Pause: no write starts
       queue_cv_.wait(lock);
       continue;
     }

@@ -2,6 +2,7 @@
 
 #include "tools/server/idle_memory.h"
 
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -51,14 +52,35 @@ size_t ReleaseStartupPages() {
       continue;
     }
     if (found.empty()) continue;
-    // Any private page (written, or copied on write) keeps the mapping.
-    if (line.rfind("Anonymous:", 0) == 0 || line.rfind("Private_Dirty:", 0) == 0) {
+    // Any private page (written, or copied on write; resident or swapped
+    // out) keeps the mapping.
+    if (line.rfind("Anonymous:", 0) == 0 || line.rfind("Private_Dirty:", 0) == 0 ||
+        line.rfind("Swap:", 0) == 0) {
       if (std::strtoull(line.c_str() + line.find(':') + 1, nullptr, 10) != 0) found.back().written = true;
     }
   }
+  // The executable's RELRO segment (relocated, then made read-only) is
+  // never released, whatever smaps says of it.
+  struct Relro {
+    uintptr_t start = 0, end = 0;
+  } relro;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') return 0;  // the executable only
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_GNU_RELRO) continue;
+          auto* r = static_cast<Relro*>(out);
+          r->start = info->dlpi_addr + ph.p_vaddr;
+          r->end = r->start + ph.p_memsz;
+        }
+        return 1;
+      },
+      &relro);
   size_t released = 0;
   for (const Mapping& m : found) {
     if (!m.candidate || m.written || m.end <= m.start) continue;
+    if (relro.end > relro.start && m.start < relro.end + 4096 && relro.start < m.end) continue;
     if (::madvise(reinterpret_cast<void*>(m.start), m.end - m.start, MADV_DONTNEED) == 0) {
       released += m.end - m.start;
     }

@@ -6,6 +6,8 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include "engine/api/json_writer.h"
 
@@ -148,20 +150,37 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
 
 void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces, GlobalTables* global_tables) {
   // Replication stops while tables go or come back (a reset, a snapshot
-  // restore), and starts again from what they describe
-  // (tools/server/global_tables.h).
-  auto around = [namespaces, global_tables](auto change, auto changes_tables) {
-    return [namespaces, global_tables, change, changes_tables](const ControlRequest& r) {
-      const bool pause = global_tables != nullptr && changes_tables(r);
-      if (pause) global_tables->Detach();
+  // restore) and starts again from what they describe; it holds still while
+  // a snapshot is saved, so that every region is saved at one point of it
+  // (tools/server/global_tables.h). One such request at a time.
+  enum class Hold { kNone, kPause, kDetach };
+  auto serial = std::make_shared<std::mutex>();
+  auto around = [namespaces, global_tables, serial](auto change, auto hold_for) {
+    return [namespaces, global_tables, serial, change, hold_for](const ControlRequest& r) {
+      const Hold hold = global_tables == nullptr ? Hold::kNone : hold_for(r);
+      if (hold == Hold::kNone) return change(namespaces, r);
+      std::lock_guard<std::mutex> one(*serial);
+      if (hold == Hold::kDetach) {
+        global_tables->Detach();
+      } else {
+        global_tables->Pause();
+      }
       ControlReply reply = change(namespaces, r);
-      if (pause) global_tables->Attach(namespaces);
+      if (hold == Hold::kDetach) {
+        global_tables->Attach(namespaces);
+      } else {
+        global_tables->Resume();
+      }
       return reply;
     };
   };
-  control->Register("reset", around(Reset, [](const ControlRequest& r) { return r.method == "POST"; }));
+  control->Register("reset", around(Reset, [](const ControlRequest& r) {
+                      return r.method == "POST" ? Hold::kDetach : Hold::kNone;
+                    }));
   control->Register("snapshots", around(Snapshots, [](const ControlRequest& r) {
-                      return (r.method == "POST" || r.method == "PUT") && r.rest.ends_with("/restore");
+                      if (r.method != "POST" && r.method != "PUT") return Hold::kNone;
+                      if (r.rest.ends_with("/restore")) return Hold::kDetach;
+                      return r.rest.empty() ? Hold::kPause : Hold::kNone;
                     }));
 }
 

@@ -194,8 +194,9 @@ class DB {
   // ConditionalCheckFailedException (carrying the old item with
   // ReturnValuesOnConditionCheckFailure=ALL_OLD), TransactionConflictException.
   virtual StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) = 0;
-  // The same, taking the request's item rather than copying it (req.item is
-  // left empty, or as it was when the request is refused before it is read).
+  // The same, taking the request's item rather than copying it: afterwards
+  // req.item is empty (or as it was, when the table name or the request's
+  // parameters are refused before the item is taken).
   virtual StatusOr<PutItemResponse> PutItem(PutItemRequest&& req) {
     return PutItem(static_cast<const PutItemRequest&>(req));
   }
