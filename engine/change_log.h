@@ -83,6 +83,10 @@ struct WriteSet {
   // Options::stale_read_seconds: each written item's key and image before
   // the write (none: it did not exist), remembered once the write commits.
   std::vector<std::pair<std::string, std::optional<std::string>>> previous;
+  // The tables' statistics deltas (items, bytes) of the writes, by table
+  // id: one Merge a table when the set commits (DBImpl::StageStats), not one
+  // an item.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> stats;
 };
 
 struct ShardInfo {

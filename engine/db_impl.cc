@@ -642,7 +642,18 @@ void DBImpl::WaitForWritesInProgress() {
   }
 }
 
+Status DBImpl::StageStats(WriteSet* writes) {
+  for (const auto& [table_id, delta] : writes->stats) {
+    if (delta.first == 0 && delta.second == 0) continue;
+    DR_RETURN_IF_ERROR(FromRocksDB(
+        writes->batch.Merge(catalog_cf_, StatsKey(table_id), StatsDelta(delta.first, delta.second))));
+  }
+  writes->stats.clear();
+  return Status();
+}
+
 Status DBImpl::Commit(WriteSet* writes) {
+  DR_RETURN_IF_ERROR(StageStats(writes));
   DR_RETURN_IF_ERROR(
       change_log_->Commit(writes, [this](rocksdb::WriteBatch* batch) { return Commit(batch); }));
   // Still under the items' locks: an item's lagged entries queue in the

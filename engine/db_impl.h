@@ -359,6 +359,8 @@ class DBImpl final : public DB {
   std::atomic<bool> resume_failure_logged_{false};       // written under resume_mu_
   // Commits item writes with their change records (sequence numbers are
   // taken here, under the items' locks).
+  // The write set's statistics deltas into its batch (one Merge a table).
+  Status StageStats(WriteSet* writes);
   Status Commit(WriteSet* writes);
 
   // Lock stripes (ascending order for several keys).

@@ -266,8 +266,9 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
                               new_item ? *new_item : *old_item, origin, writes);
   }
   if (count_delta != 0 || bytes_delta != 0) {
-    DR_RETURN_IF_ERROR(FromRocksDB(
-        batch->Merge(catalog_cf_, StatsKey(info.id), StatsDelta(count_delta, bytes_delta))));
+    auto& [count, bytes] = writes->stats[info.id];  // merged once at commit (StageStats)
+    count += count_delta;
+    bytes += bytes_delta;
   }
   auto entry_exists = [this](const std::string& entry_key) {
     std::string value;

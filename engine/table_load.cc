@@ -215,6 +215,7 @@ Status DBImpl::Loader::WriteRepeated() {
     WriteSet writes;
     DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, old_item.has_value(), old_size, old_item,
                                        p.item, &writes, nullptr, ChangeOrigin::kUser));
+    DR_RETURN_IF_ERROR(db_->StageStats(&writes));
     DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
     // Index entries a lagging database holds back go now: nobody reads a
     // loading table.
