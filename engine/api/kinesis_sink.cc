@@ -2,6 +2,8 @@
 
 #include "engine/api/kinesis_sink.h"
 
+#include <array>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -19,9 +21,15 @@
 namespace dynarock::api {
 namespace {
 
-// "8-4-4-4-12" from a record's 32 hex digits.
-std::string Uuid(const std::string& hex) {
+// A version-4 UUID ("8-4-4-4-12", as DynamoDB's Kinesis records carry) from
+// a record's 32 hex digits (a hash, stable for the record): the version
+// nibble is 4, the variant's two bits 10.
+std::string Uuid(std::string hex) {
   if (hex.size() != 32) return hex;
+  hex[12] = '4';
+  const char c = hex[16];
+  const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+  hex[16] = "89ab"[v & 3];
   return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
          hex.substr(16, 4) + "-" + hex.substr(20);
 }
@@ -100,6 +108,12 @@ Status KinesisSink::Write(const DB::KinesisRecords& batch) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string path = dir_ + "/" + FileName(batch.stream_arn);
+  // One append to a file at a time in the process: every namespace has a
+  // sink, and tables of several may stream to one Kinesis stream (or to
+  // streams of one name), whose lines must neither interleave nor be taken
+  // for a line cut short.
+  static std::array<std::mutex, 64> file_locks;
+  std::lock_guard<std::mutex> one_writer(file_locks[std::hash<std::string>()(path) % file_locks.size()]);
   const bool existed = std::filesystem::exists(path, ec);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return InternalError("Kinesis sink " + path + ": " + std::strerror(errno));

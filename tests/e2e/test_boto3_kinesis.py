@@ -166,7 +166,7 @@ class KinesisTest(unittest.TestCase):
         self.assertEqual(list(first.keys()), ["awsRegion", "eventID", "eventName", "userIdentity",
                                               "recordFormat", "tableName", "dynamodb", "eventSource"])
         self.assertEqual(first["awsRegion"], harness.REGION)
-        self.assertRegex(first["eventID"], r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        self.assertRegex(first["eventID"], r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")  # version 4
         self.assertIsNone(first["userIdentity"])
         self.assertEqual(first["recordFormat"], "application/json")
         self.assertEqual(first["tableName"], t)

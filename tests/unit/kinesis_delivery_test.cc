@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
+
+#include <set>
 #include <unistd.h>
 
 #include <chrono>
@@ -154,6 +156,64 @@ TEST_F(KinesisDeliveryTest, TheSinkDropsALineCutShort) {
   std::filesystem::remove_all(dir);
 }
 
+// Databases (namespaces of one endpoint) streaming to one Kinesis stream
+// append to one file: every line whole, none lost. (Without one writer a
+// file, two sinks' appends land on the same offset.)
+TEST_F(KinesisDeliveryTest, SinksOfSeveralDatabasesShareAFileWholeLines) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("dynarock-sinks-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  constexpr int kDatabases = 4, kEach = 400;
+  std::vector<std::unique_ptr<DB>> dbs;
+  for (int d = 0; d < kDatabases; ++d) {
+    Options options;
+    options.in_memory = true;
+    dbs.push_back(std::move(DB::Open(options, "").value()));
+    CreateTableRequest c;
+    c.table_name = "orders";
+    c.attribute_definitions = {{"pk", AttrType::kS}};
+    c.key_schema = {{"pk", KeyType::kHash}};
+    c.billing_mode = "PAY_PER_REQUEST";
+    ASSERT_TRUE(dbs.back()->CreateTable(c).ok());
+    ASSERT_TRUE(dbs.back()->EnableKinesisStreamingDestination(Destination()).ok());
+  }
+  std::vector<std::string> lines;
+  {
+    std::vector<std::unique_ptr<api::KinesisSink>> sinks;
+    for (auto& db : dbs) sinks.push_back(std::make_unique<api::KinesisSink>(db.get(), dir.string()));
+    std::vector<std::thread> writers;
+    for (int d = 0; d < kDatabases; ++d) {
+      writers.emplace_back([&, d] {
+        for (int i = 0; i < kEach; ++i) {
+          PutItemRequest p;
+          p.table_name = "orders";
+          p.item = {{"pk", AttributeValue::S(std::to_string(d) + "-" + std::to_string(i))}};
+          ASSERT_TRUE(dbs[static_cast<size_t>(d)]->PutItem(p).ok());
+          if (i % 20 == 0) std::this_thread::yield();
+        }
+      });
+    }
+    for (auto& w : writers) w.join();
+    for (int i = 0; i < 500 && lines.size() < size_t{kDatabases} * kEach; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      std::ifstream f(dir / "feed.jsonl");
+      lines.clear();
+      for (std::string l; std::getline(f, l);) lines.push_back(l);
+    }
+  }
+  simdjson::dom::parser parser;
+  std::set<std::string> keys;
+  for (const std::string& l : lines) {
+    simdjson::dom::element e;
+    ASSERT_EQ(parser.parse(l).get(e), simdjson::SUCCESS) << l;
+    std::string_view pk;
+    ASSERT_EQ(e["dynamodb"]["Keys"]["pk"]["S"].get(pk), simdjson::SUCCESS) << l;
+    keys.insert(std::string(pk));
+  }
+  EXPECT_EQ(keys.size(), size_t{kDatabases} * kEach);  // every record, at least once
+  std::filesystem::remove_all(dir);
+}
+
 TEST_F(KinesisDeliveryTest, SinkLinesHaveDynamoDBsKinesisShape) {
   StreamRecord r;
   r.event_id = "0123456789abcdef0123456789abcdef";
@@ -164,7 +224,7 @@ TEST_F(KinesisDeliveryTest, SinkLinesHaveDynamoDBsKinesisShape) {
   r.new_image = Item{{"pk", AttributeValue::S("a")}};
   r.size_bytes = 4;
   EXPECT_EQ(api::KinesisSink::RecordJson(r, "orders", false),
-            R"({"awsRegion":"eu-west-1","eventID":"01234567-89ab-cdef-0123-456789abcdef",)"
+            R"({"awsRegion":"eu-west-1","eventID":"01234567-89ab-4def-8123-456789abcdef",)"
             R"("eventName":"INSERT","userIdentity":null,"recordFormat":"application/json",)"
             R"("tableName":"orders","dynamodb":{"ApproximateCreationDateTime":1700000000123,)"
             R"("Keys":{"pk":{"S":"a"}},"NewImage":{"pk":{"S":"a"}},"SizeBytes":4},)"
