@@ -806,8 +806,7 @@ StatusOr<DescribeTableResponse> DBImpl::DescribeTable(const DescribeTableRequest
       resp.table = *gone;
       return resp;
     }
-    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
-                            " not found");
+    return TableNotFound(req.table_name);
   }
   DescribeTableResponse resp;
   resp.table = Describe(**table, "ACTIVE");
@@ -837,7 +836,7 @@ void DBImpl::CatalogChanged() {
 StatusOr<TableDescription> DBImpl::DescribeKeys(const std::string& table) {
   auto info = FindTable(table);
   if (!info.ok()) {
-    return ResourceNotFound("Requested resource not found: Table: " + table + " not found");
+    return TableNotFound(table);
   }
   // Only what a planner reads: names, key schemas, attribute definitions.
   const TableInfo& t = **info;
@@ -860,8 +859,7 @@ StatusOr<DeleteTableResponse> DBImpl::DeleteTable(const DeleteTableRequest& req)
   std::unique_lock lock(catalog_mu_);
   auto it = tables_.find(TableNameOf(req.table_name));
   if (it == tables_.end()) {
-    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
-                            " not found");
+    return TableNotFound(req.table_name);
   }
   TableInfoPtr info = it->second;
   if (!info->loading.empty()) {
@@ -957,8 +955,7 @@ StatusOr<UpdateTableResponse> DBImpl::UpdateTable(const UpdateTableRequest& req)
   std::unique_lock lock(catalog_mu_);
   auto it = tables_.find(TableNameOf(req.table_name));
   if (it == tables_.end()) {
-    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
-                            " not found");
+    return TableNotFound(req.table_name);
   }
   if (req.global()) {
     // A replica is a table in another region: `dynarock serve` holds each

@@ -190,8 +190,7 @@ StatusOr<ListStreamsResponse> DBImpl::ListStreams(const ListStreamsRequest& req)
       bool any = false;
       for (const auto& s : streams) any |= s.table_name == *req.table_name;
       if (!any) {
-        return ResourceNotFound("Requested resource not found: Table: " + *req.table_name +
-                                " not found");
+        return TableNotFound(*req.table_name);
       }
     }
   }

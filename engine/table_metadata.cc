@@ -93,7 +93,7 @@ StatusOr<UpdateTimeToLiveResponse> DBImpl::UpdateTimeToLive(const UpdateTimeToLi
   DR_RETURN_IF_ERROR(errors.ToStatus());
   DR_RETURN_IF_ERROR(AlterTable(
       TableNameOf(req.table_name),
-      ResourceNotFound("Requested resource not found: Table: " + req.table_name + " not found"),
+      TableNotFound(req.table_name),
       [&](TableInfo* info) -> Status {
         if (spec.enabled && info->ttl_attribute &&
             *info->ttl_attribute != spec.attribute_name) {
@@ -128,8 +128,7 @@ StatusOr<DescribeTimeToLiveResponse> DBImpl::DescribeTimeToLive(
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   auto table = FindTable(req.table_name);
   if (!table.ok()) {
-    return ResourceNotFound("Requested resource not found: Table: " + req.table_name +
-                            " not found");
+    return TableNotFound(req.table_name);
   }
   DescribeTimeToLiveResponse resp;
   if ((*table)->ttl_attribute) {
