@@ -6,8 +6,8 @@
 // maintenance, locking):
 //
 //   BM_PutItem_0Gsi / _1Gsi / _5Gsi    PutItem of a ~200-byte item into a table
-//   (BM_PutItemMoved_0Gsi: the same, the request's item moved into the engine)
 //                                      with 0, 1 or 5 GSIs (projection ALL)
+//   BM_PutItemMoved_0Gsi               the same, the request's item moved into the engine
 //   BM_RawRocksDBPut/N                 what PutItem does in RocksDB: Get of the old
 //                                      item, then one WriteBatch with 1 + N Puts
 //                                      (item, index entries) and 1 + N statistics

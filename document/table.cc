@@ -68,20 +68,9 @@ StatusOr<Value> Table::UpdateRecord(const Value& key, const Value& item, const s
     }
   }
   if (!version.empty()) u.SetAttribute(std::string(version), current + 1);
-  if (actions) return Update(key, u, VersionCheck(version, current, condition));
   // A record of key attributes alone: UpdateItem without an update
   // expression makes the item when there is none (as the Enhanced Client does).
-  UpdateItemRequest r;
-  r.table_name = name_;
-  DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
-  if (condition) {
-    DR_ASSIGN_OR_RETURN(Expressions e, Expressions::Build().Condition(*condition).Done());
-    r.condition_expression = e.condition;
-    Attach(e, &r);
-  }
-  r.return_values = ReturnValue::kAllNew;
-  DR_ASSIGN_OR_RETURN(UpdateItemResponse out, client_->UpdateItem(r));
-  return out.attributes ? Value::From(std::move(*out.attributes)) : key;
+  return SendUpdate(key, actions ? &u : nullptr, VersionCheck(version, current, condition));
 }
 
 Status Table::DeleteRecord(const Value& key, std::string_view version, int64_t current,
@@ -113,10 +102,16 @@ StatusOr<std::optional<Value>> Table::Get(const Value& key, bool consistent_read
 
 StatusOr<Value> Table::Update(const Value& key, const document::Update& update,
                               const std::optional<Condition>& condition) {
+  return SendUpdate(key, &update, condition);
+}
+
+StatusOr<Value> Table::SendUpdate(const Value& key, const document::Update* update,
+                                  const std::optional<Condition>& condition) {
   UpdateItemRequest r;
   r.table_name = name_;
   DR_ASSIGN_OR_RETURN(r.key, key.ToRequestItem());
-  auto b = Expressions::Build().Update(update);
+  auto b = Expressions::Build();
+  if (update != nullptr) b.Update(*update);
   if (condition) b.Condition(*condition);
   DR_ASSIGN_OR_RETURN(Expressions e, b.Done());
   r.update_expression = e.update;
@@ -124,7 +119,8 @@ StatusOr<Value> Table::Update(const Value& key, const document::Update& update,
   Attach(e, &r);
   r.return_values = ReturnValue::kAllNew;
   DR_ASSIGN_OR_RETURN(UpdateItemResponse out, client_->UpdateItem(r));
-  return out.attributes ? Value::From(std::move(*out.attributes)) : Value(Map{});
+  if (out.attributes) return Value::From(std::move(*out.attributes));
+  return update != nullptr ? Value(Map{}) : key;
 }
 
 StatusOr<std::optional<Value>> Table::Delete(const Value& key, const std::optional<Condition>& condition) {

@@ -1,9 +1,9 @@
 // File: document/table.h
 //
-// A table handle with plain calls (issue 22, point 3), over client::Client: the same code runs embedded (client::EmbeddedClient, over
-// dynarock::DB, no JSON) or against any DynamoDB endpoint (client::HttpClient:
-// SigV4, TLS, retries), so the document API and the graph layer share one
-// transport.
+// A table handle with plain calls, over client::Client: the same code runs
+// embedded (client::EmbeddedClient, over dynarock::DB, no JSON) or against
+// any DynamoDB endpoint (client::HttpClient: SigV4, TLS, retries), so the
+// document API and the graph layer share one transport.
 //
 //   document::Table todos(client, "todos");
 //   DR_RETURN_IF_ERROR(todos.Put(document::Map{{"user", "ann"}, {"due", 3}, {"done", false}}));
@@ -187,6 +187,9 @@ class Table {
   StatusOr<Value> UpdateRecord(const Value& key, const Value& item, const std::vector<std::string_view>& names,
                                std::string_view version, int64_t current,
                                const std::optional<Condition>& condition);
+  // UpdateItem of `update` (none: key attributes alone, no update expression).
+  StatusOr<Value> SendUpdate(const Value& key, const document::Update* update,
+                             const std::optional<Condition>& condition);
   Status DeleteRecord(const Value& key, std::string_view version, int64_t current,
                       const std::optional<Condition>& condition);
 

@@ -55,6 +55,7 @@
 #include "dynarock/streams.h"
 #include "dynarock/status.h"
 #include "engine/table_info.h"
+#include "index/maintainer.h"
 
 namespace rocksdb {
 class DB;
@@ -83,10 +84,9 @@ struct WriteSet {
   // Options::stale_read_seconds: each written item's key and image before
   // the write (none: it did not exist), remembered once the write commits.
   std::vector<std::pair<std::string, std::optional<std::string>>> previous;
-  // The tables' statistics deltas (items, bytes) of the writes, by table
-  // id: one Merge a table when the set commits (DBImpl::StageStats), not one
-  // an item.
-  std::map<uint32_t, std::pair<int64_t, int64_t>> stats;
+  // The statistics deltas of the writes (tables' and indexes'): one Merge an
+  // id when the set commits (DBImpl::StageStats), not one an item.
+  StatsDeltas stats;
 };
 
 struct ShardInfo {

@@ -642,15 +642,7 @@ void DBImpl::WaitForWritesInProgress() {
   }
 }
 
-Status DBImpl::StageStats(WriteSet* writes) {
-  for (const auto& [table_id, delta] : writes->stats) {
-    if (delta.first == 0 && delta.second == 0) continue;
-    DR_RETURN_IF_ERROR(FromRocksDB(
-        writes->batch.Merge(catalog_cf_, StatsKey(table_id), StatsDelta(delta.first, delta.second))));
-  }
-  writes->stats.clear();
-  return Status();
-}
+Status DBImpl::StageStats(WriteSet* writes) { return MergeStats(catalog_cf_, &writes->stats, &writes->batch); }
 
 Status DBImpl::Commit(WriteSet* writes) {
   DR_RETURN_IF_ERROR(StageStats(writes));

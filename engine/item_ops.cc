@@ -278,16 +278,19 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
     cost->table += WriteUnits(std::max(old_size, new_size));
   }
   if (options_.gsi_lag_max_seconds > 0) {
-    // Global indexes' entries go later (engine/consistency.cc); local ones now.
+    // Global indexes' entries go later (engine/consistency.cc), their
+    // statistics with them; local ones now.
     TableInfo local = info, global = info;
     std::erase_if(local.indexes, [](const IndexInfo& ix) { return ix.global; });
     std::erase_if(global.indexes, [](const IndexInfo& ix) { return !ix.global; });
-    DR_RETURN_IF_ERROR(StageIndexUpdates(local, old_item, new_item, indexes_cf_, catalog_cf_,
+    DR_RETURN_IF_ERROR(StageIndexUpdates(local, old_item, new_item, indexes_cf_, &writes->stats,
                                          batch, entry_exists, cost));
-    return StageIndexUpdates(global, old_item, new_item, indexes_cf_, catalog_cf_,
-                             &writes->lagged, entry_exists, cost);
+    StatsDeltas lagged;
+    DR_RETURN_IF_ERROR(StageIndexUpdates(global, old_item, new_item, indexes_cf_, &lagged,
+                                         &writes->lagged, entry_exists, cost));
+    return MergeStats(catalog_cf_, &lagged, &writes->lagged);
   }
-  return StageIndexUpdates(info, old_item, new_item, indexes_cf_, catalog_cf_, batch, entry_exists,
+  return StageIndexUpdates(info, old_item, new_item, indexes_cf_, &writes->stats, batch, entry_exists,
                            cost);
 }
 

@@ -197,7 +197,7 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_upda
 
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
-                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
+                         StatsDeltas* stats, rocksdb::WriteBatch* batch,
                          const std::function<bool(const std::string&)>& entry_exists,
                          CapacityCounter* cost) {
   for (const auto& index : table.indexes) {
@@ -252,9 +252,20 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
       }
     }
     if (count != 0 || bytes != 0) {
-      DR_RETURN_IF_ERROR(FromRocksDB(batch->Merge(stats_cf, StatsKey(index.id), StatsDelta(count, bytes))));
+      auto& [c, b] = (*stats)[index.id];
+      c += count;
+      b += bytes;
     }
   }
+  return Status();
+}
+
+Status MergeStats(rocksdb::ColumnFamilyHandle* stats_cf, StatsDeltas* stats, rocksdb::WriteBatch* batch) {
+  for (const auto& [id, delta] : *stats) {
+    if (delta.first == 0 && delta.second == 0) continue;
+    DR_RETURN_IF_ERROR(FromRocksDB(batch->Merge(stats_cf, StatsKey(id), StatsDelta(delta.first, delta.second))));
+  }
+  stats->clear();
   return Status();
 }
 

@@ -18,10 +18,13 @@
 #ifndef DYNAROCK_INDEX_MAINTAINER_H_
 #define DYNAROCK_INDEX_MAINTAINER_H_
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "dynarock/status.h"
 #include "engine/capacity.h"
@@ -76,13 +79,18 @@ Status CheckKeyPartSize(const std::vector<KeyAttribute>& attrs,
                         const std::vector<const AttributeValue*>& values,
                         std::string_view index_name, bool is_hash);
 
-// Stages the index deltas of one item write (old -> new; nullopt = no item) and
-// their statistics into `batch`. For an index still being backfilled the old
-// item's entry may not exist yet: `entry_exists` tells (it is asked only for such
-// indexes, under the item's lock). Adds each index's write units to `cost`.
+// Statistics deltas of a set of writes, by table or index id: (items,
+// bytes), summed over the writes and merged once an id (MergeStats).
+using StatsDeltas = std::map<uint32_t, std::pair<int64_t, int64_t>>;
+
+// Stages the index deltas of one item write (old -> new; nullopt = no item)
+// into `batch`, and their statistics into `stats`. For an index still being
+// backfilled the old item's entry may not exist yet: `entry_exists` tells (it
+// is asked only for such indexes, under the item's lock). Adds each index's
+// write units to `cost`.
 Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
                          const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
-                         rocksdb::ColumnFamilyHandle* stats_cf, rocksdb::WriteBatch* batch,
+                         StatsDeltas* stats, rocksdb::WriteBatch* batch,
                          const std::function<bool(const std::string&)>& entry_exists,
                          CapacityCounter* cost = nullptr);
 
@@ -90,6 +98,8 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
 std::string StatsKey(uint32_t id);
 // A statistics delta, as the catalog's merge operator sums them.
 std::string StatsDelta(int64_t count, int64_t bytes);
+// One Merge an id of `stats` (zero deltas skipped) into `batch`; clears `stats`.
+Status MergeStats(rocksdb::ColumnFamilyHandle* stats_cf, StatsDeltas* stats, rocksdb::WriteBatch* batch);
 
 }  // namespace dynarock
 

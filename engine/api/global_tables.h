@@ -1,8 +1,9 @@
 // File: engine/api/global_tables.h
 //
-// The operations of global tables that answer without any replica to show:
-// the version 2017.11.29 (legacy) operations and the replica auto scaling
-// ones, as DynamoDB answers them today (2026). DynamoDB no longer creates
+// The operations of global tables outside UpdateTable: the version
+// 2017.11.29 (legacy) operations and the replica auto scaling ones, as
+// DynamoDB answers them today (2026); replica auto scaling of a global table
+// lists its replicas, this region first, and refuses updates (on demand). DynamoDB no longer creates
 // 2017.11.29 global tables in any region: CreateGlobalTable, and
 // UpdateGlobalTable adding a replica, are ValidationException ("version
 // 2017.11.29 is not supported"); a group that cannot exist is not found

@@ -279,13 +279,7 @@ Status CheckPolicies(HandlerState& s, const Req& req) {
   return Status();
 }
 
-// Call the engine with a decoded request, encode, with the fault rules, the
-// capacity limits and the request log's facts in between.
-// `op` is a DB member function or a function (DB&, const Req&) (the PartiQL
-// operations, dynarock/partiql.h).
-// The items an item write touches, each with its table, when one of its
-// tables is a strong (MRSC) global table's replica: such a write is run by
-// the global tables' hooks (Handler::GlobalTableHooks::claim).
+// The key attributes of `item` in `table` (empty: no such table).
 Item KeyOfItem(DB& db, const std::string& table, const Item& item) {
   Item key;
   auto d = db.DescribeTable({table});
@@ -296,6 +290,9 @@ Item KeyOfItem(DB& db, const std::string& table, const Item& item) {
   return key;
 }
 
+// The items an item write touches, each with its table, when one of its
+// tables is a strong (MRSC) global table's replica: such a write is run by
+// the global tables' hooks (Handler::GlobalTableHooks::claim).
 template <typename Req>
 bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std::string, Item>>* keys) {
   DB& db = *s.db;
@@ -358,6 +355,10 @@ bool StrongWriteKeys(HandlerState& s, const Req& req, std::vector<std::pair<std:
   return true;
 }
 
+// Call the engine with a decoded request, encode, with the fault rules, the
+// capacity limits and the request log's facts in between.
+// `op` is a DB member function or a function (DB&, Req&) (the PartiQL
+// operations, dynarock/partiql.h; PutItem's moving call).
 template <typename Req, typename Op, typename Encode>
 ApiReply Execute(HandlerState& s, StatusOr<Req> req, Op op, Encode encode) {
   if (!req.ok()) return Handler::ErrorReply(req.status());

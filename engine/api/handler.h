@@ -107,7 +107,8 @@ class Handler {
 
   // Global tables (version 2019.11.21): replicas are tables in other regions,
   // which only the endpoint holding every region can make. `update` serves an
-  // UpdateTable with ReplicaUpdates or MultiRegionConsistency (after the
+  // UpdateTable with ReplicaUpdates, GlobalTableWitnessUpdates or
+  // MultiRegionConsistency (UpdateTableRequest::global(); after the
   // request is decoded, checked against policies and faults, as any other);
   // `deleted` hears of each table DeleteTable deleted. Without them a DB
   // answers such an UpdateTable with a ValidationException. Call before serving.

@@ -2,9 +2,10 @@
 //
 // DynamoDB JSON (AWS JSON 1.0) -> the structs of dynarock/requests.h. Both
 // directions of the protocol read JSON through this file:
-//   - the server decodes request bodies (DecodeXxxRequest);
-//   - the graph layer's HTTP client decodes response bodies (DecodeXxxResponse) and
-//     error bodies (DecodeErrorResponse).
+//   - the server decodes request bodies (DecodeXxxRequest: json_decode.cc,
+//     the table requests json_decode_tables.cc);
+//   - client::HttpClient decodes response bodies (DecodeXxxResponse:
+//     json_decode_responses.cc) and error bodies (DecodeErrorResponse).
 //
 // Errors, in the order DynamoDB reports them:
 //   1. SerializationException: the body is not JSON, a member has the wrong JSON

@@ -2,9 +2,11 @@
 //
 // The structs of dynarock/requests.h -> DynamoDB JSON (AWS JSON 1.0). Both
 // directions of the protocol write JSON through this file:
-//   - the server encodes responses (EncodeXxxResponse) and errors (EncodeErrorBody);
-//   - the graph layer's HTTP client encodes requests (EncodeXxxRequest), which
-//     json_decode.h's DecodeXxxRequest reads back field for field.
+//   - the server encodes responses (EncodeXxxResponse) and errors
+//     (EncodeErrorBody): json_encode.cc;
+//   - client::HttpClient encodes requests (EncodeXxxRequest), which
+//     json_decode.h's DecodeXxxRequest reads back field for field:
+//     json_encode_requests.cc.
 //
 // Optional members that are absent are omitted, as DynamoDB does: GetItem without
 // an item is "{}", PutItem without ReturnValues is "{}". BatchWriteItem always

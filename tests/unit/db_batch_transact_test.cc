@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "dynarock/item_size.h"
 #include "tests/unit/testutil.h"
 
 namespace dynarock::testing {
@@ -69,6 +70,42 @@ TEST_F(BatchTest, BatchWriteThenGet) {
   g.request_items["missing"].keys = {MakeItem({{"id", S("k1")}})};
   g.request_items["acct"].keys.pop_back();
   EXPECT_ERROR(db_->BatchGetItem(g), ErrorType::kResourceNotFound, "Requested resource not found");
+}
+
+// A batch's statistics go in as one delta a table and index (WriteSet::stats):
+// counts and sizes stay exact through puts, overwrites that move an index
+// entry, and deletes, and agree with the items and entries themselves.
+TEST_F(BatchTest, BatchStatisticsStayExact) {
+  CreateGsiTable(db_.get(), "stats");
+  auto batch = [&](int from, int to, const std::string& g, bool del) {
+    BatchWriteItemRequest req;
+    for (int i = from; i < to; ++i) {
+      WriteRequest w;
+      if (del) {
+        w.delete_key = MakeItem({{"pk", S("k" + std::to_string(i))}});
+      } else {
+        w.put_item = MakeItem({{"pk", S("k" + std::to_string(i))}, {"g", S(g)}, {"v", S(std::string(i, 'x'))}});
+      }
+      req.request_items["stats"].push_back(std::move(w));
+    }
+    ASSERT_OK(db_->BatchWriteItem(req));
+  };
+  batch(0, 25, "a", false);
+  batch(10, 35, "b", false);  // 15 overwrites (index key moves), 10 new
+  batch(0, 5, "", true);
+  auto d = db_->DescribeTable({"stats"});
+  ASSERT_OK(d);
+  EXPECT_EQ(d->table.item_count, 30);
+  EXPECT_EQ(d->table.global_secondary_indexes.at(0).item_count, 30);
+  int64_t bytes = 0;
+  for (int i = 5; i < 35; ++i) {
+    bytes += static_cast<int64_t>(ItemSize(MakeItem(
+        {{"pk", S("k" + std::to_string(i))}, {"g", S(i < 10 ? "a" : "b")}, {"v", S(std::string(i, 'x'))}})));
+  }
+  EXPECT_EQ(d->table.table_size_bytes, bytes);
+  auto check = db_->CheckConsistency();
+  ASSERT_OK(check);
+  EXPECT_TRUE(check->ok()) << (check->differences.empty() ? "" : check->differences.front());
 }
 
 TEST_F(BatchTest, TransactionIsAllOrNothing) {

@@ -258,10 +258,10 @@ void GlobalTables::Attach(Namespaces* namespaces) {
   for (auto it = groups_.begin(); it != groups_.end();) {
     Group& g = *it->second;
     // A member in a namespace that did not open is not known to be gone:
-    // the lists stay as they are (and replication waits for it).
+    // the lists stay as they are, and nothing is read until an Attach finds it.
     const std::set<std::string>& names = listed[&g];
     if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return unopened.count(n) > 0; })) {
-      Log(g.table + ": a replica's region did not open; its group is left as it is, and waits for it");
+      Log(g.table + ": a replica's region did not open; its group is left as it is until the next start");
       std::erase_if(found, [&](const Found& f) { return f.group.get() == &g; });  // nothing read meanwhile
       ++it;
       continue;

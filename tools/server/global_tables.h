@@ -24,11 +24,12 @@
 //
 // MultiRegionConsistency STRONG (MRSC): two Creates in one request, or one
 // Create and a witness (GlobalTableWitnessUpdates: a region listed as
-// GlobalTableWitnesses, holding no table), on an empty table. A write to one (Handler::GlobalTableHooks
-// ::claim) claims its items before anything else happens to it; a write in
+// GlobalTableWitnesses, holding no table), on an empty table. A write to one
+// (Handler::GlobalTableHooks::claim) claims its items after the policy checks,
+// before fault injection and the write; a write in
 // another region to a claimed item is refused with
 // ReplicatedWriteConflictException; after the write each item, as it is now,
-// is copied to the other two before the reply, so a strongly consistent read
+// is copied to the other replica(s) before the reply, so a strongly consistent read
 // anywhere sees every acknowledged write (PartiQL writes too). The items a
 // region is writing are saved first and copied again at the next start, so a
 // crash between a write and its copy leaves the replicas alike. Deleting one
@@ -54,10 +55,11 @@
 // everywhere it had to go, so after a restart or kill -9 replication resumes
 // there: no acknowledged write is lost from any replica (records applied but
 // not yet checkpointed are applied again, which leaves the same items). The
-// last-writer state is kept too: each member saves the stamp of the write it
-// holds (its own, or a replicated one before it is applied), and an item the
-// group does not hold in memory is loaded from those stamps where the item
-// still matches them (global_tables_replication.cc).
+// last-writer state is kept too: each member saves, per item, the stamps of
+// the writes it made or was sent (a replicated one "pending" before it is
+// applied, each read one by its record's sequence number), and an item the
+// group does not hold in memory is loaded from each member's newest stamp
+// where the item still matches it (global_tables_replication.cc).
 
 #ifndef DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
 #define DYNAROCK_TOOLS_SERVER_GLOBAL_TABLES_H_
@@ -173,7 +175,7 @@ class GlobalTables {
   std::condition_variable queue_cv_;
   std::multimap<std::chrono::steady_clock::time_point, Task> queue_;  // GUARDED_BY(queue_mu_)
   std::thread worker_;
-  // Detach to Attach: item writes to any table of a region namespace wait
+  // Pause (or Detach) to Resume (or Attach): item writes to any table of a region namespace wait
   // (is_strong says yes, the claim waits), the worker finishes its write.
   std::mutex pause_mu_;
   std::condition_variable pause_cv_;

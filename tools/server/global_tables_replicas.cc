@@ -352,7 +352,7 @@ StatusOr<UpdateTableResponse> GlobalTables::Update(const std::string& name, DB& 
     {
       std::lock_guard<std::mutex> gl(g->mu);
       g->members[region].db = &db;
-      g->creating = true;  // item writes wait out the making (ClaimItems refuses them)
+      g->creating = true;  // item writes are refused meanwhile (ClaimItems: ResourceInUse)
       if (with_witness) g->witness = witness->region_name;
     }
     auto publish = [&](bool on) {
