@@ -113,9 +113,11 @@ class Decoder {
       if (!GetLengthPrefixed(&in_, &name)) return false;
       if (i > 0 && !NameLess(prev, name)) return false;  // strictly increasing
       prev = name;
-      AttributeValue value;
-      if (!Value(&value, depth)) return false;
-      out->emplace_hint(out->end(), std::string(name), std::move(value));
+      // Built in its node: names arrive in order, so end() is the right hint
+      // (one comparison), and the value is decoded where it will stay.
+      auto it = out->emplace_hint(out->end(), std::piecewise_construct,
+                                  std::forward_as_tuple(name), std::forward_as_tuple());
+      if (!Value(&it->second, depth)) return false;
     }
     return true;
   }
@@ -129,6 +131,13 @@ class Decoder {
       case AttrType::kB: {
         std::string_view bytes;
         if (!GetLengthPrefixed(&in_, &bytes)) return false;
+        if (out->type() == static_cast<AttrType>(tag)) {
+          // A reused node of the same type (DecodeItemAttributes over item
+          // after item): its string takes the bytes, no value is rebuilt.
+          if (tag == static_cast<uint8_t>(AttrType::kN) && bytes.empty()) return false;
+          out->mutable_scalar().assign(bytes.data(), bytes.size());
+          return true;
+        }
         if (tag == static_cast<uint8_t>(AttrType::kS)) {
           *out = AttributeValue::S(std::string(bytes));
         } else if (tag == static_cast<uint8_t>(AttrType::kN)) {
@@ -449,6 +458,15 @@ bool DecodeItem(std::string_view bytes, Item* out) {
   size_t size;
   bool sized;
   return d.Header(&size, &sized) && d.Map(out, 0) && d.done();
+}
+
+bool DecodeItem(std::string_view bytes, Item* out, size_t* size) {
+  Decoder d(bytes);
+  bool sized;
+  *size = 0;
+  if (!d.Header(size, &sized) || !d.Map(out, 0) || !d.done()) return false;
+  if (!sized) *size = ItemSize(*out);  // a V1 item carries no size
+  return true;
 }
 
 bool VisitEncodedItem(std::string_view bytes, EncodedItemVisitor* v) {

@@ -75,6 +75,9 @@ size_t EncodeItemWithStrings(const Item& item,
 // False on any malformed, truncated or trailing input, on an unknown version
 // and on nesting deeper than kMaxDecodeDepth; `out` is then unspecified.
 bool DecodeItem(std::string_view bytes, Item* out);
+// The same, with the item's DynamoDB size (ItemSize() of `*out`): stored in a
+// V2 item's header, computed for a V1 item.
+bool DecodeItem(std::string_view bytes, Item* out, size_t* size);
 
 // Reading an encoded item without building all of it (the read path's view):
 //

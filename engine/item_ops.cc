@@ -196,8 +196,7 @@ Status DBImpl::ShapeForResponse(std::string_view stored,
     r->encoded = std::string(stored);
   } else {
     Item item;
-    if (!DecodeItem(stored, &item)) return corrupt();
-    r->size = ItemSize(item);
+    if (!DecodeItem(stored, &item, &r->size)) return corrupt();
     r->item = std::move(item);
   }
   return Status();

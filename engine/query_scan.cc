@@ -352,8 +352,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     size_t size = 0;
     const bool whole = !plan.encoded && !plan.projection && !plan.filter && !plan.count_only;
     if (whole || plan.fetch_from_table) {
-      if (!DecodeItem(encoded, &item)) return corrupt();
-      size = ItemSize(item);
+      if (!DecodeItem(encoded, &item, &size)) return corrupt();
     } else if (!DecodeItemAttributes(encoded, filter_names, &item, &size)) {
       return corrupt();
     }

@@ -214,7 +214,7 @@ def draw(rows, subtitle, mode, title):
     scale = "logarithmic scale" if log else "linear scale"
     note = f"requests/s, {scale}; higher is better"
     if ceiling:
-        note += "; dashed line: nginx answering a fixed reply (the ceiling)"
+        note += "; dashed line: nginx answering a static reply (the ceiling)"
     w(f'<text x="{LEFT}" y="{plot_bottom + 40}" font-size="12" fill="#444">{escape(note)}</text>')
     w("</svg>")
     return "\n".join(out) + "\n"

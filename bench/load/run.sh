@@ -9,6 +9,7 @@
 #                     [--server-threads "1 2"] [--mixed-items 100000]
 #                     [--ops "get_item put_item query cond_put mixed"]
 #                     [--in-memory | --disk-only] [--no-dynarock] [--no-nginx]
+#                     [--fixed-ceiling]
 #                     [--no-moto] [--no-dynalite] [--no-ddblocal]
 #                     [--peers-only] [--no-peers] [--peers-dir DIR]
 #                     [--peer-timeout 60] [--setup-timeout 900]
@@ -26,8 +27,10 @@
 # RSS after setup, before the first op, is reported once per server.
 #
 # Ceiling: nginx (Debian's nginx-light, one worker, on its own loopback port)
-# answering every request of the same wrk scripts with a fixed 200 reply the
-# size of a GetItem answer: what the machine, the loopback and wrk allow.
+# answering every request of the same wrk scripts with a static 200 reply the
+# size of DynamoDB's answer to it (a GetItem's item, a 20-item Query page,
+# PutItem's "{}"; --fixed-ceiling: the GetItem-sized reply to every request):
+# what the machine, the loopback and wrk allow.
 #
 # Peers, each measured when installed and skipped with a note otherwise:
 #   moto      python3 -m moto.server (pip install 'moto[server]')
@@ -63,6 +66,7 @@ MIXED_ITEMS=100000
 DYNAROCK_MODES="disk mem"
 RUN_DYNAROCK=1
 RUN_NGINX=1
+FIXED_CEILING=0
 RUN_MOTO=1
 RUN_DYNALITE=1
 RUN_DDBLOCAL=1
@@ -93,6 +97,7 @@ while [[ $# -gt 0 ]]; do
     --disk-only) DYNAROCK_MODES="disk"; shift ;;
     --no-dynarock) RUN_DYNAROCK=0; shift ;;
     --no-nginx) RUN_NGINX=0; shift ;;
+    --fixed-ceiling) FIXED_CEILING=1; shift ;;
     --no-moto) RUN_MOTO=0; shift ;;
     --no-dynalite) RUN_DYNALITE=0; shift ;;
     --no-ddblocal) RUN_DDBLOCAL=0; shift ;;
@@ -259,11 +264,36 @@ start_peer() {  # name CMD...: on a free loopback port given as $PORT in CMD
   fi
 }
 
+# nginx's reply: by default each request gets a body the size of the one
+# DynamoDB answers it with (setup.py --ceiling-replies: a GetItem's item, a
+# whole 20-item Query partition, PutItem's "{}"), chosen by its X-Amz-Target;
+# with --fixed-ceiling every request gets the GetItem-sized body. nginx's
+# parser takes no quoted string over 4 KB, so the bodies are cut into pieces,
+# one map variable each, joined by `return`.
 start_nginx() {
   PORT=$(free_port)
   mkdir -p "$WORK/nginx"
-  # A GetItem-sized reply (~200 bytes), the same for every request.
-  local body='{"Item":{"pk":{"S":"G#123"},"sk":{"S":"0"},"name":{"S":"a bench item of about two hundred bytes"},"n":{"N":"42"},"tags":{"SS":["a","b","c"]},"data":{"S":"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"}}}'
+  local maps
+  maps=$(python3 "$HERE/setup.py" --ceiling-replies | python3 -c '
+import sys
+fixed = sys.argv[1] == "1"
+replies = dict(line.rstrip("\n").split("\t", 1) for line in sys.stdin)
+get = replies["GetItem"]
+bodies = {"default": get}
+if not fixed:
+    bodies["DynamoDB_20120810.Query"] = replies["Query"]
+    bodies["DynamoDB_20120810.PutItem"] = replies["PutItem"]
+PIECE = 2000
+pieces = max((len(b) + PIECE - 1) // PIECE for b in bodies.values())
+for i in range(pieces):
+    print("  map $http_x_amz_target $reply%d {" % i)
+    for key, body in bodies.items():
+        print("    %s \x27%s\x27;" % (key, body[i * PIECE:(i + 1) * PIECE]))
+    print("  }")
+print("  # return: " + "".join("$reply%d" % i for i in range(pieces)))
+' "$FIXED_CEILING")
+  local reply
+  reply=$(sed -n 's/^  # return: //p' <<<"$maps")
   cat >"$WORK/nginx/nginx.conf" <<CONF
 worker_processes 1;
 daemon off;
@@ -278,11 +308,12 @@ http {
   uwsgi_temp_path $WORK/nginx/uwsgi;
   scgi_temp_path $WORK/nginx/scgi;
   keepalive_requests 1000000;
+$maps
   server {
     listen 127.0.0.1:$PORT;
     location / {
       default_type application/x-amz-json-1.0;
-      return 200 '$body';
+      return 200 '$reply';
     }
   }
 }

@@ -2,6 +2,7 @@
 """Creates the load benchmark's tables and loads their items through boto3.
 
     python3 bench/load/setup.py --endpoint http://127.0.0.1:8000
+    python3 bench/load/setup.py --ceiling-replies    # the nginx ceiling's bodies, no server
 
 Table "bench": pk (S, HASH) + sk (S, RANGE), on-demand. Items (the key spaces
 common.lua draws from):
@@ -26,6 +27,7 @@ server can be set up more than once.
 
 import argparse
 import concurrent.futures
+import json
 import sys
 import time
 
@@ -144,6 +146,24 @@ def load_mixed(endpoint, n, workers):
         return sum(f.result() for f in futures)
 
 
+def ceiling_replies():
+    """The bodies DynamoDB (and Dynarock) answer each op's requests with, for
+    the nginx ceiling: a GetItem of one G# item, a Query of one whole Q#
+    partition, and the empty object PutItem answers with. Deterministic, built
+    from the same items the tables hold, attribute names in order, no spaces."""
+    def item_json(it):
+        return {k: it[k] for k in sorted(it)}
+    get = next(it for it in items() if it["pk"]["S"] == "G#7")
+    part = [item_json(it) for it in items() if it["pk"]["S"] == "Q#7"]
+    compact = {"separators": (",", ":")}
+    return {
+        "GetItem": json.dumps({"Item": item_json(get)}, **compact),
+        "Query": json.dumps({"Items": part, "Count": len(part), "ScannedCount": len(part)},
+                            **compact),
+        "PutItem": "{}",
+    }
+
+
 def check(ddb, mixed):
     got = ddb.get_item(TableName=TABLE, Key={"pk": {"S": "G#7"}, "sk": {"S": "0"}})
     if "Item" not in got:
@@ -164,12 +184,21 @@ def check(ddb, mixed):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--endpoint", required=True, help="e.g. http://127.0.0.1:8000")
+    ap.add_argument("--endpoint", help="e.g. http://127.0.0.1:8000")
+    ap.add_argument("--ceiling-replies", action="store_true",
+                    help="print the replies the nginx ceiling answers with, one "
+                         "'TARGET<tab>BODY' line each, and exit")
     ap.add_argument("--mixed-items", type=int, default=0, metavar="N",
                     help="also load M#0..M#N-1 for the mixed op (default 0: none)")
     ap.add_argument("--workers", type=int, default=4,
                     help="processes loading the mixed items (default 4)")
     args = ap.parse_args()
+    if args.ceiling_replies:
+        for target, body in ceiling_replies().items():
+            print(f"{target}\t{body}")
+        return
+    if not args.endpoint:
+        ap.error("--endpoint is required")
     ddb = client(args.endpoint)
     t0 = time.time()
     create_table(ddb, TABLE)

@@ -369,7 +369,7 @@ class ServerRun(unittest.TestCase):
 
     def test_client_processes_with_faults(self):
         opts = workload.default_options(seconds=SECONDS, processes=4, threads=2, faults=True,
-                                        seed=SEED, epoch_seconds=10)
+                                        seed=SEED, epoch_seconds=3)
         files = workload.run_server(opts, self.tmp)
         r = checker.check(checker.load_events(files))
         print("\n== dynarock serve, 4 processes x 2 threads, %g s, faults (seed %d)\n%s"

@@ -104,6 +104,24 @@ TEST(ItemCodec, PropertyRandomItemsRoundTrip) {
   }
 }
 
+// A node reused for a name of the same type takes the new value's bytes
+// whole (a longer value, then a shorter one, then another type).
+TEST(ItemCodec, ReusedNodesTakeTheNextItemsValues) {
+  Item reused;
+  const std::vector<std::string> names = {"n", "s"};
+  for (const auto& [s, n] : std::vector<std::pair<std::string, std::string>>{
+           {std::string(40, 'a'), "123456789012345678901"}, {"b", "7"}, {"", "0"}}) {
+    Item item = {{"n", AttributeValue::N(n)}, {"s", AttributeValue::S(s)}};
+    ASSERT_TRUE(DecodeItemAttributes(EncodeItem(item), names, &reused));
+    ASSERT_EQ(reused, item) << DebugString(reused);
+  }
+  Item other = {{"n", AttributeValue::S("now a string")}, {"s", AttributeValue::B("bytes")}};
+  ASSERT_TRUE(DecodeItemAttributes(EncodeItem(other), names, &reused));
+  EXPECT_EQ(reused, other) << DebugString(reused);
+  EXPECT_TRUE(reused.at("n").is(AttrType::kS));
+  EXPECT_TRUE(reused.at("s").is(AttrType::kB));
+}
+
 // The read path's view (EncodedItemSize, DecodeItemAttributes) against a
 // straightforward decode, on random items and random name sets; malformed
 // bytes are refused by the view exactly when DecodeItem refuses them.
@@ -133,6 +151,12 @@ TEST(ItemCodec, ViewAgreesWithFullDecode) {
       if (it != item.end()) expected.insert(*it);
     }
     ASSERT_EQ(some, expected) << DebugString(item);
+    // The whole item with its size: stored in V2, computed for V1.
+    Item whole;
+    size_t whole_size = 0;
+    ASSERT_TRUE(DecodeItem(bytes, &whole, &whole_size));
+    ASSERT_EQ(whole, item) << DebugString(item);
+    ASSERT_EQ(whole_size, ItemSize(item)) << DebugString(item);
     // Into an Item still holding the previous item's attributes (a read reuses
     // one): its nodes are reused or erased, never left behind.
     ASSERT_TRUE(DecodeItemAttributes(bytes, names, &reused));
