@@ -21,6 +21,7 @@
 #include <cstring>
 #include <random>
 
+#include "engine/fresh_directory.h"
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
 #include "engine/rocksdb_status.h"
@@ -136,7 +137,8 @@ StatusOr<std::unique_ptr<DB>> internal::OpenWithEnv(const Options& options, std:
 }
 
 StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path,
-                                               std::shared_ptr<rocksdb::Env> env) {
+                                               std::shared_ptr<rocksdb::Env> env,
+                                               bool recreating) {
   std::unique_ptr<DBImpl> impl(new DBImpl());
   impl->options_ = options;
   // A sweep period that is not a sane number of seconds turns expiry off, and
@@ -170,6 +172,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   const bool fresh = options.in_memory || !std::filesystem::exists(
                                               std::filesystem::path(dir) / "CURRENT", exists_error);
   db_options.max_file_opening_threads = fresh ? 1 : 4;
+  // A data directory on the disk's own files, which this open may create.
+  const bool own_disk = !options.in_memory && !options.read_only && options.create_if_missing && !env;
   if (options.in_memory) {
     impl->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = impl->mem_env_.get();
@@ -177,6 +181,14 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   } else if (env) {
     impl->env_ = std::move(env);
     db_options.env = impl->env_.get();
+  } else if (own_disk && fresh && internal::BeginCreation(dir).ok()) {
+    // A new directory: created with its syncs held until it is complete
+    // (engine/fresh_directory.h). Were the marker not writable, RocksDB
+    // creates it the usual way and reports what it finds.
+    impl->creation_fs_ =
+        std::make_shared<internal::DeferredSyncFileSystem>(rocksdb::FileSystem::Default());
+    impl->creation_env_ = rocksdb::NewCompositeEnv(impl->creation_fs_);
+    db_options.env = impl->creation_env_.get();
   }
 
   db_options.listeners.push_back(std::make_shared<StorageListener>(impl.get()));
@@ -275,6 +287,12 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       delete raw;
       raw = nullptr;
     }
+  }
+  if (!s.ok() && s.IsCorruption() && own_disk && !fresh && !recreating &&
+      internal::RecoverInterruptedCreation(dir)) {
+    // A creation cut short by a crash, its files never synced: nothing was
+    // ever written to it, so it is created again.
+    return OpenImpl(options, path, nullptr, /*recreating=*/true);
   }
   if (!s.ok()) {
     // RocksDB's LOCK file (flock): held by another process ("While lock
@@ -394,6 +412,12 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
         break;
       }
     }
+  }
+  // A new directory made durable before anyone writes to it; or one whose
+  // creation finished but not its marker's removal.
+  if (impl->creation_fs_) impl->creation_fs_->EndDeferral();
+  if (impl->creation_fs_ || (own_disk && internal::CreationInterrupted(dir))) {
+    DR_RETURN_IF_ERROR(internal::FinishCreation(dir));
   }
   return std::unique_ptr<DB>(std::move(impl));
 }

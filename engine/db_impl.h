@@ -57,6 +57,9 @@ class WriteBatch;
 }  // namespace rocksdb
 
 namespace dynarock {
+namespace internal {
+class DeferredSyncFileSystem;  // engine/fresh_directory.h
+}  // namespace internal
 
 // A random UUID (version 4), as DynamoDB's TableId.
 std::string NewUuid();
@@ -115,8 +118,11 @@ class DBImpl final : public DB {
   struct BackupRecord;  // a backup's catalog record (backups.cc)
   // `env`: every RocksDB file through it (engine/storage_env.h); null: the
   // disk's (or, in memory, a memory Env).
+  // `recreating`: a creation cut short was just cleared (fresh_directory.h);
+  // not to be cleared twice.
   static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path,
-                                                std::shared_ptr<rocksdb::Env> env = nullptr);
+                                                std::shared_ptr<rocksdb::Env> env = nullptr,
+                                                bool recreating = false);
   ~DBImpl() override;
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
@@ -484,6 +490,10 @@ class DBImpl final : public DB {
   Options options_;
   std::unique_ptr<rocksdb::Env> mem_env_;
   std::shared_ptr<rocksdb::Env> env_;  // OpenWithEnv's; outlives db_
+  // A new data directory's (engine/fresh_directory.h): its syncs wait until
+  // the creation is over. Both outlive db_.
+  std::shared_ptr<internal::DeferredSyncFileSystem> creation_fs_;
+  std::unique_ptr<rocksdb::Env> creation_env_;
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::shared_ptr<rocksdb::Cache> block_cache_;  // the tables' (MemoryInUse)
