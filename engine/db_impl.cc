@@ -136,9 +136,14 @@ StatusOr<std::unique_ptr<DB>> internal::OpenWithEnv(const Options& options, std:
   return DBImpl::OpenImpl(options, path, std::move(env));
 }
 
+StatusOr<std::unique_ptr<DB>> internal::OpenCreatingThrough(
+    const Options& options, std::string_view path, std::shared_ptr<rocksdb::FileSystem> base) {
+  return DBImpl::OpenImpl(options, path, nullptr, false, std::move(base));
+}
+
 StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::string_view path,
-                                               std::shared_ptr<rocksdb::Env> env,
-                                               bool recreating) {
+                                               std::shared_ptr<rocksdb::Env> env, bool recreating,
+                                               std::shared_ptr<rocksdb::FileSystem> creation_base) {
   std::unique_ptr<DBImpl> impl(new DBImpl());
   impl->options_ = options;
   // A sweep period that is not a sane number of seconds turns expiry off, and
@@ -173,7 +178,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
                                               std::filesystem::path(dir) / "CURRENT", exists_error);
   db_options.max_file_opening_threads = fresh ? 1 : 4;
   // A data directory on the disk's own files, which this open may create.
-  const bool own_disk = !options.in_memory && !options.read_only && options.create_if_missing && !env;
+  const bool writable_disk = !options.in_memory && !options.read_only && !env;
+  const bool own_disk = writable_disk && options.create_if_missing;
   if (options.in_memory) {
     impl->mem_env_.reset(rocksdb::NewMemEnv(rocksdb::Env::Default()));
     db_options.env = impl->mem_env_.get();
@@ -185,8 +191,8 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     // A new directory: created with its syncs held until it is complete
     // (engine/fresh_directory.h). Were the marker not writable, RocksDB
     // creates it the usual way and reports what it finds.
-    impl->creation_fs_ =
-        std::make_shared<internal::DeferredSyncFileSystem>(rocksdb::FileSystem::Default());
+    impl->creation_fs_ = std::make_shared<internal::DeferredSyncFileSystem>(
+        creation_base ? creation_base : rocksdb::FileSystem::Default());
     impl->creation_env_ = rocksdb::NewCompositeEnv(impl->creation_fs_);
     db_options.env = impl->creation_env_.get();
   }
@@ -288,11 +294,13 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       raw = nullptr;
     }
   }
-  if (!s.ok() && s.IsCorruption() && own_disk && !fresh && !recreating &&
+  if (!s.ok() && own_disk && !fresh && !recreating &&
+      s.ToString().find("While lock file") == std::string::npos &&
+      s.ToString().find("lock hold by current process") == std::string::npos &&
       internal::RecoverInterruptedCreation(dir)) {
     // A creation cut short by a crash, its files never synced: nothing was
-    // ever written to it, so it is created again.
-    return OpenImpl(options, path, nullptr, /*recreating=*/true);
+    // ever written to it, so its files are set aside and it is created again.
+    return OpenImpl(options, path, nullptr, /*recreating=*/true, std::move(creation_base));
   }
   if (!s.ok()) {
     // RocksDB's LOCK file (flock): held by another process ("While lock
@@ -416,7 +424,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   // A new directory made durable before anyone writes to it; or one whose
   // creation finished but not its marker's removal.
   if (impl->creation_fs_) impl->creation_fs_->EndDeferral();
-  if (impl->creation_fs_ || (own_disk && internal::CreationInterrupted(dir))) {
+  if (impl->creation_fs_ || (writable_disk && internal::CreationInterrupted(dir))) {
     DR_RETURN_IF_ERROR(internal::FinishCreation(dir));
   }
   return std::unique_ptr<DB>(std::move(impl));

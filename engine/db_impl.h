@@ -51,6 +51,7 @@ class Iterator;
 class DB;
 class ColumnFamilyHandle;
 class Env;
+class FileSystem;
 class Snapshot;
 class Status;
 class WriteBatch;
@@ -118,11 +119,12 @@ class DBImpl final : public DB {
   struct BackupRecord;  // a backup's catalog record (backups.cc)
   // `env`: every RocksDB file through it (engine/storage_env.h); null: the
   // disk's (or, in memory, a memory Env).
-  // `recreating`: a creation cut short was just cleared (fresh_directory.h);
-  // not to be cleared twice.
-  static StatusOr<std::unique_ptr<DB>> OpenImpl(const Options& options, std::string_view path,
-                                                std::shared_ptr<rocksdb::Env> env = nullptr,
-                                                bool recreating = false);
+  // `recreating`: a creation cut short was just set aside (fresh_directory.h);
+  // not to be set aside twice. `creation_base`: the FileSystem a new
+  // directory is created through (null: the disk's; tests count its syncs).
+  static StatusOr<std::unique_ptr<DB>> OpenImpl(
+      const Options& options, std::string_view path, std::shared_ptr<rocksdb::Env> env = nullptr,
+      bool recreating = false, std::shared_ptr<rocksdb::FileSystem> creation_base = nullptr);
   ~DBImpl() override;
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;

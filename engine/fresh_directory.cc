@@ -9,6 +9,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <set>
 #include <string_view>
 #include <vector>
 
@@ -58,19 +61,23 @@ class DeferredSyncDirectory : public rocksdb::FSDirectoryWrapper {
   const DeferredSyncFileSystem* fs_;
 };
 
-Status Errno(const std::string& what, const std::string& path) {
-  return InternalError(what + " " + path + ": " + std::strerror(errno));
+Status ErrnoStatus(const std::string& what, const std::string& path, int error) {
+  return InternalError(what + " " + path + ": " + std::strerror(error));
 }
 
-// fsync() of one path (a file or a directory), opened read-only.
-Status SyncPath(const std::string& path, bool directory) {
+// fsync() of one path (a file or a directory), opened read-only: 0, or the
+// errno of what failed.
+int SyncPath(const std::string& path, bool directory) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
-  if (fd < 0) return Errno("Cannot open", path);
-  const int rc = ::fsync(fd);
-  const int saved = errno;
+  if (fd < 0) return errno;
+  const int error = ::fsync(fd) == 0 ? 0 : errno;
   ::close(fd);
-  errno = saved;
-  return rc == 0 ? Status() : Errno("Cannot sync", path);
+  return error;
+}
+
+Status SyncDirectory(const std::string& dir) {
+  const int error = SyncPath(dir, true);
+  return error == 0 ? Status() : ErrnoStatus("Cannot sync", dir, error);
 }
 
 // The names of the regular files directly in `dir`.
@@ -142,28 +149,52 @@ IOStatus DeferredSyncFileSystem::NewDirectory(const std::string& name,
 }
 
 Status BeginCreation(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return Errno("Cannot create", dir);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return ErrnoStatus("Cannot create", dir, errno);
+  }
+  // Only where no database has begun: another process may have created one
+  // since the caller looked, and a marker must never be put on it.
+  std::vector<std::string> names;
+  if (!ListFiles(dir, &names)) return ErrnoStatus("Cannot list", dir, errno);
+  for (const auto& name : names) {
+    if (name == "CURRENT" || StartsWith(name, "MANIFEST-")) {
+      return InternalError("A database was begun in " + dir);
+    }
+  }
   const std::string marker = dir + "/" + kCreatingMarker;
-  const int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-  if (fd < 0) return Errno("Cannot create", marker);
+  const int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return ErrnoStatus("Cannot create", marker, errno);
   ::close(fd);
-  return SyncPath(dir, true);
+  return SyncDirectory(dir);
 }
 
 Status FinishCreation(const std::string& dir) {
-  std::vector<std::string> names;
-  if (!ListFiles(dir, &names)) return Errno("Cannot list", dir);
-  for (const auto& name : names) {
-    // The marker, the lock and the info log hold nothing a reopening reads.
-    if (name == kCreatingMarker || name == "LOCK" || name == "LOG") continue;
-    // A file RocksDB deleted since the listing needs no sync.
-    Status s = SyncPath(dir + "/" + name, false);
-    if (!s.ok() && errno != ENOENT) return s;
+  // Every file, then the directory; again for the files that appeared since
+  // the listing (a background job's rename: its contents may not have been
+  // synced), until a listing finds nothing new.
+  std::set<std::string> synced;
+  for (int round = 0;; ++round) {
+    std::vector<std::string> names;
+    if (!ListFiles(dir, &names)) return ErrnoStatus("Cannot list", dir, errno);
+    bool fresh_names = false;
+    for (const auto& name : names) {
+      // The marker, the lock and the info log hold nothing a reopening reads.
+      if (name == kCreatingMarker || name == "LOCK" || name == "LOG") continue;
+      if (!synced.insert(name).second) continue;
+      fresh_names = true;
+      const int error = SyncPath(dir + "/" + name, false);
+      // A file RocksDB deleted since the listing needs no sync.
+      if (error != 0 && error != ENOENT) return ErrnoStatus("Cannot sync", dir + "/" + name, error);
+    }
+    if (!fresh_names && round > 0) break;
+    DR_RETURN_IF_ERROR(SyncDirectory(dir));
+    if (round >= 8) break;  // a directory this busy while opening: what is there is synced
   }
-  DR_RETURN_IF_ERROR(SyncPath(dir, true));
   const std::string marker = dir + "/" + kCreatingMarker;
-  if (::unlink(marker.c_str()) != 0 && errno != ENOENT) return Errno("Cannot remove", marker);
-  return SyncPath(dir, true);
+  if (::unlink(marker.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus("Cannot remove", marker, errno);
+  }
+  return SyncDirectory(dir);
 }
 
 bool CreationInterrupted(const std::string& dir) {
@@ -171,18 +202,44 @@ bool CreationInterrupted(const std::string& dir) {
   return ::stat((dir + "/" + kCreatingMarker).c_str(), &st) == 0;
 }
 
+namespace {
+
+// Whether `dir` looks like a creation that never reached the disk: CURRENT
+// missing, empty, not one line, or naming a MANIFEST that is missing or empty.
+bool CreationLooksUnsynced(const std::string& dir) {
+  std::ifstream current(dir + "/CURRENT", std::ios::binary);
+  if (!current) return true;
+  std::string text((std::istreambuf_iterator<char>(current)), std::istreambuf_iterator<char>());
+  if (text.empty() || text.back() != '\n') return true;
+  text.pop_back();
+  if (!StartsWith(text, "MANIFEST-") || text.find('/') != std::string::npos) return true;
+  struct stat st;
+  return ::stat((dir + "/" + text).c_str(), &st) != 0 || st.st_size == 0;
+}
+
+}  // namespace
+
 bool RecoverInterruptedCreation(const std::string& dir) {
-  if (!CreationInterrupted(dir)) return false;
+  if (!CreationInterrupted(dir) || !CreationLooksUnsynced(dir)) return false;
   std::vector<std::string> names;
   if (!ListFiles(dir, &names)) return false;
   for (const auto& name : names) {
-    if (EndsWith(name, ".sst") || EndsWith(name, ".blob")) return false;  // data: not ours to drop
+    // Data: not a creation's to set aside.
+    if (EndsWith(name, ".sst") || EndsWith(name, ".ldb") || EndsWith(name, ".blob")) return false;
   }
+  // Set aside, not deleted: a subdirectory RocksDB does not read.
+  std::string aside;
+  for (int n = 1; n < 1000 && aside.empty(); ++n) {
+    const std::string candidate = dir + "/creation-cut-short-" + std::to_string(n);
+    if (::mkdir(candidate.c_str(), 0700) == 0) aside = candidate;
+  }
+  if (aside.empty()) return false;
   for (const auto& name : names) {
-    if (IsCreationFile(name) && name != kCreatingMarker) ::unlink((dir + "/" + name).c_str());
+    if (!IsCreationFile(name) || name == kCreatingMarker || name == "LOCK") continue;
+    if (::rename((dir + "/" + name).c_str(), (aside + "/" + name).c_str()) != 0) return false;
   }
-  // The marker stays: the creation that follows begins with it and removes it.
-  return true;
+  // The marker stays: the creation that follows removes it once complete.
+  return SyncDirectory(dir).ok();
 }
 
 }  // namespace dynarock::internal

@@ -22,10 +22,13 @@
 // A crash (of the machine: a process crash loses nothing from the page
 // cache) between 1 and 3 can leave files whose contents never reached the
 // disk, a CURRENT that is empty, say. The marker says so: when RocksDB then
-// refuses to open the directory as corrupt, and the marker is there, and no
-// table file exists (creation writes none), RecoverInterruptedCreation()
-// removes RocksDB's files and the creation starts over. Without the marker,
-// or with a table file, a corrupt directory is reported as it is.
+// refuses to open the directory, and the marker is there, and CURRENT is
+// missing, empty or names a missing or empty MANIFEST, and no table file
+// exists (creation writes none), RecoverInterruptedCreation() moves RocksDB's
+// files into a subdirectory (creation-cut-short-N, which RocksDB does not
+// read) and the creation starts over. Otherwise the directory is reported as
+// RocksDB found it. Any writable open that finds the marker on a database it
+// opened finishes step 3, so the marker never outlives an open that writes.
 
 #ifndef DYNAROCK_ENGINE_FRESH_DIRECTORY_H_
 #define DYNAROCK_ENGINE_FRESH_DIRECTORY_H_
@@ -73,7 +76,10 @@ class DeferredSyncFileSystem : public rocksdb::FileSystemWrapper {
   std::atomic<bool> deferring_{true};
 };
 
-// Step 1: the marker in `dir` (created if missing, mode 0700), made durable.
+// Step 1: `dir` created if missing (mode 0700), the marker created in it
+// and made durable. Refused (the caller then lets RocksDB create the
+// database its own way) when the marker is there already or a database was
+// begun (a CURRENT or a MANIFEST exists).
 Status BeginCreation(const std::string& dir);
 
 // Step 3: every regular file in `dir` synced, then `dir`; the marker removed
@@ -83,10 +89,11 @@ Status FinishCreation(const std::string& dir);
 // Whether `dir` holds the marker of a creation that did not finish.
 bool CreationInterrupted(const std::string& dir);
 
-// After RocksDB refused `dir` as corrupt: when the marker is there and no
-// table file (*.sst) is, removes RocksDB's files and the marker and returns
-// true (the caller creates the database again); otherwise false, touching
-// nothing.
+// After RocksDB refused to open `dir`: when the marker is there, CURRENT
+// shows a creation that never reached the disk and no table file (*.sst,
+// *.ldb, *.blob) is, moves RocksDB's files (not the marker) into a new
+// subdirectory creation-cut-short-N and returns true (the caller creates the
+// database again); otherwise false, touching nothing.
 bool RecoverInterruptedCreation(const std::string& dir);
 
 }  // namespace dynarock::internal

@@ -16,6 +16,7 @@
 
 namespace rocksdb {
 class Env;
+class FileSystem;
 }  // namespace rocksdb
 
 namespace dynarock::internal {
@@ -27,6 +28,12 @@ namespace dynarock::internal {
 // directly.
 StatusOr<std::unique_ptr<DB>> OpenWithEnv(const Options& options, std::string_view path,
                                           std::shared_ptr<rocksdb::Env> env);
+
+// DB::Open(options, path), a new directory created through `base` (wrapped
+// as engine/fresh_directory.h wraps the disk's FileSystem) instead of the
+// disk's: for tests that count the syncs reaching it.
+StatusOr<std::unique_ptr<DB>> OpenCreatingThrough(const Options& options, std::string_view path,
+                                                  std::shared_ptr<rocksdb::FileSystem> base);
 
 }  // namespace dynarock::internal
 

@@ -18,6 +18,7 @@
 
 #include "dynarock/db.h"
 #include "engine/fresh_directory.h"
+#include "engine/storage_env.h"
 #include "tests/unit/testutil.h"
 
 namespace dynarock::testing {
@@ -103,6 +104,8 @@ TEST_F(FreshDirectoryTest, ACreationCutShortIsCreatedAgain) {
   auto db = DB::Open(Options(), dir_);
   ASSERT_OK(db);
   EXPECT_FALSE(Marker());
+  // The cut-short files set aside, not deleted.
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "creation-cut-short-1" / "CURRENT"));
   PutOne(db->get());
   EXPECT_TRUE(HasOne(db->get()));
   db->reset();
@@ -126,6 +129,46 @@ TEST_F(FreshDirectoryTest, ACorruptDirectoryWithTableFilesIsReportedNotCleared) 
   EXPECT_TRUE(fs::exists(fs::path(dir_) / "000042.sst"));
   EXPECT_TRUE(fs::exists(fs::path(dir_) / "CURRENT"));
   EXPECT_TRUE(Marker());
+}
+
+TEST_F(FreshDirectoryTest, AMarkerBesideACurrentThatReachedTheDiskIsNotACutShortCreation) {
+  // Items only in the write-ahead log (no table file yet), CURRENT intact, the
+  // MANIFEST it names damaged: a corrupt database with data, not a creation.
+  {
+    auto db = DB::Open(Options(), dir_);
+    ASSERT_OK(db);
+    PutOne(db->get());
+  }
+  Write(fs::path(dir_) / internal::kCreatingMarker, "");
+  std::ifstream current(fs::path(dir_) / "CURRENT");
+  std::string manifest;
+  std::getline(current, manifest);
+  ASSERT_EQ(manifest.rfind("MANIFEST-", 0), 0u) << manifest;
+  Write(fs::path(dir_) / manifest, "garbage that is no manifest");
+  size_t logs = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) logs += e.path().extension() == ".log";
+  auto db = DB::Open(Options(), dir_);
+  ASSERT_FALSE(db.ok());
+  EXPECT_FALSE(fs::exists(fs::path(dir_) / "creation-cut-short-1"));
+  size_t after = 0;
+  for (const auto& e : fs::directory_iterator(dir_)) after += e.path().extension() == ".log";
+  EXPECT_EQ(after, logs);
+  EXPECT_GT(logs, 0u);
+}
+
+TEST_F(FreshDirectoryTest, AnOpenThatCreatesNothingStillFinishesALeftoverMarker) {
+  {
+    auto db = DB::Open(Options(), dir_);
+    ASSERT_OK(db);
+    PutOne(db->get());
+  }
+  Write(fs::path(dir_) / internal::kCreatingMarker, "");
+  Options existing;
+  existing.create_if_missing = false;
+  auto db = DB::Open(existing, dir_);
+  ASSERT_OK(db);
+  EXPECT_TRUE(HasOne(db->get()));
+  EXPECT_FALSE(Marker());
 }
 
 TEST_F(FreshDirectoryTest, WithoutTheMarkerACorruptDirectoryIsLeftAsItIs) {
@@ -166,8 +209,32 @@ class CountingFileSystem : public rocksdb::FileSystemWrapper {
     if (s.ok()) *r = std::make_unique<File>(std::move(*r), syncs_);
     return s;
   }
+  rocksdb::IOStatus NewDirectory(const std::string& name, const rocksdb::IOOptions& o,
+                                 std::unique_ptr<rocksdb::FSDirectory>* r,
+                                 rocksdb::IODebugContext* dbg) override {
+    auto s = target()->NewDirectory(name, o, r, dbg);
+    if (s.ok()) *r = std::make_unique<Dir>(std::move(*r), syncs_);
+    return s;
+  }
 
  private:
+  class Dir : public rocksdb::FSDirectoryWrapper {
+   public:
+    Dir(std::unique_ptr<rocksdb::FSDirectory>&& d, std::atomic<int>* syncs)
+        : FSDirectoryWrapper(std::move(d)), syncs_(syncs) {}
+    rocksdb::IOStatus Fsync(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d) override {
+      ++*syncs_;
+      return FSDirectoryWrapper::Fsync(o, d);
+    }
+    rocksdb::IOStatus FsyncWithDirOptions(const rocksdb::IOOptions& o, rocksdb::IODebugContext* d,
+                                          const rocksdb::DirFsyncOptions& f) override {
+      ++*syncs_;
+      return FSDirectoryWrapper::FsyncWithDirOptions(o, d, f);
+    }
+
+   private:
+    std::atomic<int>* syncs_;
+  };
   class File : public rocksdb::FSWritableFileOwnerWrapper {
    public:
     File(std::unique_ptr<rocksdb::FSWritableFile>&& f, std::atomic<int>* syncs)
@@ -186,6 +253,26 @@ class CountingFileSystem : public rocksdb::FileSystemWrapper {
   };
   std::atomic<int>* syncs_;
 };
+
+// Through the engine: none of RocksDB's syncs reaches the disk's FileSystem
+// while a new directory is created (the directory is made durable with
+// fsync(2) after), and a write with sync_writes syncs its log once it is open.
+TEST_F(FreshDirectoryTest, ANewDirectorysSyncsWaitAndLaterWritesSync) {
+  std::atomic<int> syncs{0};
+  Options options;
+  options.sync_writes = true;
+  auto db = internal::OpenCreatingThrough(options, dir_,
+                                          std::make_shared<CountingFileSystem>(&syncs));
+  ASSERT_OK(db);
+  EXPECT_EQ(syncs.load(), 0);
+  EXPECT_FALSE(Marker());
+  PutOne(db->get());
+  EXPECT_GT(syncs.load(), 0);
+  db->reset();
+  auto again = DB::Open(Options(), dir_);
+  ASSERT_OK(again);
+  EXPECT_TRUE(HasOne(again->get()));
+}
 
 TEST_F(FreshDirectoryTest, SyncsAreHeldWhileDeferringAndPassedOnAfter) {
   std::atomic<int> syncs{0};
