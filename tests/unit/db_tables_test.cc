@@ -10,17 +10,8 @@
 namespace dynarock::testing {
 namespace {
 
-CreateTableRequest Simple(const std::string& name) {
-  CreateTableRequest req;
-  req.table_name = name;
-  req.billing_mode = "PAY_PER_REQUEST";
-  req.attribute_definitions = {{"pk", AttrType::kS}};
-  req.key_schema = {{"pk", KeyType::kHash}};
-  return req;
-}
-
 TEST_F(DBTest, CreateDescribeDelete) {
-  CreateTableRequest req = Simple("people");
+  CreateTableRequest req = PkTableRequest("people");
   req.attribute_definitions.push_back({"sk", AttrType::kN});
   req.key_schema.push_back({"sk", KeyType::kRange});
   auto created = db_->CreateTable(req);
@@ -55,17 +46,17 @@ TEST_F(DBTest, CreateDescribeDelete) {
 }
 
 TEST_F(DBTest, CreateTableValidation) {
-  EXPECT_ERROR(db_->CreateTable(Simple("ab")), ErrorType::kValidation,
+  EXPECT_ERROR(db_->CreateTable(PkTableRequest("ab")), ErrorType::kValidation,
                "1 validation error detected: Value 'ab' at 'tableName' failed to satisfy "
                "constraint: Member must have length greater than or equal to 3");
-  EXPECT_ERROR(db_->CreateTable(Simple("a b!")), ErrorType::kValidation,
+  EXPECT_ERROR(db_->CreateTable(PkTableRequest("a b!")), ErrorType::kValidation,
                "Member must satisfy regular expression pattern: [a-zA-Z0-9_.-]+");
-  EXPECT_ERROR(db_->CreateTable(Simple("x!")), ErrorType::kValidation,
+  EXPECT_ERROR(db_->CreateTable(PkTableRequest("x!")), ErrorType::kValidation,
                "2 validation errors detected");
-  EXPECT_ERROR(db_->CreateTable(Simple(std::string(256, 'a'))), ErrorType::kValidation,
+  EXPECT_ERROR(db_->CreateTable(PkTableRequest(std::string(256, 'a'))), ErrorType::kValidation,
                "Member must have length less than or equal to 255");
 
-  CreateTableRequest undefined = Simple("tbl");
+  CreateTableRequest undefined = PkTableRequest("tbl");
   undefined.key_schema = {{"other", KeyType::kHash}};
   EXPECT_ERROR(db_->CreateTable(undefined), ErrorType::kValidation,
                "One or more parameter values were invalid: Some index key attributes are not "
@@ -74,27 +65,27 @@ TEST_F(DBTest, CreateTableValidation) {
   EXPECT_ERROR(db_->CreateTable(undefined), ErrorType::kValidation,
                "Invalid KeySchema: Some index key attribute have no definition");
 
-  CreateTableRequest unused = Simple("tbl");
+  CreateTableRequest unused = PkTableRequest("tbl");
   unused.attribute_definitions.push_back({"extra", AttrType::kS});
   EXPECT_ERROR(db_->CreateTable(unused), ErrorType::kValidation,
                "Number of attributes in KeySchema does not exactly match number of attributes "
                "defined in AttributeDefinitions");
 
-  CreateTableRequest provisioned = Simple("tbl");
+  CreateTableRequest provisioned = PkTableRequest("tbl");
   provisioned.billing_mode.reset();
   EXPECT_ERROR(db_->CreateTable(provisioned), ErrorType::kValidation,
                "ReadCapacityUnits and WriteCapacityUnits must both be specified");
-  CreateTableRequest both = Simple("tbl");
+  CreateTableRequest both = PkTableRequest("tbl");
   both.provisioned_throughput = ProvisionedThroughput{5, 5};
   EXPECT_ERROR(db_->CreateTable(both), ErrorType::kValidation,
                "Neither ReadCapacityUnits nor WriteCapacityUnits can be specified");
 
-  CreateTableRequest range_first = Simple("tbl");
+  CreateTableRequest range_first = PkTableRequest("tbl");
   range_first.key_schema[0].key_type = KeyType::kRange;
   EXPECT_ERROR(db_->CreateTable(range_first), ErrorType::kValidation, "not a HASH key type");
 
-  ASSERT_OK(db_->CreateTable(Simple("tbl")));
-  EXPECT_ERROR(db_->CreateTable(Simple("tbl")), ErrorType::kResourceInUse,
+  ASSERT_OK(db_->CreateTable(PkTableRequest("tbl")));
+  EXPECT_ERROR(db_->CreateTable(PkTableRequest("tbl")), ErrorType::kResourceInUse,
                "Table already exists: tbl");
   // Nothing of the failed attempts was created.
   auto list = db_->ListTables({});
@@ -103,7 +94,7 @@ TEST_F(DBTest, CreateTableValidation) {
 }
 
 TEST_F(DBTest, ProvisionedThroughputIsEchoed) {
-  CreateTableRequest req = Simple("prov");
+  CreateTableRequest req = PkTableRequest("prov");
   req.billing_mode.reset();
   req.provisioned_throughput = ProvisionedThroughput{7, 3};
   ASSERT_OK(db_->CreateTable(req));
@@ -116,7 +107,7 @@ TEST_F(DBTest, ProvisionedThroughputIsEchoed) {
 
 TEST_F(DBTest, ListTablesPages) {
   for (const char* name : {"delta", "alpha", "charlie", "bravo", "echo"}) {
-    ASSERT_OK(db_->CreateTable(Simple(name)));
+    ASSERT_OK(db_->CreateTable(PkTableRequest(name)));
   }
   ListTablesRequest req;
   req.limit = 2;
@@ -194,7 +185,7 @@ TableDescription DescribeOk(DB* db, const std::string& name) {
 }
 
 CreateTableRequest WithGsi(const std::string& name) {
-  CreateTableRequest req = Simple(name);
+  CreateTableRequest req = PkTableRequest(name);
   req.attribute_definitions.push_back({"g", AttrType::kS});
   GlobalSecondaryIndex gsi;
   gsi.index_name = "by_g";
@@ -255,7 +246,7 @@ TEST_F(DBTest, OnDemandThroughputIsSetMergedAndRemoved) {
 
   // -1 at creation is out of range (it removes a maximum, an update's word);
   // a GSI created by UpdateTable takes its own.
-  CreateTableRequest unset = Simple("unset");
+  CreateTableRequest unset = PkTableRequest("unset");
   unset.on_demand_throughput = Max(-1, 5);
   EXPECT_ERROR(db_->CreateTable(unset), ErrorType::kValidation,
                "Requested MaxReadRequestUnits for OnDemandThroughput for table is outside of valid range");
@@ -283,7 +274,7 @@ TEST_F(DBTest, OnDemandThroughputIsSetMergedAndRemoved) {
 // PROVISIONED table (the capacity mode decides, API reference) with the
 // service's captured wording, before the values are looked at.
 TEST_F(DBTest, OnDemandThroughputValidation) {
-  CreateTableRequest req = Simple("odt");
+  CreateTableRequest req = PkTableRequest("odt");
   req.on_demand_throughput = Max(std::nullopt, std::nullopt);
   EXPECT_ERROR(db_->CreateTable(req), ErrorType::kValidation,
                "One or more parameter values were invalid: OnDemandThroughput must specify "
@@ -297,7 +288,7 @@ TEST_F(DBTest, OnDemandThroughputValidation) {
                "Requested MaxWriteRequestUnits for OnDemandThroughput for table is outside of "
                "valid range");
 
-  CreateTableRequest prov = Simple("prov");
+  CreateTableRequest prov = PkTableRequest("prov");
   prov.billing_mode.reset();  // PROVISIONED by default
   prov.provisioned_throughput = ProvisionedThroughput{1, 1};
   prov.on_demand_throughput = Max(-2, 5);  // refused for the mode, not the value
@@ -358,7 +349,7 @@ TEST_F(DBTest, OnDemandThroughputValidation) {
             "none");
 
   // A PROVISIONED table: UpdateTable's own wording.
-  CreateTableRequest provisioned = Simple("provisioned");
+  CreateTableRequest provisioned = PkTableRequest("provisioned");
   provisioned.billing_mode = "PROVISIONED";
   provisioned.provisioned_throughput = ProvisionedThroughput{1, 1};
   ASSERT_OK(db_->CreateTable(provisioned));
@@ -455,7 +446,7 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
   {
     auto db = DB::Open(Options(), dir.string());
     ASSERT_OK(db);
-    ASSERT_OK((*db)->CreateTable(Simple("glob")));
+    ASSERT_OK((*db)->CreateTable(PkTableRequest("glob")));
     UpdateTableRequest up;
     up.table_name = "glob";
     up.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt, {}}};
@@ -529,7 +520,7 @@ TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
   {
     auto db = DB::Open(Options(), dir.string());
     ASSERT_OK(db);
-    CreateTableRequest kept = Simple("kept");
+    CreateTableRequest kept = PkTableRequest("kept");
     kept.on_demand_throughput = Max(50, std::nullopt);
     ASSERT_OK((*db)->CreateTable(kept));
     PutItemRequest put;
@@ -552,7 +543,7 @@ TEST(DBPersistence, CatalogAndItemsSurviveReopen) {
     ASSERT_TRUE(got->item.has_value());
     EXPECT_EQ(got->item->at("v"), N("42"));
     // New tables get fresh ids: the next one does not see the first one's items.
-    ASSERT_OK((*db)->CreateTable(Simple("second")));
+    ASSERT_OK((*db)->CreateTable(PkTableRequest("second")));
     get.table_name = "second";
     got = (*db)->GetItem(get);
     ASSERT_OK(got);

@@ -26,14 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CreateTableRequest Simple(const std::string& name) {
-  CreateTableRequest req;
-  req.table_name = name;
-  req.billing_mode = "PAY_PER_REQUEST";
-  req.attribute_definitions = {{"pk", AttrType::kS}};
-  req.key_schema = {{"pk", KeyType::kHash}};
-  return req;
-}
 
 class FreshDirectoryTest : public ::testing::Test {
  protected:
@@ -54,7 +46,7 @@ class FreshDirectoryTest : public ::testing::Test {
   }
 
   void PutOne(DB* db) {
-    ASSERT_OK(db->CreateTable(Simple("things")));
+    ASSERT_OK(db->CreateTable(PkTableRequest("things")));
     PutItemRequest put;
     put.table_name = "things";
     put.item = MakeItem({{"pk", S("k")}, {"v", N("7")}});

@@ -6,6 +6,15 @@ Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>
   return Item(attrs.begin(), attrs.end());
 }
 
+CreateTableRequest PkTableRequest(const std::string& name) {
+  CreateTableRequest req;
+  req.table_name = name;
+  req.billing_mode = "PAY_PER_REQUEST";
+  req.attribute_definitions = {{"pk", AttrType::kS}};
+  req.key_schema = {{"pk", KeyType::kHash}};
+  return req;
+}
+
 void CreateGsiTable(DB* db, const std::string& name, const std::string& stream_view) {
   CreateTableRequest req;
   req.table_name = name;

@@ -36,6 +36,9 @@ Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>
         << "message: " << dr_s_.message() << "\nexpected to contain: " << substring; \
   } while (0)
 
+// CreateTable of an on-demand table keyed by "pk" (S), nothing else.
+CreateTableRequest PkTableRequest(const std::string& name);
+
 // An on-demand table "pk" (S) with a GSI "by_g" on "g" (S), ALL projected,
 // and a stream of `stream_view` unless empty.
 void CreateGsiTable(DB* db, const std::string& name, const std::string& stream_view = "");
