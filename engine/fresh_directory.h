@@ -1,7 +1,7 @@
 // File: engine/fresh_directory.h
 //
-// Creating a new data directory with one round of syncs instead of RocksDB's
-// seventeen.
+// Creating a new data directory with one pass of syncs at the end instead of
+// RocksDB's seventeen along the way.
 //
 // RocksDB makes a new database durable step by step: IDENTITY, a first
 // MANIFEST and CURRENT, a second MANIFEST and CURRENT, two OPTIONS files, a
@@ -10,11 +10,11 @@
 // ~10 ms start on the project's VM). Nothing in a new directory is worth
 // those steps until the database is handed to its caller, so:
 //
-//   1. Begin(): a marker file, DYNAROCK-CREATING, is created and made durable
+//   1. BeginCreation(): a marker file, DYNAROCK-CREATING, is created and made durable
 //      (the directory synced) before RocksDB writes anything.
 //   2. RocksDB creates the database through DeferredSyncFileSystem, whose
 //      file and directory syncs do nothing while the creation lasts.
-//   3. Finish(): every file in the directory is synced, then the directory;
+//   3. FinishCreation(): every file in the directory is synced, then the directory;
 //      the marker is removed and the directory synced again. Only then is the
 //      database returned, so what its caller writes lands in a database as
 //      durable as one RocksDB created itself.

@@ -265,33 +265,16 @@ start_peer() {  # name CMD...: on a free loopback port given as $PORT in CMD
 }
 
 # nginx's reply: by default each request gets a body the size of the one
-# DynamoDB answers it with (setup.py --ceiling-replies: a GetItem's item, a
-# whole 20-item Query partition, PutItem's "{}"), chosen by its X-Amz-Target;
-# with --fixed-ceiling every request gets the GetItem-sized body. nginx's
-# parser takes no quoted string over 4 KB, so the bodies are cut into pieces,
-# one map variable each, joined by `return`.
+# DynamoDB answers it with, chosen by its X-Amz-Target; with --fixed-ceiling
+# every request gets the GetItem-sized body (setup.py --nginx-maps writes
+# the map blocks, and a last "# return: ..." line naming what to return).
 start_nginx() {
   PORT=$(free_port)
   mkdir -p "$WORK/nginx"
   local maps
-  maps=$(python3 "$HERE/setup.py" --ceiling-replies | python3 -c '
-import sys
-fixed = sys.argv[1] == "1"
-replies = dict(line.rstrip("\n").split("\t", 1) for line in sys.stdin)
-get = replies["GetItem"]
-bodies = {"default": get}
-if not fixed:
-    bodies["DynamoDB_20120810.Query"] = replies["Query"]
-    bodies["DynamoDB_20120810.PutItem"] = replies["PutItem"]
-PIECE = 2000
-pieces = max((len(b) + PIECE - 1) // PIECE for b in bodies.values())
-for i in range(pieces):
-    print("  map $http_x_amz_target $reply%d {" % i)
-    for key, body in bodies.items():
-        print("    %s \x27%s\x27;" % (key, body[i * PIECE:(i + 1) * PIECE]))
-    print("  }")
-print("  # return: " + "".join("$reply%d" % i for i in range(pieces)))
-' "$FIXED_CEILING")
+  local fixed=()
+  [[ $FIXED_CEILING == 1 ]] && fixed=(--fixed-ceiling)
+  maps=$(python3 "$HERE/setup.py" --nginx-maps "${fixed[@]}")
   local reply
   reply=$(sed -n 's/^  # return: //p' <<<"$maps")
   cat >"$WORK/nginx/nginx.conf" <<CONF

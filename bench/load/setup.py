@@ -3,6 +3,7 @@
 
     python3 bench/load/setup.py --endpoint http://127.0.0.1:8000
     python3 bench/load/setup.py --ceiling-replies    # the nginx ceiling's bodies, no server
+    python3 bench/load/setup.py --nginx-maps [--fixed-ceiling]   # run.sh's nginx map blocks
 
 Table "bench": pk (S, HASH) + sk (S, RANGE), on-demand. Items (the key spaces
 common.lua draws from):
@@ -164,6 +165,29 @@ def ceiling_replies():
     }
 
 
+def nginx_maps(fixed):
+    """nginx `map` blocks choosing the ceiling's reply by X-Amz-Target (the
+    GetItem-sized one for every request when `fixed`), then a line
+    "# return: $reply0$reply1..." naming what `return 200` sends. nginx's
+    parser takes no quoted string over 4 KB, so each body is cut into pieces,
+    one map variable each."""
+    replies = ceiling_replies()
+    bodies = {"default": replies["GetItem"]}
+    if not fixed:
+        bodies["DynamoDB_20120810.Query"] = replies["Query"]
+        bodies["DynamoDB_20120810.PutItem"] = replies["PutItem"]
+    piece = 2000
+    pieces = max((len(b) + piece - 1) // piece for b in bodies.values())
+    lines = []
+    for i in range(pieces):
+        lines.append("  map $http_x_amz_target $reply%d {" % i)
+        for key, body in bodies.items():
+            lines.append("    %s '%s';" % (key, body[i * piece:(i + 1) * piece]))
+        lines.append("  }")
+    lines.append("  # return: " + "".join("$reply%d" % i for i in range(pieces)))
+    return "\n".join(lines)
+
+
 def check(ddb, mixed):
     got = ddb.get_item(TableName=TABLE, Key={"pk": {"S": "G#7"}, "sk": {"S": "0"}})
     if "Item" not in got:
@@ -188,11 +212,18 @@ def main():
     ap.add_argument("--ceiling-replies", action="store_true",
                     help="print the replies the nginx ceiling answers with, one "
                          "'TARGET<tab>BODY' line each, and exit")
+    ap.add_argument("--nginx-maps", action="store_true",
+                    help="print the nginx map blocks run.sh's ceiling answers with, and exit")
+    ap.add_argument("--fixed-ceiling", action="store_true",
+                    help="with --nginx-maps: the GetItem-sized reply to every request")
     ap.add_argument("--mixed-items", type=int, default=0, metavar="N",
                     help="also load M#0..M#N-1 for the mixed op (default 0: none)")
     ap.add_argument("--workers", type=int, default=4,
                     help="processes loading the mixed items (default 4)")
     args = ap.parse_args()
+    if args.nginx_maps:
+        print(nginx_maps(args.fixed_ceiling))
+        return
     if args.ceiling_replies:
         for target, body in ceiling_replies().items():
             print(f"{target}\t{body}")

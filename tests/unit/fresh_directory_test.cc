@@ -188,6 +188,36 @@ TEST_F(FreshDirectoryTest, AMarkerLeftOnACompleteDatabaseIsRemovedAndItsItemsKep
   EXPECT_FALSE(Marker());
 }
 
+// The marker goes only where no database has begun, and only once; a
+// directory that RocksDB could not create leaves RocksDB's own creation to
+// report it (BeginCreation's refusal is not an error of DB::Open).
+TEST_F(FreshDirectoryTest, TheMarkerGoesOnlyWhereNoDatabaseHasBegun) {
+  ASSERT_TRUE(internal::BeginCreation(dir_).ok());
+  EXPECT_TRUE(Marker());
+  EXPECT_EQ(fs::status(dir_).permissions() & fs::perms::all, fs::perms::owner_all);
+  EXPECT_FALSE(internal::BeginCreation(dir_).ok());  // the marker is there already
+  ASSERT_TRUE(internal::FinishCreation(dir_).ok());
+  EXPECT_FALSE(Marker());
+  Write(fs::path(dir_) / "CURRENT", "MANIFEST-000001\n");
+  Status refused = internal::BeginCreation(dir_);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("A database was begun in"), std::string::npos)
+      << refused.message();
+  EXPECT_FALSE(Marker());
+  // Without a marker nothing is set aside, whatever CURRENT says.
+  Write(fs::path(dir_) / "CURRENT", "");
+  EXPECT_FALSE(internal::RecoverInterruptedCreation(dir_));
+  EXPECT_TRUE(fs::exists(fs::path(dir_) / "CURRENT"));
+  // A path that cannot be a directory: refused, and DB::Open reports RocksDB's error.
+  const std::string file = (root_ / "a-file").string();
+  Write(file, "x");
+  EXPECT_FALSE(internal::BeginCreation(file).ok());
+  auto db = DB::Open(Options(), file);
+  ASSERT_FALSE(db.ok());
+  EXPECT_NE(db.status().message().find("Cannot open the database"), std::string::npos)
+      << db.status().message();
+}
+
 // A FileSystem under the deferring one that counts the syncs reaching it.
 class CountingFileSystem : public rocksdb::FileSystemWrapper {
  public:
