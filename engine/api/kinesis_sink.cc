@@ -2,9 +2,9 @@
 
 #include "engine/api/kinesis_sink.h"
 
-#include <array>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -108,15 +108,21 @@ Status KinesisSink::Write(const DB::KinesisRecords& batch) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   const std::string path = dir_ + "/" + FileName(batch.stream_arn);
-  // One append to a file at a time in the process: every namespace has a
-  // sink, and tables of several may stream to one Kinesis stream (or to
-  // streams of one name), whose lines must neither interleave nor be taken
-  // for a line cut short.
-  static std::array<std::mutex, 64> file_locks;
-  std::lock_guard<std::mutex> one_writer(file_locks[std::hash<std::string>()(path) % file_locks.size()]);
   const bool existed = std::filesystem::exists(path, ec);
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return InternalError("Kinesis sink " + path + ": " + std::strerror(errno));
+  // One append to a file at a time: every namespace has a sink, tables of
+  // several may stream to one Kinesis stream (or to streams of one name),
+  // and processes may share a folder; lines must neither interleave nor be
+  // taken for a line cut short. flock(2) holds each open of the file apart,
+  // in this process and others, until the close.
+  while (::flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      const int e = errno;
+      ::close(fd);
+      return InternalError("Kinesis sink " + path + ": lock: " + std::strerror(e));
+    }
+  }
   auto fail = [&](const std::string& what, off_t keep) {
     const int e = errno;
     // No partial line stays: the batch is offered again, whole (and should

@@ -56,6 +56,7 @@ TEST_F(ItemsTest, RoundTripsAllTypesAndNormalisesNumbers) {
 TEST_F(ItemsTest, PutItemTakingTheItemWritesTheSameItem) {
   PutItemRequest moved = PutReq(MakeItem({{"pk", S("m")}, {"sk", N("2.50")}, {"v", N("1E+1")}}));
   ASSERT_OK(db_->PutItem(std::move(moved)));
+  EXPECT_TRUE(moved.item.empty());  // NOLINT(bugprone-use-after-move): taken, not copied
   auto got = Get("tab", MakeItem({{"pk", S("m")}, {"sk", N("2.5")}}));
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(got->at("v"), N("10"));
@@ -228,6 +229,25 @@ TEST_F(ItemsTest, ConcurrentConditionalIncrementsAreExact) {
   for (auto& th : threads) th.join();
   auto got = Get("tab", MakeItem({{"pk", S("counter")}, {"sk", N("0")}}));
   EXPECT_EQ(got->at("n"), N(std::to_string(kThreads * kPerThread)));
+}
+
+// Checkpoints deleted by prefix: only the names under it, in one commit,
+// counted; an empty prefix is refused and nothing is deleted.
+TEST_F(DBTest, CheckpointsAreDeletedByPrefix) {
+  for (const char* name : {"g/t1/a", "g/t1/b", "g/t10/a", "g/t2/a", "other"}) {
+    ASSERT_TRUE(db_->SaveCheckpoint(name, "v").ok());
+  }
+  EXPECT_ERROR(db_->DeleteCheckpoints(""), ErrorType::kValidation,
+               "A checkpoint name has 1 to 1024 characters");
+  ASSERT_TRUE(db_->LoadCheckpoint("other")->has_value());
+  auto deleted = db_->DeleteCheckpoints("g/t1/");
+  ASSERT_OK(deleted);
+  EXPECT_EQ(*deleted, 2u);
+  EXPECT_FALSE(db_->LoadCheckpoint("g/t1/a")->has_value());
+  EXPECT_FALSE(db_->LoadCheckpoint("g/t1/b")->has_value());
+  EXPECT_TRUE(db_->LoadCheckpoint("g/t10/a")->has_value());
+  EXPECT_TRUE(db_->LoadCheckpoint("g/t2/a")->has_value());
+  EXPECT_EQ(*db_->DeleteCheckpoints("g/t1/"), 0u);
 }
 
 }  // namespace

@@ -28,12 +28,17 @@ uint64_t ImageHash(const std::optional<Item>& image) {
   return image ? (Fnv1a64(DebugString(*image)) | 1) : 0;
 }
 
-// The name of the stamp a member saves for one item: its table's id (a table
-// made again is another) and the key's hash.
+// Every stamp of one table (by its id: a table made again is another).
+std::string StampPrefix(const std::string& table_id) {
+  return "global-table-stamp/" + table_id + "/";
+}
+
+// The name of the stamp a member saves for one item: its table's prefix and
+// the key's hash.
 std::string StampName(const std::string& table_id, const std::string& key) {
   char text[32];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(Fnv1a64(key)));
-  return "global-table-stamp/" + table_id + "/" + text;
+  return StampPrefix(table_id) + text;
 }
 
 // "<time> <hash> <state> <region>;...": state "-" pending, "=" read with no
@@ -78,7 +83,7 @@ std::vector<Saved> ParseSaved(const std::string& v) {
 
 void global_tables::DropStamps(DB* db, const std::string& table_id) {
   if (db == nullptr || table_id.empty()) return;
-  (void)db->DeleteCheckpoints("global-table-stamp/" + table_id + "/");
+  (void)db->DeleteCheckpoints(StampPrefix(table_id));
 }
 
 Status GlobalTables::Subscribe(const std::shared_ptr<Group>& group, const std::string& region, DB* db,

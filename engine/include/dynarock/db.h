@@ -194,9 +194,10 @@ class DB {
   // ConditionalCheckFailedException (carrying the old item with
   // ReturnValuesOnConditionCheckFailure=ALL_OLD), TransactionConflictException.
   virtual StatusOr<PutItemResponse> PutItem(const PutItemRequest& req) = 0;
-  // The same, taking the request's item rather than copying it: afterwards
-  // req.item is empty (or as it was, when the table name or the request's
-  // parameters are refused before the item is taken).
+  // The same, allowed to take the request's item rather than copy it: the
+  // engine's DB leaves req.item empty (or as it was, when the table name or
+  // the request's parameters are refused before the item is taken); this
+  // default, for other implementations, copies it and leaves it as it was.
   virtual StatusOr<PutItemResponse> PutItem(PutItemRequest&& req) {
     return PutItem(static_cast<const PutItemRequest&>(req));
   }
