@@ -31,7 +31,45 @@ std::string Str(simdjson::dom::element e, const char* key) {
 
 ControlReply Ok(api::JsonWriter& w) { return JsonReply(w.Release()); }
 
-ControlReply Reset(Namespaces* ns, const ControlRequest& r) {
+// Replication held still while a request changes every namespace's tables:
+// detached while tables go or come back (a reset, a restore), then found
+// again from what they describe; paused while a snapshot is saved, so that
+// every region is saved at one point of it (tools/server/global_tables.h).
+// Taken only once the request is valid: a refused one leaves replication as
+// it was. One held request at a time.
+class ReplicationHold {
+ public:
+  ReplicationHold(GlobalTables* global_tables, Namespaces* namespaces)
+      : global_tables_(global_tables), namespaces_(namespaces) {}
+
+  // Until the returned guard goes.
+  std::shared_ptr<void> Detach() { return Take(true); }
+  std::shared_ptr<void> Pause() { return Take(false); }
+
+ private:
+  std::shared_ptr<void> Take(bool detach) {
+    if (global_tables_ == nullptr) return nullptr;
+    auto one = std::make_shared<std::unique_lock<std::mutex>>(serial_);
+    if (detach) {
+      global_tables_->Detach();
+    } else {
+      global_tables_->Pause();
+    }
+    return std::shared_ptr<void>(nullptr, [this, one, detach](void*) {
+      if (detach) {
+        global_tables_->Attach(namespaces_);
+      } else {
+        global_tables_->Resume();
+      }
+    });
+  }
+
+  GlobalTables* const global_tables_;
+  Namespaces* const namespaces_;
+  std::mutex serial_;
+};
+
+ControlReply Reset(Namespaces* ns, const ControlRequest& r, ReplicationHold* hold) {
   if (r.method != "POST") return ControlApi::Error(ValidationError("POST /_dynarock/reset"));
   simdjson::dom::parser p;
   auto body = BodyObject(p, r.body);
@@ -45,6 +83,7 @@ ControlReply Reset(Namespaces* ns, const ControlRequest& r) {
   } else {
     return ControlApi::NotFound("No namespace " + only);
   }
+  const auto held = hold->Detach();
   api::JsonWriter w;
   w.BeginObject();
   w.Key("reset");
@@ -59,7 +98,7 @@ ControlReply Reset(Namespaces* ns, const ControlRequest& r) {
   return Ok(w);
 }
 
-ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
+ControlReply Snapshots(Namespaces* ns, const ControlRequest& r, ReplicationHold* hold) {
   const std::vector<std::pair<std::string, DB*>> spaces = ns->List();
   if (r.rest.empty() && r.method == "GET") {
     std::map<std::string, DB::SnapshotInfo> all;  // by name, summed over namespaces
@@ -98,6 +137,7 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
     if (!body.ok()) return ControlApi::Error(body.status());
     const std::string name = Str(*body, "name");
     if (name.empty()) return ControlApi::Error(ValidationError("Give the snapshot a \"name\""));
+    const auto held = hold->Pause();
     const auto start = std::chrono::steady_clock::now();
     for (const auto& [space, db] : spaces) {
       Status s = db->SaveSnapshot(name);
@@ -123,6 +163,7 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
   api::JsonWriter w;
   w.BeginObject();
   if (action == "restore" && (r.method == "POST" || r.method == "PUT")) {
+    const auto held = hold->Detach();
     const auto start = std::chrono::steady_clock::now();
     for (const auto& [space, db] : spaces) {
       auto listed = db->ListSnapshots();
@@ -149,39 +190,13 @@ ControlReply Snapshots(Namespaces* ns, const ControlRequest& r) {
 }  // namespace
 
 void RegisterStateRoutes(ControlApi* control, Namespaces* namespaces, GlobalTables* global_tables) {
-  // Replication stops while tables go or come back (a reset, a snapshot
-  // restore) and starts again from what they describe; it holds still while
-  // a snapshot is saved, so that every region is saved at one point of it
-  // (tools/server/global_tables.h). One such request at a time.
-  enum class Hold { kNone, kPause, kDetach };
-  auto serial = std::make_shared<std::mutex>();
-  auto around = [namespaces, global_tables, serial](auto change, auto hold_for) {
-    return [namespaces, global_tables, serial, change, hold_for](const ControlRequest& r) {
-      const Hold hold = global_tables == nullptr ? Hold::kNone : hold_for(r);
-      if (hold == Hold::kNone) return change(namespaces, r);
-      std::lock_guard<std::mutex> one(*serial);
-      if (hold == Hold::kDetach) {
-        global_tables->Detach();
-      } else {
-        global_tables->Pause();
-      }
-      ControlReply reply = change(namespaces, r);
-      if (hold == Hold::kDetach) {
-        global_tables->Attach(namespaces);
-      } else {
-        global_tables->Resume();
-      }
-      return reply;
-    };
-  };
-  control->Register("reset", around(Reset, [](const ControlRequest& r) {
-                      return r.method == "POST" ? Hold::kDetach : Hold::kNone;
-                    }));
-  control->Register("snapshots", around(Snapshots, [](const ControlRequest& r) {
-                      if (r.method != "POST" && r.method != "PUT") return Hold::kNone;
-                      if (r.rest.ends_with("/restore")) return Hold::kDetach;
-                      return r.rest.empty() ? Hold::kPause : Hold::kNone;
-                    }));
+  auto hold = std::make_shared<ReplicationHold>(global_tables, namespaces);
+  control->Register("reset", [namespaces, hold](const ControlRequest& r) {
+    return Reset(namespaces, r, hold.get());
+  });
+  control->Register("snapshots", [namespaces, hold](const ControlRequest& r) {
+    return Snapshots(namespaces, r, hold.get());
+  });
 }
 
 }  // namespace dynarock::server
