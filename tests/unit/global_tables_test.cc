@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "engine/api/json_encode.h"
 #include "tests/unit/testutil.h"
@@ -96,6 +100,66 @@ TEST(GlobalTablesStrong, AWriteCutShortIsCopiedAtTheNextStart) {
   }
   EXPECT_EQ((*east)->LoadCheckpoint("global-table-writing/mrsc")->value_or("?"), "");
   second.Stop();
+}
+
+// Writes made in one region within one millisecond (a record's stamp is a
+// whole millisecond: here the clock stands still) are ordered by that
+// region's change log: v1 then v2 ends as v2 in every replica (v2 tied v1's
+// stamp, lost to it, and us-east-1 kept v2 while eu-west-1 got v1), and
+// v1, v2, v1 after it as v1.
+TEST(GlobalTablesEventual, WritesOfOneRegionInOneMillisecondKeepTheirOrder) {
+  const auto still = [] { return 1.7e9; };
+  Namespaces::Config config;
+  config.db_options.in_memory = true;
+  config.db_options.clock = still;
+  auto ns = Namespaces::Open(config);
+  ASSERT_OK(ns);
+  GlobalTablesOptions options;
+  options.lag = std::chrono::milliseconds(0);
+  options.log = [](const std::string&) {};
+  options.clock = still;
+  GlobalTables tables(options);
+  tables.Attach(ns->get());
+  auto east = (*ns)->DatabaseOf("k", "us-east-1");
+  ASSERT_OK(east);
+  CreateTableRequest create;
+  create.table_name = "eventual";
+  create.attribute_definitions = {AttributeDefinition{"pk", AttrType::kS}};
+  create.key_schema = {KeySchemaElement{"pk", KeyType::kHash}};
+  create.billing_mode = "PAY_PER_REQUEST";
+  ASSERT_OK((*east)->CreateTable(create));
+  UpdateTableRequest replica;
+  replica.table_name = "eventual";
+  replica.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt, {}}};
+  ASSERT_OK(tables.HooksFor("k_us-east-1").update(**east, replica));
+  DB* west = *(*ns)->DatabaseOf("k", "eu-west-1");
+
+  PutItemRequest put;
+  put.table_name = "eventual";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"p", {"v1", "v2"}}, {"q", {"v1", "v2", "v1"}}};
+  for (const auto& [pk, values] : cases) {
+    for (const auto& v : values) {
+      put.item = Key(pk);
+      put.item["v"] = AttributeValue::S(v);
+      ASSERT_OK((*east)->PutItem(put));
+    }
+  }
+  for (const auto& [pk, values] : cases) {
+    auto holds = [&, pk = pk, last = values.back()](DB* db) {
+      auto item = Read(db, "eventual", pk);
+      return item && item->at("v") == AttributeValue::S(last);
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!holds(west) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // nothing later undoes it
+    auto got = Read(west, "eventual", pk);
+    EXPECT_TRUE(holds(west)) << pk << ": " << (got ? DebugString(*got) : "none");
+    EXPECT_TRUE(holds(*east)) << pk;
+  }
+  tables.Stop();
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 // last-writer state survives restarts.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -254,12 +255,20 @@ void GlobalTables::OnRecord(const std::shared_ptr<Group>& g, const std::string& 
       std::optional<Stamp> newest_read;
       for (const Saved& s : saved)
         if (!s.pending && (!newest_read || s.stamp > *newest_read)) newest_read = s.stamp;
+      bool saved_stamp = false;
       for (const Saved& s : saved) {
         if (s.record == rec.sequence_number ||
             (s.pending && s.image == hash && (!newest_read || s.stamp >= *newest_read))) {
           mine = s.stamp;
+          saved_stamp = true;
           break;
         }
+      }
+      // A write made here after the winner, also made here, in the same
+      // millisecond (stamps are whole milliseconds): the change log's order
+      // says it is the later one, so it gets the next millisecond, and wins.
+      if (!saved_stamp && st.winner.second == region && !(st.winner < mine)) {
+        mine.first = static_cast<double>(std::llround(st.winner.first * 1000) + 1) / 1000.0;
       }
     }
     SaveStamp(*g, st, region, key, mine, image, /*pending=*/false, rec.sequence_number);
