@@ -12,7 +12,7 @@
 
 #include <algorithm>
 #include <set>
-#include <unordered_set>
+#include <functional>
 
 #include "engine/db_impl.h"
 #include "dynarock/item_size.h"
@@ -47,6 +47,7 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
     std::optional<expr::ProjectionSpec> projection;
   };
   std::vector<std::pair<std::string, TableRead>> reads;
+  std::string scratch;  // each key's encoding in turn
   for (const auto& [name, ka] : req.request_items) {
     DR_RETURN_IF_ERROR(ValidateTableName(name, "requestItems.member.key"));
     if (ka.keys.empty()) {
@@ -71,18 +72,27 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
       DR_ASSIGN_OR_RETURN(read.projection, expr::ProjectionFromAttributesToGet(ka.attributes_to_get));
     }
     DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
-    // Two keys are duplicates when their normalized items are equal, that is
-    // when their encodings are (the codec is canonical: names in order,
-    // numbers normalized).
-    std::unordered_set<std::string> seen;
-    seen.reserve(ka.keys.size());
+    // Two keys are duplicates when their normalized items are equal. Equal
+    // items have equal encodings (the codec is canonical: names in order,
+    // numbers normalized), so only keys whose encodings hash alike are compared.
+    std::vector<std::pair<size_t, size_t>> hashes;  // encoding's hash, index in keys
+    hashes.reserve(ka.keys.size());
+    read.keys.reserve(ka.keys.size());
     for (const auto& key : ka.keys) {
       Item k = key;
       DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&k));
-      if (!seen.insert(EncodeItem(k)).second) {
-        return ValidationError("Provided list of item keys contains duplicates");
-      }
+      scratch.clear();
+      EncodeItemTo(k, &scratch);
+      hashes.emplace_back(std::hash<std::string_view>{}(scratch), read.keys.size());
       read.keys.emplace_back(std::move(k), std::string());
+    }
+    std::sort(hashes.begin(), hashes.end());
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      for (size_t j = i + 1; j < hashes.size() && hashes[j].first == hashes[i].first; ++j) {
+        if (read.keys[hashes[i].second].first == read.keys[hashes[j].second].first) {
+          return ValidationError("Provided list of item keys contains duplicates");
+        }
+      }
     }
     reads.emplace_back(name, std::move(read));
   }
@@ -116,7 +126,8 @@ StatusOr<BatchGetItemResponse> DBImpl::BatchGetItem(const BatchGetItemRequest& r
     const size_t n = read.keys.size();
     slices.clear();
     for (const auto& [unused, encoded] : read.keys) slices.emplace_back(encoded);
-    values = std::vector<rocksdb::PinnableSlice>(n);
+    for (auto& value : values) value.Reset();
+    values.resize(n);
     statuses.assign(n, rocksdb::Status());
     if (!full) {
       db_->MultiGet(ro, items_cf_, n, slices.data(), values.data(), statuses.data());

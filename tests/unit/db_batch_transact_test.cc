@@ -72,6 +72,29 @@ TEST_F(BatchTest, BatchWriteThenGet) {
   EXPECT_ERROR(db_->BatchGetItem(g), ErrorType::kResourceNotFound, "Requested resource not found");
 }
 
+// Keys are duplicates when they are equal once normalized: numbers written two
+// ways are one key, and any two of a hundred keys are found, wherever they are.
+TEST_F(BatchTest, BatchGetFindsDuplicatesAsNormalizedKeys) {
+  CreateTable("nums", "n", AttrType::kN);
+  BatchGetItemRequest g;
+  auto& keys = g.request_items["nums"].keys;
+  for (int i = 0; i < 100; ++i) keys.push_back(MakeItem({{"n", N(std::to_string(i))}}));
+  auto distinct = db_->BatchGetItem(g);
+  ASSERT_OK(distinct);
+  EXPECT_TRUE(distinct->responses["nums"].empty());
+  EXPECT_TRUE(distinct->unprocessed_keys.empty());
+  for (const char* twin : {"7.0", "0.7E1", "70e-1"}) {
+    keys[99] = MakeItem({{"n", N(twin)}});  // the same number as keys[7]
+    EXPECT_ERROR(db_->BatchGetItem(g), ErrorType::kValidation,
+                 "Provided list of item keys contains duplicates");
+  }
+  keys[99] = MakeItem({{"n", N("7.5")}});
+  ASSERT_OK(db_->BatchGetItem(g));
+  keys[0] = keys[98];
+  EXPECT_ERROR(db_->BatchGetItem(g), ErrorType::kValidation,
+               "Provided list of item keys contains duplicates");
+}
+
 // A batch's statistics go in as one delta a table and index (WriteSet::stats):
 // counts and sizes stay exact through puts, overwrites that move an index
 // entry, and deletes, and agree with the items and entries themselves.
