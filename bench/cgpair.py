@@ -42,6 +42,7 @@ MARKERS = {
     "BM_BatchGetItem100Encoded": "dynarock::DBImpl::BatchGetItem(",
     "BM_Query100": "dynarock::DBImpl::Query(",
     "BM_Query100Encoded": "dynarock::DBImpl::Query(",
+    "BM_QueryJson100Encoded": "dynarock::api::EncodeQueryResponse[abi:cxx11](",
     "BM_QueryFilter1000": "dynarock::DBImpl::Query(",
     "BM_QueryFilter1000Encoded": "dynarock::DBImpl::Query(",
     "BM_Scan1000": "dynarock::DBImpl::Scan(",
@@ -59,7 +60,7 @@ MARKERS = {
 }
 # The functions whose loops hold each benchmark (collection is on inside them).
 LOOPS = {"BM_PutItem_0Gsi": "PutItemBench", "BM_PutItemMoved_0Gsi": "PutItemMovedBench", "BM_PutItem_1Gsi": "PutItemBench",
-         "BM_PutItem_5Gsi": "PutItemBench"}
+         "BM_PutItem_5Gsi": "PutItemBench", "BM_QueryJson100Encoded": "QueryJsonBench"}
 
 
 def measure(bench, name, out_dir):

@@ -611,6 +611,8 @@ std::string EncodeGetItemResponse(const GetItemResponse& r) {
 
 std::string EncodeQueryResponse(const QueryResponse& r, bool select_count) {
   JsonWriter w;
+  // Items' JSON runs about 1.4 times their stored bytes: room for it at once.
+  if (!select_count) w.Reserve(256 + r.encoded_items.bytes() / 2 * 3);
   w.BeginObject();
   if (!select_count) {
     w.Key("Items");

@@ -16,15 +16,24 @@ namespace {
 
 // `{"S":` for each type: a value's opening, its type tag written once here
 // (from AttrTypeName) rather than escaped on every value.
-void OpenValue(JsonWriter* w, AttrType type) {
-  static const std::array<std::string, 11> kKeys = [] {
-    std::array<std::string, 11> keys;
+const std::string& OpenText(AttrType type) {
+  static const std::array<std::string, 11> kOpen = [] {
+    std::array<std::string, 11> open;
     for (int t = 1; t <= 10; ++t) {
-      keys[t] = "\"" + std::string(AttrTypeName(static_cast<AttrType>(t))) + "\":";
+      open[t] = "{\"" + std::string(AttrTypeName(static_cast<AttrType>(t))) + "\":";
     }
-    return keys;
+    return open;
   }();
-  w->BeginObjectWithKey(kKeys[static_cast<size_t>(type)]);
+  return kOpen[static_cast<size_t>(type)];
+}
+
+void OpenValue(JsonWriter* w, AttrType type) {
+  w->BeginObjectWithKey(std::string_view(OpenText(type)).substr(1));
+}
+
+// `{"S":"text"}` and `{"N":"12"}` in one write.
+void WriteStringValue(JsonWriter* w, AttrType type, std::string_view text) {
+  w->ObjectWithString(OpenText(type), text);
 }
 
 }  // namespace
@@ -42,12 +51,15 @@ void WriteAttributeList(JsonWriter* w, const std::vector<AttributeValue>& list) 
 }
 
 void WriteAttributeValue(JsonWriter* w, const AttributeValue& v) {
+  if (v.type() == AttrType::kS || v.type() == AttrType::kN) {
+    WriteStringValue(w, v.type(), v.scalar());
+    return;
+  }
   OpenValue(w, v.type());
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kN:
-      w->String(v.scalar());
-      break;
+      break;  // above
     case AttrType::kB: {
       std::string text;
       Base64EncodeTo(v.scalar(), &text);
@@ -119,12 +131,12 @@ class JsonItemWriter : public EncodedItemVisitor {
     w_->EndObject();
   }
   void Scalar(AttrType type, std::string_view bytes) override {
-    OpenValue(w_, type);
-    if (type == AttrType::kB) {
-      WriteBase64(bytes);
-    } else {
-      w_->String(bytes);
+    if (type != AttrType::kB) {
+      WriteStringValue(w_, type, bytes);
+      return;
     }
+    OpenValue(w_, type);
+    WriteBase64(bytes);
     w_->EndObject();
   }
   void Boolean(bool b) override {

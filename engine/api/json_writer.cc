@@ -1,5 +1,6 @@
 #include "engine/api/json_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -31,30 +32,91 @@ struct EscapeTable {
 constexpr EscapeTable kEscape;
 
 // Whether any of the 8 bytes in `w` needs escaping: below 0x20, '"' or '\\'
-// (bit tricks on a 64-bit word; a byte >= 0x80 never matches).
+// (bit tricks on a 64-bit word, exact for "any"; a byte >= 0x80 never matches).
 inline bool AnyToEscape(uint64_t w) {
   constexpr uint64_t kOnes = 0x0101010101010101ULL;
   constexpr uint64_t kHigh = 0x8080808080808080ULL;
   auto has_zero = [](uint64_t v) { return (v - kOnes) & ~v & kHigh; };
   const uint64_t below_space = (w - kOnes * 0x20) & ~w & kHigh;
-  return below_space || has_zero(w ^ (kOnes * '"')) || has_zero(w ^ (kOnes * '\\'));
+  // One test of the three (no branch for each).
+  return (below_space | has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'))) != 0;
+}
+
+// Whether any byte of `s` needs escaping, a word at a time and with no loop
+// over single bytes: whole 8-byte words, then the last 8 bytes (overlapping
+// the word before); a string under 8 bytes is packed into one word, the rest
+// of which holds bytes that never need escaping.
+inline bool NeedsEscaping(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t w;
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::memcpy(&w, p + i, 8);
+      if (AnyToEscape(w)) return true;
+    }
+    if (i == n) return false;
+    std::memcpy(&w, p + n - 8, 8);
+    return AnyToEscape(w);
+  }
+  if (n >= 4) {  // the first four bytes and the last four (overlapping)
+    uint32_t head, tail;
+    std::memcpy(&head, p, 4);
+    std::memcpy(&tail, p + n - 4, 4);
+    return AnyToEscape(static_cast<uint64_t>(tail) << 32 | head);
+  }
+  w = 0x6161616161616161ULL;  // 'a' x 8
+  if (n > 0) {  // bytes 0, n/2 and n-1 cover all of 1 to 3
+    w = (w & ~0xFFFFFFULL) | static_cast<unsigned char>(p[0]) |
+        static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 |
+        static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16;
+  }
+  return AnyToEscape(w);
+}
+
+// Copies `s` to `dst` a word at a time while checking that no byte needs
+// escaping (NeedsEscaping's words); false, with `dst` partly written, when
+// one does. `dst` has room for s.size() + 8 bytes: a word may run past.
+inline bool CopyIfPlain(char* dst, std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t w;
+  if (n >= 8) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      std::memcpy(&w, p + i, 8);
+      if (AnyToEscape(w)) return false;
+      std::memcpy(dst + i, &w, 8);
+    }
+    if (i == n) return true;
+    std::memcpy(&w, p + n - 8, 8);
+    if (AnyToEscape(w)) return false;
+    std::memcpy(dst + n - 8, &w, 8);
+    return true;
+  }
+  if (n >= 4) {
+    uint32_t head, tail;
+    std::memcpy(&head, p, 4);
+    std::memcpy(&tail, p + n - 4, 4);
+    if (AnyToEscape(static_cast<uint64_t>(tail) << 32 | head)) return false;
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+    return true;
+  }
+  if (NeedsEscaping(s)) return false;
+  if (n > 0) {
+    dst[0] = p[0];
+    dst[n / 2] = p[n / 2];
+    dst[n - 1] = p[n - 1];
+  }
+  return true;
 }
 
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out, char after) {
-  size_t i = 0;
-  // Eight bytes at a time while none of them needs escaping (most strings).
-  while (i + 8 <= s.size()) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    if (AnyToEscape(w)) break;
-    i += 8;
-  }
-  size_t clean = i;
-  while (clean < s.size() && kEscape.v[static_cast<unsigned char>(s[clean])] == 0) ++clean;
-  if (clean == s.size()) {
-    // Nothing to escape: the quotes, the bytes and `after` in one write.
+  if (!NeedsEscaping(s)) {  // most strings: the quotes, the bytes and `after` in one write
     const size_t at = out->size();
     out->resize(at + s.size() + 2 + (after != 0));
     char* p = out->data() + at;
@@ -67,7 +129,7 @@ void AppendJsonString(std::string_view s, std::string* out, char after) {
   out->reserve(out->size() + s.size() + 3);
   out->push_back('"');
   size_t run = 0;  // start of the pending run of bytes copied verbatim
-  for (; i < s.size(); ++i) {
+  for (size_t i = 0; i < s.size(); ++i) {
     char e = kEscape.v[static_cast<unsigned char>(s[i])];
     if (e == 0) continue;
     out->append(s.data() + run, i - run);
@@ -122,8 +184,55 @@ void JsonWriter::Int(int64_t v) {
   Sep();
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), v);
-  out_.append(buf, r.ptr);
+  Put(std::string_view(buf, static_cast<size_t>(r.ptr - buf)));
   first_ = false;
+}
+
+void JsonWriter::Double(double v) {
+  Sep();
+  Trim();
+  AppendJsonDouble(v, &out_);
+  len_ = out_.size();
+  first_ = false;
+}
+
+void JsonWriter::Grow(size_t n) {
+  out_.resize(std::max({out_.size() * 2, len_ + n, size_t{256}}));
+}
+
+void JsonWriter::PutString(std::string_view s, char after) {
+  const size_t n = s.size() + 2 + (after != 0);
+  if (out_.size() - len_ < n + 8) Grow(n + 8);
+  char* p = out_.data() + len_;
+  if (!CopyIfPlain(p + 1, s)) {
+    Trim();
+    AppendJsonString(s, &out_, after);
+    len_ = out_.size();
+    return;
+  }
+  p[0] = '"';
+  p[s.size() + 1] = '"';
+  if (after != 0) p[s.size() + 2] = after;
+  len_ += n;
+}
+
+void JsonWriter::ObjectWithString(std::string_view open_brace_key_colon, std::string_view s) {
+  Sep();
+  first_ = false;
+  const size_t open = open_brace_key_colon.size();
+  const size_t n = open + s.size() + 3;
+  if (out_.size() - len_ < n + 8) Grow(n + 8);
+  char* p = out_.data() + len_;
+  if (!CopyIfPlain(p + open + 1, s)) {
+    Put(open_brace_key_colon);
+    PutString(s, '}');
+    return;
+  }
+  std::memcpy(p, open_brace_key_colon.data(), open);
+  p[open] = '"';
+  p[open + 1 + s.size()] = '"';
+  p[open + 2 + s.size()] = '}';
+  len_ += n;
 }
 
 }  // namespace dynarock::api

@@ -22,6 +22,7 @@
 #define DYNAROCK_API_JSON_WRITER_H_
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -37,38 +38,45 @@ void AppendJsonDouble(double d, std::string* out);
 // Appends code point `cp` (<= 0x10FFFF) as UTF-8 (the JSON and Ion readers' escapes).
 void AppendUtf8(uint32_t cp, std::string* out);
 
+// The writer keeps its text in one std::string whose size runs ahead of what
+// has been written (len_): it grows by doubling, so each write is a bounds
+// check and a copy, with no per-write zero-filling or capacity bookkeeping.
+// str() and Release() cut it to what was written.
 class JsonWriter {
  public:
   JsonWriter() = default;
 
-  void BeginObject() { Sep(); out_.push_back('{'); first_ = true; }
-  void EndObject() { out_.push_back('}'); first_ = false; }
-  void BeginArray() { Sep(); out_.push_back('['); first_ = true; }
-  void EndArray() { out_.push_back(']'); first_ = false; }
+  void BeginObject() { Sep(); Put('{'); first_ = true; }
+  void EndObject() { Put('}'); first_ = false; }
+  void BeginArray() { Sep(); Put('['); first_ = true; }
+  void EndArray() { Put(']'); first_ = false; }
 
   // `{` and a first member's name already written as JSON (`"S":`), for the
   // fixed type tags of attribute values.
   void BeginObjectWithKey(std::string_view quoted_key_colon) {
     Sep();
-    out_.push_back('{');
-    out_.append(quoted_key_colon);
+    Put('{');
+    Put(quoted_key_colon);
     first_ = true;
   }
+  // A whole one-member object whose member's name is written already and
+  // whose value is a string: `{"S":` + `"value"` + `}` (attribute values).
+  void ObjectWithString(std::string_view open_brace_key_colon, std::string_view s);
 
   // An object member's name; the next value (or Begin*) is its value.
   void Key(std::string_view key) {
     Sep();
-    AppendJsonString(key, &out_, ':');
+    PutString(key, ':');
     first_ = true;
   }
 
-  void String(std::string_view s) { Sep(); AppendJsonString(s, &out_); first_ = false; }
+  void String(std::string_view s) { Sep(); PutString(s, 0); first_ = false; }
   void Int(int64_t v);
-  void Double(double v) { Sep(); AppendJsonDouble(v, &out_); first_ = false; }
-  void Bool(bool b) { Sep(); out_.append(b ? "true" : "false"); first_ = false; }
-  void Null() { Sep(); out_.append("null"); first_ = false; }
+  void Double(double v);
+  void Bool(bool b) { Sep(); Put(b ? std::string_view("true") : std::string_view("false")); first_ = false; }
+  void Null() { Sep(); Put("null"); first_ = false; }
   // Already-encoded JSON text, inserted as one value.
-  void Raw(std::string_view json) { Sep(); out_.append(json); first_ = false; }
+  void Raw(std::string_view json) { Sep(); Put(json); first_ = false; }
 
   // Shorthands for one member.
   void Member(std::string_view key, std::string_view s) { Key(key); String(s); }
@@ -77,16 +85,40 @@ class JsonWriter {
   void MemberDouble(std::string_view key, double v) { Key(key); Double(v); }
   void MemberBool(std::string_view key, bool b) { Key(key); Bool(b); }
 
-  const std::string& str() const { return out_; }
-  std::string Release() { first_ = true; return std::move(out_); }
-  void Reserve(size_t n) { out_.reserve(n); }
+  const std::string& str() const { Trim(); return out_; }
+  std::string Release() {
+    Trim();
+    first_ = true;
+    len_ = 0;
+    return std::move(out_);
+  }
+  void Reserve(size_t n) {
+    if (n > out_.size()) out_.resize(n);
+  }
 
  private:
   void Sep() {
-    if (!first_) out_.push_back(',');
+    if (!first_) Put(',');
   }
+  // Room for n more bytes at the end of what is written; the caller fills
+  // them all.
+  char* Extend(size_t n) {
+    if (out_.size() - len_ < n) Grow(n);
+    char* p = out_.data() + len_;
+    len_ += n;
+    return p;
+  }
+  void Put(char c) { *Extend(1) = c; }
+  void Put(std::string_view s) {
+    if (!s.empty()) std::memcpy(Extend(s.size()), s.data(), s.size());
+  }
+  // `s` quoted and escaped, then `after` unless it is 0.
+  void PutString(std::string_view s, char after);
+  void Grow(size_t n);
+  void Trim() const { out_.resize(len_); }
 
-  std::string out_;
+  mutable std::string out_;  // written: [0, len_); past it, room
+  size_t len_ = 0;
   bool first_ = true;  // no comma before the next value
 };
 

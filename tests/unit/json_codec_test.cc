@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <string>
@@ -102,16 +103,42 @@ TEST(JsonWriter, EscapingAtEveryOffsetMatchesAByteByByteReference) {
     }
     return out + "\"";
   };
-  for (int c = 0; c < 256; ++c) {
-    for (size_t at = 0; at < 20; ++at) {
-      std::string s(20, 'a');
-      s[at] = static_cast<char>(c);
-      if (at + 1 < s.size()) s[at + 1] = static_cast<char>(0xC3);  // UTF-8 lead bytes stay as they are
-      std::string out;
-      AppendJsonString(s, &out);
-      ASSERT_EQ(out, reference(s)) << "byte " << c << " at " << at;
+  // Every length from 0 to 20 (the word-wide checks' short, overlapping and
+  // whole-word cases), every byte at every offset, through AppendJsonString
+  // and the writer's three ways of writing a string, into one writer that
+  // keeps growing.
+  JsonWriter w;
+  std::string expected;
+  w.BeginArray();
+  expected = "[";
+  bool first = true;
+  for (size_t len = 0; len <= 20; ++len) {
+    for (int c = 0; c < 256; ++c) {
+      for (size_t at = 0; at < std::max<size_t>(len, 1); ++at) {
+        std::string s(len, 'a');
+        if (len > 0) s[at] = static_cast<char>(c);
+        if (at + 1 < s.size()) s[at + 1] = static_cast<char>(0xC3);  // UTF-8 lead bytes stay as they are
+        std::string out;
+        AppendJsonString(s, &out);
+        ASSERT_EQ(out, reference(s)) << "byte " << c << " at " << at << " of " << len;
+        w.String(s);
+        w.ObjectWithString("{\"S\":", s);
+        w.BeginObject();
+        w.Key(s);
+        w.Int(1);
+        w.EndObject();
+        expected += std::string(first ? "" : ",") + reference(s) + ",{\"S\":" + reference(s) +
+                    "},{" + reference(s) + ":1}";
+        first = false;
+      }
     }
   }
+  w.EndArray();
+  expected += "]";
+  EXPECT_EQ(w.str().size(), expected.size());
+  EXPECT_TRUE(w.str() == expected);
+  w.String("after str()");  // the writer goes on after str() cut it
+  EXPECT_EQ(w.Release(), expected + ",\"after str()\"");
 }
 
 TEST(JsonWriter, Doubles) {

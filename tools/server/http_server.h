@@ -18,7 +18,7 @@
 // gets Access-Control-Allow-Origin: * and the AWS headers exposed.
 //
 // Every response carries x-amzn-RequestId (fresh, 52 chars of [0-9A-Z]),
-// x-amz-crc32 (zlib CRC32 of the body, decimal; botocore checks it),
+// x-amz-crc32 (the CRC-32 of the body, decimal; botocore checks it),
 // Content-Type and Content-Length. What DynamoDB does, the server does too:
 //   - no X-Amz-Target, or one not starting with "DynamoDB_20120810."
 //       -> 400 com.amazon.coral.service#UnknownOperationException

@@ -17,7 +17,7 @@
 #include "tools/server/http_wire.h"
 
 #include <time.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include <array>
 #include <atomic>
@@ -690,8 +690,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     h.append("\r\nx-amzn-RequestId: ");
     AppendRequestId(&h);
     h.append("\r\nx-amz-crc32: ");
-    AppendNumber(&h, crc32_z(crc32_z(0L, Z_NULL, 0),
-                             reinterpret_cast<const Bytef*>(out_body_.data()), out_body_.size()));
+    AppendNumber(&h, libdeflate_crc32(0, out_body_.data(), out_body_.size()));
     h.append("\r\nContent-Type: ");
     h.append(content_type);
     h.append("\r\nContent-Length: ");

@@ -60,6 +60,8 @@ class EncodedItems {
   }
   // Every item decoded (what `items` would have held).
   std::vector<Item> ToItems() const;
+  // The length of all the items' encodings together.
+  size_t bytes() const { return bytes_.size(); }
 
   // For the engine: appends one item's encoding.
   void Append(std::string_view encoded) {
