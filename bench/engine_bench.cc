@@ -51,6 +51,7 @@
 #include <rocksdb/env.h>
 #include <rocksdb/merge_operator.h>
 #include <rocksdb/options.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -633,10 +634,13 @@ struct Raw {
     cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
     rocksdb::ColumnFamilyOptions catalog_options = cf_options;
     catalog_options.merge_operator = std::make_shared<SumMergeOperator>();
+    rocksdb::ColumnFamilyOptions keyed_options = cf_options;  // with the partition-hash prefix
+    keyed_options.prefix_extractor.reset(
+        rocksdb::NewFixedPrefixTransform(dynarock::kPartitionHashPrefixBytes));
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, catalog_options},
-        {"items", cf_options},
-        {"indexes", cf_options},
+        {"items", keyed_options},
+        {"indexes", keyed_options},
     };
     Check(rocksdb::DB::Open(db_options, "/engine-bench-raw", families, &handles, &db),
           "rocksdb::DB::Open");
@@ -787,8 +791,10 @@ void BM_RawRocksDBMultiGet100(benchmark::State& state) {
 void IteratePartition(benchmark::State& state, const std::string& partition_prefix, int items) {
   Raw& raw = GetRaw();
   const rocksdb::Slice prefix(partition_prefix);
+  rocksdb::ReadOptions ro;
+  ro.prefix_same_as_start = true;  // as the engine's Query (one partition)
   for (auto _ : state) {
-    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
+    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(ro, raw.items));
     int n = 0;
     size_t bytes = 0;
     for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
@@ -816,8 +822,10 @@ void BM_RawRocksDBIterate100(benchmark::State& state) {
 void BM_RawRocksDBScan1000(benchmark::State& state) {
   Raw& raw = GetRaw();
   const std::string lower = dynarock::EncodeTablePrefix(Raw::kReadTable);
+  rocksdb::ReadOptions ro;
+  ro.total_order_seek = true;  // across partitions, as the engine's Scan
   for (auto _ : state) {
-    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(rocksdb::ReadOptions(), raw.items));
+    std::unique_ptr<rocksdb::Iterator> it(raw.db->NewIterator(ro, raw.items));
     int n = 0;
     size_t bytes = 0;
     for (it->Seek(lower); it->Valid() && n < kScanPage; it->Next()) {

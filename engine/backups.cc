@@ -265,6 +265,7 @@ Status DBImpl::RunRestore(const TableInfo& table) {
       DR_RETURN_IF_ERROR(FromRocksDB(reader.Open(BackupFile(b.id))));
       rocksdb::ReadOptions ro;
       ro.fill_cache = false;
+      ro.total_order_seek = true;
       std::unique_ptr<rocksdb::Iterator> it(reader.NewIterator(ro));
       for (it->SeekToFirst(); it->Valid(); it->Next()) {
         DR_RETURN_IF_ERROR(loader.AddStored(std::string_view(it->value().data(), it->value().size())));

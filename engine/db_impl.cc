@@ -9,6 +9,7 @@
 #include <rocksdb/metadata.h>
 #include <rocksdb/options.h>
 #include <rocksdb/sst_file_reader.h>
+#include <rocksdb/slice_transform.h>
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 
@@ -256,10 +257,17 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   rocksdb::ColumnFamilyOptions catalog_options = cf_options;
   catalog_options.merge_operator = std::make_shared<StatsMergeOperator>();
 
+  // Items and index entries: their table files also get a Bloom filter of
+  // each key's first kPartitionHashPrefixBytes (its table and partition
+  // hash), so that a Query (in one partition) seeks only the files that
+  // may hold the partition; every other iterator over them reads in total
+  // order (ReadOptions::total_order_seek), as without the extractor.
+  rocksdb::ColumnFamilyOptions keyed_options = cf_options;
+  keyed_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kPartitionHashPrefixBytes));
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, catalog_options},
-      {"items", cf_options},
-      {"indexes", cf_options},
+      {"items", keyed_options},
+      {"indexes", keyed_options},
       {"streams", cf_options},
   };
   rocksdb::DB* raw = nullptr;
@@ -548,6 +556,7 @@ DBImpl::TableScan::TableScan(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* cf, u
   rocksdb::ReadOptions ro;
   ro.snapshot = snapshot;
   ro.fill_cache = false;
+  ro.total_order_seek = true;  // across partitions (keyed column families)
   ro.iterate_upper_bound = &upper_slice_;
   it_.reset(db->NewIterator(ro, cf));
   it_->Seek(lower_);

@@ -42,6 +42,7 @@ void DBImpl::Backfill(const std::string& table_name, uint32_t index_id) {
     std::vector<std::string> keys;
     {
       rocksdb::ReadOptions ro;
+      ro.total_order_seek = true;  // across partitions
       rocksdb::Slice upper_slice(upper);
       ro.iterate_upper_bound = &upper_slice;
       std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
@@ -141,6 +142,7 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
       std::string upper = EncodeTablePrefix(table->id + 1);
       rocksdb::Slice upper_slice(upper);
       rocksdb::ReadOptions iro = ro;
+      iro.total_order_seek = true;  // across partitions
       iro.iterate_upper_bound = &upper_slice;
       std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(iro, items_cf_));
       for (it->Seek(EncodeTablePrefix(table->id)); it->Valid(); it->Next()) {
@@ -188,6 +190,7 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
       std::string upper = EncodeTablePrefix(index.id + 1);
       rocksdb::Slice upper_slice(upper);
       rocksdb::ReadOptions iro = ro;
+      iro.total_order_seek = true;  // across partitions
       iro.iterate_upper_bound = &upper_slice;
       std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(iro, indexes_cf_));
       int64_t entries = 0;

@@ -57,6 +57,12 @@ uint64_t PartitionHash(const AttributeValue& pk);
 // EncodeTablePrefix(): the 4 bytes every key of the table starts with.
 std::string EncodeTablePrefix(uint32_t table_id);
 
+// The bytes every key of one partition shares that are the same length in all
+// keys: table prefix + fixed64(hash). The items and indexes column families
+// keep a Bloom filter of them too (db_impl.cc), so that a Query's iterator
+// skips the table files that hold nothing of its partition.
+constexpr size_t kPartitionHashPrefixBytes = 12;
+
 // EncodeHashBound(): table prefix + fixed64(hash). Keys of partitions whose
 // hash is >= `hash` sort at or after it; used for parallel Scan segments.
 std::string EncodeHashBound(uint32_t table_id, uint64_t hash);

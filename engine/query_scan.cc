@@ -44,6 +44,12 @@ struct DBImpl::ReadPlan {
 
 namespace {
 
+// Whether two keys (bounds) share their table and partition hash, the prefix
+// the keyed column families' prefix filters hold.
+bool SamePartitionHash(std::string_view a, std::string_view b) {
+  return a.size() >= kPartitionHashPrefixBytes && b.size() >= kPartitionHashPrefixBytes &&
+         a.substr(0, kPartitionHashPrefixBytes) == b.substr(0, kPartitionHashPrefixBytes);
+}
 
 // Select + projection rules shared by Query and Scan.
 struct SelectChoice {
@@ -283,6 +289,13 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   rocksdb::Slice lower(plan.lower), upper(plan.upper);
   ro.iterate_lower_bound = &lower;
   ro.iterate_upper_bound = &upper;
+  // A read within one partition (every Query; a Scan's range spans many) runs
+  // in prefix mode: table files whose prefix Bloom filter lacks the
+  // partition's table and hash are not searched. Exact: every key in
+  // [lower, upper) starts with the bounds' common first bytes.
+  ro.total_order_seek = !SamePartitionHash(plan.lower, plan.upper) ||
+                        (plan.start_after && !SamePartitionHash(plan.lower, *plan.start_after));
+  ro.prefix_same_as_start = !ro.total_order_seek;
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
 
   if (plan.forward) {
@@ -327,13 +340,6 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   // Items are read as their encoding: sized without decoding, the filter's
   // attributes decoded to evaluate it, the rest only for an item returned
   // (and then only what the projection names).
-  std::vector<std::string> key_names;
-  for (const KeyDef* k : {&table.key, &read_key}) {
-    for (const auto* part : {&k->hash, &k->range}) {
-      for (const auto& a : *part) key_names.push_back(a.name);
-    }
-  }
-  key_names = SortedNames(std::move(key_names));
   std::vector<std::string> filter_names;
   if (plan.filter) filter_names = SortedNames(expr::ConditionAttributeNames(*plan.filter));
   std::vector<std::string> projected_names;
@@ -361,6 +367,14 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
     bool stop = (plan.limit > 0 && resp.scanned_count >= plan.limit) ||
                 bytes_read >= kQueryPageBytesMax;
     if (stop) {
+      // The page's last item: its keys are LastEvaluatedKey.
+      std::vector<std::string> key_names;
+      for (const KeyDef* k : {&table.key, &read_key}) {
+        for (const auto* part : {&k->hash, &k->range}) {
+          for (const auto& a : *part) key_names.push_back(a.name);
+        }
+      }
+      key_names = SortedNames(std::move(key_names));
       Item keys;
       if (!DecodeItemAttributes(encoded, key_names, &keys)) return corrupt();
       Item last = KeyAttributes(table.key, keys);
@@ -388,7 +402,9 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
               resp.items.push_back(std::move(projected));
             }
           } else if (plan.encoded) {
-            resp.encoded_items.Append(encoded);  // the stored bytes, as they are
+            // The stored bytes, as they are (room for a few items' worth at once).
+            if (resp.encoded_items.empty()) resp.encoded_items.Reserve(encoded.size() * 16);
+            resp.encoded_items.Append(encoded);
           } else {
             if (!DecodeItem(encoded, &item)) return corrupt();
             resp.items.push_back(std::move(item));

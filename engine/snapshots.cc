@@ -185,6 +185,7 @@ Status DBImpl::SaveSnapshot(std::string_view name) {
     rocksdb::ColumnFamilyHandle* cfs[4] = {catalog_cf_, items_cf_, indexes_cf_, streams_cf_};
     rocksdb::ReadOptions ro;
     ro.fill_cache = false;
+    ro.total_order_seek = true;  // the whole column family
     saved->env = mem_env_ ? mem_env_.get() : rocksdb::Env::Default();
     DR_RETURN_IF_ERROR(FromRocksDB(saved->env->CreateDirIfMissing(dir_ + "/snapshots")));
     static std::atomic<uint64_t> serial{0};

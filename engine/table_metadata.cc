@@ -178,6 +178,7 @@ int64_t DBImpl::SweepExpiredItems() {
       {
         rocksdb::ReadOptions ro;
         ro.fill_cache = false;  // a sweep must not evict what the application reads
+        ro.total_order_seek = true;  // across partitions
         rocksdb::Slice upper_slice(upper);
         ro.iterate_upper_bound = &upper_slice;
         std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));

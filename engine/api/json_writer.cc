@@ -6,6 +6,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace dynarock::api {
 namespace {
 
@@ -42,6 +46,19 @@ inline bool AnyToEscape(uint64_t w) {
   return (below_space | has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\'))) != 0;
 }
 
+#if defined(__SSE2__)
+// Whether any of the 16 bytes at `p` needs escaping (SSE2, which every x86-64
+// has): equal to '"' or '\\', or at most 0x1f unsigned.
+inline bool AnyToEscape16(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i quote = _mm_cmpeq_epi8(v, _mm_set1_epi8('"'));
+  const __m128i backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'));
+  const __m128i control =
+      _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+  return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(quote, backslash), control)) != 0;
+}
+#endif
+
 // Whether any byte of `s` needs escaping, a word at a time and with no loop
 // over single bytes: whole 8-byte words, then the last 8 bytes (overlapping
 // the word before); a string under 8 bytes is packed into one word, the rest
@@ -50,6 +67,15 @@ inline bool NeedsEscaping(std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
   uint64_t w;
+#if defined(__SSE2__)
+  if (n >= 16) {  // 16 bytes at a time, the last 16 overlapping
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      if (AnyToEscape16(p + i)) return true;
+    }
+    return i != n && AnyToEscape16(p + n - 16);
+  }
+#endif
   if (n >= 8) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -78,10 +104,24 @@ inline bool NeedsEscaping(std::string_view s) {
 // Copies `s` to `dst` a word at a time while checking that no byte needs
 // escaping (NeedsEscaping's words); false, with `dst` partly written, when
 // one does. `dst` has room for s.size() + 8 bytes: a word may run past.
+// (Copies never run past `s` itself: the last word overlaps the one before.)
 inline bool CopyIfPlain(char* dst, std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
   uint64_t w;
+#if defined(__SSE2__)
+  if (n >= 16) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+      if (AnyToEscape16(p + i)) return false;
+      std::memcpy(dst + i, p + i, 16);
+    }
+    if (i == n) return true;
+    if (AnyToEscape16(p + n - 16)) return false;
+    std::memcpy(dst + n - 16, p + n - 16, 16);
+    return true;
+  }
+#endif
   if (n >= 8) {
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 
 #include <string>
+#include <vector>
 
 #include "engine/api/base64.h"
 #include "engine/api/json_backups.h"
@@ -103,8 +104,8 @@ TEST(JsonWriter, EscapingAtEveryOffsetMatchesAByteByByteReference) {
     }
     return out + "\"";
   };
-  // Every length from 0 to 20 (the word-wide checks' short, overlapping and
-  // whole-word cases), every byte at every offset, through AppendJsonString
+  // Every length from 0 to 20, and 31-33 and 47 (the word-wide checks' short, overlapping and
+  // whole-word cases, 8 and 16 bytes wide), every byte at every offset, through AppendJsonString
   // and the writer's three ways of writing a string, into one writer that
   // keeps growing.
   JsonWriter w;
@@ -112,7 +113,10 @@ TEST(JsonWriter, EscapingAtEveryOffsetMatchesAByteByByteReference) {
   w.BeginArray();
   expected = "[";
   bool first = true;
-  for (size_t len = 0; len <= 20; ++len) {
+  std::vector<size_t> lengths;
+  for (size_t len = 0; len <= 20; ++len) lengths.push_back(len);
+  for (size_t len : {31, 32, 33, 47}) lengths.push_back(len);
+  for (size_t len : lengths) {
     for (int c = 0; c < 256; ++c) {
       for (size_t at = 0; at < std::max<size_t>(len, 1); ++at) {
         std::string s(len, 'a');

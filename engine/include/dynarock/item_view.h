@@ -70,6 +70,8 @@ class EncodedItems {
   }
   // For the engine: appends an Item, encoded.
   void Append(const Item& item);
+  // For the engine: room for `bytes` of encodings.
+  void Reserve(size_t bytes) { bytes_.reserve(bytes); }
 
  private:
   std::string bytes_;
