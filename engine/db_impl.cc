@@ -264,6 +264,14 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   // order (ReadOptions::total_order_seek), as without the extractor.
   rocksdb::ColumnFamilyOptions keyed_options = cf_options;
   keyed_options.prefix_extractor.reset(rocksdb::NewFixedPrefixTransform(kPartitionHashPrefixBytes));
+  // The memtables too: a Bloom filter of whole keys and prefixes, 0.5% of
+  // the write buffer (~12 bits a key at ~250-byte items; 2% cost a new data
+  // directory's start 1 ms and its idle memory 2.7 MB, allocated and zeroed
+  // with each memtable), so that the read of a new key's old version, which
+  // every insert makes, and a Query of a partition the memtable lacks, skip
+  // the skiplist search.
+  keyed_options.memtable_prefix_bloom_size_ratio = 0.005;
+  keyed_options.memtable_whole_key_filtering = true;
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, catalog_options},
       {"items", keyed_options},
