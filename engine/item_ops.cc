@@ -128,7 +128,7 @@ std::optional<ItemCollectionMetrics> DBImpl::CollectionMetrics(const TableInfo& 
     rocksdb::Slice upper_slice(upper);
     rocksdb::ReadOptions ro;
     ro.iterate_upper_bound = &upper_slice;
-    ro.total_order_seek = true;  // one partition, but its prefix may be shorter than the filter's
+    ro.total_order_seek = true;  // rare (ItemCollectionMetrics): the plain mode
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
     for (it->Seek(prefix); it->Valid(); it->Next()) {
       Item decoded;

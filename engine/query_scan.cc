@@ -403,7 +403,10 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
             }
           } else if (plan.encoded) {
             // The stored bytes, as they are (room for a few items' worth at once).
-            if (resp.encoded_items.empty()) resp.encoded_items.Reserve(encoded.size() * 16);
+            if (resp.encoded_items.empty()) {
+              resp.encoded_items.Reserve(
+                  std::min(encoded.size() * 16, kQueryPageBytesMax + encoded.size()));
+            }
             resp.encoded_items.Append(encoded);
           } else {
             if (!DecodeItem(encoded, &item)) return corrupt();

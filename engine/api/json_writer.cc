@@ -153,6 +153,34 @@ inline bool CopyIfPlain(char* dst, std::string_view s) {
   return true;
 }
 
+constexpr char kHex[] = "0123456789abcdef";
+
+// `s` quoted and escaped at `dst` (room for 6 * s.size() + 3 bytes), then
+// `after` unless it is 0; returns the bytes written.
+size_t WriteEscaped(char* dst, std::string_view s, char after) {
+  char* p = dst;
+  *p++ = '"';
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    const char e = kEscape.v[c];
+    if (e == 0) {
+      *p++ = ch;
+      continue;
+    }
+    *p++ = '\\';
+    *p++ = e;
+    if (e == 'u') {
+      *p++ = '0';
+      *p++ = '0';
+      *p++ = kHex[c >> 4];
+      *p++ = kHex[c & 15];
+    }
+  }
+  *p++ = '"';
+  if (after != 0) *p++ = after;
+  return static_cast<size_t>(p - dst);
+}
+
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out, char after) {
@@ -177,7 +205,6 @@ void AppendJsonString(std::string_view s, std::string* out, char after) {
     out->push_back('\\');
     out->push_back(e);
     if (e == 'u') {
-      static constexpr char kHex[] = "0123456789abcdef";
       unsigned char c = static_cast<unsigned char>(s[i]);
       out->append("00");
       out->push_back(kHex[c >> 4]);
@@ -230,9 +257,9 @@ void JsonWriter::Int(int64_t v) {
 
 void JsonWriter::Double(double v) {
   Sep();
-  Trim();
-  AppendJsonDouble(v, &out_);
-  len_ = out_.size();
+  std::string text;  // a few digits: no allocation
+  AppendJsonDouble(v, &text);
+  Put(text);
   first_ = false;
 }
 
@@ -245,9 +272,11 @@ void JsonWriter::PutString(std::string_view s, char after) {
   if (out_.size() - len_ < n + 8) Grow(n + 8);
   char* p = out_.data() + len_;
   if (!CopyIfPlain(p + 1, s)) {
-    Trim();
-    AppendJsonString(s, &out_, after);
-    len_ = out_.size();
+    // Escaped in place, into room for the worst case (every byte \u00XX):
+    // the text written so far is never cut back and regrown.
+    const size_t most = 6 * s.size() + 3;
+    if (out_.size() - len_ < most) Grow(most);
+    len_ += WriteEscaped(out_.data() + len_, s, after);
     return;
   }
   p[0] = '"';
