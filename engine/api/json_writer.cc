@@ -59,52 +59,12 @@ inline bool AnyToEscape16(const char* p) {
 }
 #endif
 
-// Whether any byte of `s` needs escaping, a word at a time and with no loop
-// over single bytes: whole 8-byte words, then the last 8 bytes (overlapping
-// the word before); a string under 8 bytes is packed into one word, the rest
-// of which holds bytes that never need escaping.
-inline bool NeedsEscaping(std::string_view s) {
-  const char* p = s.data();
-  const size_t n = s.size();
-  uint64_t w;
-#if defined(__SSE2__)
-  if (n >= 16) {  // 16 bytes at a time, the last 16 overlapping
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-      if (AnyToEscape16(p + i)) return true;
-    }
-    return i != n && AnyToEscape16(p + n - 16);
-  }
-#endif
-  if (n >= 8) {
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      std::memcpy(&w, p + i, 8);
-      if (AnyToEscape(w)) return true;
-    }
-    if (i == n) return false;
-    std::memcpy(&w, p + n - 8, 8);
-    return AnyToEscape(w);
-  }
-  if (n >= 4) {  // the first four bytes and the last four (overlapping)
-    uint32_t head, tail;
-    std::memcpy(&head, p, 4);
-    std::memcpy(&tail, p + n - 4, 4);
-    return AnyToEscape(static_cast<uint64_t>(tail) << 32 | head);
-  }
-  w = 0x6161616161616161ULL;  // 'a' x 8
-  if (n > 0) {  // bytes 0, n/2 and n-1 cover all of 1 to 3
-    w = (w & ~0xFFFFFFULL) | static_cast<unsigned char>(p[0]) |
-        static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 |
-        static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16;
-  }
-  return AnyToEscape(w);
-}
-
-// Copies `s` to `dst` a word at a time while checking that no byte needs
-// escaping (NeedsEscaping's words); false, with `dst` partly written, when
-// one does. `dst` has room for s.size() + 8 bytes: a word may run past.
-// (Copies never run past `s` itself: the last word overlaps the one before.)
+// Copies `s` to `dst` (room for s.size() bytes) while checking that no byte
+// needs escaping, a word at a time and with no loop over single bytes: 16
+// (SSE2) or 8 bytes at a time, the last word overlapping the one before; a
+// string under 8 bytes as two overlapping 4-byte halves, or (under 4) its
+// bytes packed into a word whose other bytes never need escaping. False,
+// with `dst` partly written, when a byte needs escaping.
 inline bool CopyIfPlain(char* dst, std::string_view s) {
   const char* p = s.data();
   const size_t n = s.size();
@@ -144,12 +104,15 @@ inline bool CopyIfPlain(char* dst, std::string_view s) {
     std::memcpy(dst + n - 4, &tail, 4);
     return true;
   }
-  if (NeedsEscaping(s)) return false;
-  if (n > 0) {
-    dst[0] = p[0];
-    dst[n / 2] = p[n / 2];
-    dst[n - 1] = p[n - 1];
-  }
+  if (n == 0) return true;
+  w = 0x6161616161616161ULL;  // 'a' x 8; bytes 0, n/2 and n-1 cover all of 1 to 3
+  w = (w & ~0xFFFFFFULL) | static_cast<unsigned char>(p[0]) |
+      static_cast<uint64_t>(static_cast<unsigned char>(p[n / 2])) << 8 |
+      static_cast<uint64_t>(static_cast<unsigned char>(p[n - 1])) << 16;
+  if (AnyToEscape(w)) return false;
+  dst[0] = p[0];
+  dst[n / 2] = p[n / 2];
+  dst[n - 1] = p[n - 1];
   return true;
 }
 
@@ -184,36 +147,18 @@ size_t WriteEscaped(char* dst, std::string_view s, char after) {
 }  // namespace
 
 void AppendJsonString(std::string_view s, std::string* out, char after) {
-  if (!NeedsEscaping(s)) {  // most strings: the quotes, the bytes and `after` in one write
-    const size_t at = out->size();
-    out->resize(at + s.size() + 2 + (after != 0));
-    char* p = out->data() + at;
+  const size_t at = out->size();
+  const size_t plain = s.size() + 2 + (after != 0);
+  out->resize(at + plain);
+  char* p = out->data() + at;
+  if (CopyIfPlain(p + 1, s)) {  // most strings: the quotes, the bytes and `after`
     p[0] = '"';
-    std::memcpy(p + 1, s.data(), s.size());
     p[s.size() + 1] = '"';
     if (after != 0) p[s.size() + 2] = after;
     return;
   }
-  out->reserve(out->size() + s.size() + 3);
-  out->push_back('"');
-  size_t run = 0;  // start of the pending run of bytes copied verbatim
-  for (size_t i = 0; i < s.size(); ++i) {
-    char e = kEscape.v[static_cast<unsigned char>(s[i])];
-    if (e == 0) continue;
-    out->append(s.data() + run, i - run);
-    run = i + 1;
-    out->push_back('\\');
-    out->push_back(e);
-    if (e == 'u') {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      out->append("00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + run, s.size() - run);
-  out->push_back('"');
-  if (after != 0) out->push_back(after);
+  out->resize(at + 6 * s.size() + 3);  // room for the worst case, \u00XX a byte
+  out->resize(at + WriteEscaped(out->data() + at, s, after));
 }
 
 void AppendUtf8(uint32_t cp, std::string* out) {
@@ -269,7 +214,7 @@ void JsonWriter::Grow(size_t n) {
 
 void JsonWriter::PutString(std::string_view s, char after) {
   const size_t n = s.size() + 2 + (after != 0);
-  if (out_.size() - len_ < n + 8) Grow(n + 8);
+  if (out_.size() - len_ < n) Grow(n);
   char* p = out_.data() + len_;
   if (!CopyIfPlain(p + 1, s)) {
     // Escaped in place, into room for the worst case (every byte \u00XX):
@@ -290,7 +235,7 @@ void JsonWriter::ObjectWithString(std::string_view open_brace_key_colon, std::st
   first_ = false;
   const size_t open = open_brace_key_colon.size();
   const size_t n = open + s.size() + 3;
-  if (out_.size() - len_ < n + 8) Grow(n + 8);
+  if (out_.size() - len_ < n) Grow(n);
   char* p = out_.data() + len_;
   if (!CopyIfPlain(p + open + 1, s)) {
     Put(open_brace_key_colon);

@@ -44,12 +44,7 @@ TEST(GlobalTablesStrong, AWriteCutShortIsCopiedAtTheNextStart) {
   first->Attach(ns->get());
   auto east = (*ns)->DatabaseOf("k", "us-east-1");
   ASSERT_OK(east);
-  CreateTableRequest create;
-  create.table_name = "mrsc";
-  create.attribute_definitions = {AttributeDefinition{"pk", AttrType::kS}};
-  create.key_schema = {KeySchemaElement{"pk", KeyType::kHash}};
-  create.billing_mode = "PAY_PER_REQUEST";
-  ASSERT_OK((*east)->CreateTable(create));
+  ASSERT_OK((*east)->CreateTable(testing::PkTableRequest("mrsc")));
   api::Handler::GlobalTableHooks hooks = first->HooksFor("k_us-east-1");
   UpdateTableRequest strong;
   strong.table_name = "mrsc";
@@ -122,12 +117,7 @@ TEST(GlobalTablesEventual, WritesOfOneRegionInOneMillisecondKeepTheirOrder) {
   tables.Attach(ns->get());
   auto east = (*ns)->DatabaseOf("k", "us-east-1");
   ASSERT_OK(east);
-  CreateTableRequest create;
-  create.table_name = "eventual";
-  create.attribute_definitions = {AttributeDefinition{"pk", AttrType::kS}};
-  create.key_schema = {KeySchemaElement{"pk", KeyType::kHash}};
-  create.billing_mode = "PAY_PER_REQUEST";
-  ASSERT_OK((*east)->CreateTable(create));
+  ASSERT_OK((*east)->CreateTable(testing::PkTableRequest("eventual")));
   UpdateTableRequest replica;
   replica.table_name = "eventual";
   replica.replica_updates = {ReplicaUpdate{ReplicaUpdate::Action::kCreate, "eu-west-1", std::nullopt, {}}};

@@ -3,7 +3,7 @@
 // partition) reads in prefix mode while every other iterator reads in total
 // order. With small write buffers a shuffled load of overwrites and deletes
 // lands in many files; every Query (both directions, paged, with a sort key
-// range, on the table and on a GSI) and a paged Scan must return exactly what
+// range, on the table, an LSI and a GSI) and a paged Scan must return exactly what
 // a model of the data holds.
 
 #include <gtest/gtest.h>
@@ -36,7 +36,10 @@ class PrefixSeekTest : public ::testing::Test {
     CreateTableRequest c;
     c.table_name = "tbl";
     c.billing_mode = "PAY_PER_REQUEST";
-    c.attribute_definitions = {{"pk", AttrType::kS}, {"sk", AttrType::kN}, {"g", AttrType::kS}};
+    c.attribute_definitions = {{"pk", AttrType::kS},
+                               {"sk", AttrType::kN},
+                               {"g", AttrType::kS},
+                               {"round", AttrType::kN}};
     c.key_schema = {{"pk", KeyType::kHash}, {"sk", KeyType::kRange}};
     GlobalSecondaryIndex gsi;
     gsi.index_name = "by_g";
@@ -44,6 +47,12 @@ class PrefixSeekTest : public ::testing::Test {
     gsi.projection.projection_type = ProjectionType::kAll;
     c.global_secondary_indexes = {gsi};
     c.has_global_secondary_indexes = true;
+    LocalSecondaryIndex lsi;
+    lsi.index_name = "by_round";
+    lsi.key_schema = {{"pk", KeyType::kHash}, {"round", KeyType::kRange}};
+    lsi.projection.projection_type = ProjectionType::kAll;
+    c.local_secondary_indexes = {lsi};
+    c.has_local_secondary_indexes = true;
     auto r = db_->CreateTable(c);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
@@ -150,6 +159,29 @@ TEST_F(PrefixSeekTest, QueriesAndScansOverManyTableFilesMatchTheModel) {
       if (s >= 10 && s <= 19) in_range.push_back(i);
     }
     ASSERT_EQ(Ids(QueryAll(between, 4)), Ids(in_range)) << Part(p) << " BETWEEN";
+
+    // The LSI: the partition's items of each round, both directions.
+    for (int round : {0, 1}) {
+      std::vector<std::string> of_round;
+      for (const auto& i : expected) {
+        if (i.at("round").scalar() == std::to_string(round)) {
+          of_round.push_back(i.at("pk").scalar() + "/" + i.at("sk").scalar());
+        }
+      }
+      std::sort(of_round.begin(), of_round.end());
+      QueryRequest lsi = q;
+      lsi.index_name = "by_round";
+      lsi.key_condition_expression = "pk = :p AND #r = :r";
+      lsi.expression_attribute_names = {{"#r", "round"}};
+      lsi.has_expression_attribute_names = true;
+      lsi.expression_attribute_values[":r"] = AttributeValue::N(std::to_string(round));
+      for (bool forward : {true, false}) {
+        lsi.scan_index_forward = forward;
+        std::vector<std::string> ids = Ids(QueryAll(lsi, 3));
+        std::sort(ids.begin(), ids.end());
+        ASSERT_EQ(ids, of_round) << Part(p) << " LSI round " << round;
+      }
+    }
   }
 
   // The GSI: each g's items, by sort key then (equal sort keys) in any order.
