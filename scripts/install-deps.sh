@@ -19,6 +19,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   librocksdb-dev libsimdjson-dev libboost-dev zlib1g-dev libzstd-dev libssl-dev
   libdeflate-dev  # the endpoint's x-amz-crc32 (a CRC-32 several times faster than zlib's)
+  libjemalloc-dev  # the tool's allocator (CMakeLists.txt: DYNAROCK_TOOL_JEMALLOC)
   libedit-dev tmux less  # `dynarock shell`: line editing, its terminal test, the pager
   openssl  # the command line: serve --tls-cert's test certificates (tests/e2e/test_tls_and_data_dir.py)
   libgtest-dev libgmock-dev libbenchmark-dev

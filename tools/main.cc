@@ -87,4 +87,17 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace dynarock::tools
 
+#ifdef DYNAROCK_JEMALLOC
+// jemalloc's settings (CMakeLists.txt: DYNAROCK_TOOL_JEMALLOC); MALLOC_CONF in
+// the environment overrides them. Pages freed after a burst of work (a load's
+// memtables flushed, a Scan's blocks evicted) are given back to the system
+// after a second unused instead of jemalloc's default ten, so that the
+// resident size after a load stays near what the data holds. No background
+// purging thread: it cost the start four threads (bench/README.md).
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+}
+#endif
+
 int main(int argc, char** argv) { return dynarock::tools::Main(argc, argv); }
