@@ -111,7 +111,9 @@ async function step(name, fn) {
   try {
     await fn();
   } catch (e) {
-    await page.screenshot({ path: path.join(OUT, `failed-${name}.png`), fullPage: true }).catch(() => {});
+    // Bounded: a page stuck in a navigation never takes its screenshot.
+    await Promise.race([page.screenshot({ path: path.join(OUT, `failed-${name}.png`), fullPage: true }).catch(() => {}),
+      new Promise((r) => setTimeout(r, 5_000))]);
     const alert = await page.$eval('.alert-danger', (a) => a.textContent.trim()).catch(() => '');
     e.message += `\n  the page's error: ${alert || '(none)'}\n  dynamodb-admin's last requests to dynarock:\n  ${lastExchanges()}`;
     throw e;
@@ -283,15 +285,16 @@ describe('dynamodb-admin against dynarock serve', { timeout: 60_000 }, () => {
     await step('purge-table', async () => {
       // Its purge: a Scan of the keys, then BatchWriteItem deletes of 25.
       await page.goto(`${admin}/`, { waitUntil: 'load' });
+      await page.evaluate(() => { window.beforePurge = true; });
       await page.click(`#table-list li[data-table-name="${name}"] a.badge-warning`);
-      await page.waitForFunction(() => document.readyState === 'complete' && document.querySelector('#table-list'),
-        { timeout: 10_000 });
-      const deadline = Date.now() + 10_000;
-      let left;
-      do {
-        left = (await client.send(new ScanCommand({ TableName: name, Select: 'COUNT', ConsistentRead: true }))).Count;
-        if (left) await new Promise((r) => setTimeout(r, 100));
-      } while (left && Date.now() < deadline);
+      // Its confirm() is accepted; once its server has deleted every item the
+      // page reloads itself. The reloaded page is waited for (a document
+      // without the mark): a navigation started while that reload is under
+      // way (the next step's) never loads, and puppeteer's waitForNavigation
+      // sometimes returns before the purge has begun.
+      await page.waitForFunction(() => !window.beforePurge && document.readyState === 'complete' &&
+        document.querySelector('#table-list'), { timeout: 10_000 });
+      const left = (await client.send(new ScanCommand({ TableName: name, Select: 'COUNT', ConsistentRead: true }))).Count;
       assert.equal(left, 0, 'the purge deleted every item');
     });
     await step('delete-table', async () => {
