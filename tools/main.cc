@@ -91,12 +91,14 @@ int Main(int argc, char** argv) {
 // jemalloc's settings (CMakeLists.txt: DYNAROCK_TOOL_JEMALLOC); MALLOC_CONF in
 // the environment overrides them. Pages freed after a burst of work (a load's
 // memtables flushed, a Scan's blocks evicted) are given back to the system
-// after a second unused instead of jemalloc's default ten, so that the
-// resident size after a load stays near what the data holds. No background
-// purging thread: it cost the start four threads (bench/README.md).
+// once unused for a second instead of jemalloc's default ten, so that the
+// resident size under a load stays near what the data holds. There is no
+// background purging thread (it cost the start four threads), so jemalloc
+// purges as it allocates: a server gone idle keeps what it had freed in its
+// last second until its next requests (bench/README.md).
 extern "C" {
 extern const char* malloc_conf;
-const char* malloc_conf = "dirty_decay_ms:1000,muzzy_decay_ms:0";
+const char* malloc_conf = "dirty_decay_ms:1000";
 }
 #endif
 

@@ -188,7 +188,9 @@ TEST_F(ReadViewTest, SingleItemReadsAgreeWithItems) {
       ASSERT_TRUE(a.ok() && b.ok());
       EXPECT_FALSE(b->item.has_value());
       ASSERT_EQ(a->item.has_value(), b->encoded_item.has_value());
-      if (a->item) EXPECT_EQ(ItemView(*b->encoded_item).ToItem(), *a->item);
+      if (a->item) {
+        EXPECT_EQ(ItemView(*b->encoded_item).ToItem(), *a->item);
+      }
       EXPECT_EQ(a->bytes_read, b->bytes_read);
       EXPECT_EQ(api::EncodeGetItemResponse(*a), api::EncodeGetItemResponse(*b));
       ka.keys.push_back(get.key);
@@ -222,7 +224,9 @@ TEST_F(ReadViewTest, SingleItemReadsAgreeWithItems) {
     EXPECT_TRUE(tb->responses.empty());
     for (size_t i = 0; i < ta->responses.size(); ++i) {
       ASSERT_EQ(ta->responses[i].has_value(), tb->encoded_responses[i].has_value());
-      if (ta->responses[i]) EXPECT_EQ(ItemView(*tb->encoded_responses[i]).ToItem(), *ta->responses[i]);
+      if (ta->responses[i]) {
+        EXPECT_EQ(ItemView(*tb->encoded_responses[i]).ToItem(), *ta->responses[i]);
+      }
     }
     EXPECT_EQ(ta->bytes_read, tb->bytes_read);
     EXPECT_EQ(api::EncodeTransactGetItemsResponse(*ta), api::EncodeTransactGetItemsResponse(*tb));

@@ -106,15 +106,21 @@ function lastExchanges(n = 4) {
   return exchanges.slice(-n).map((x) => `${x.target} ${x.request}\n    -> ${x.status} ${x.answer}`).join('\n  ');
 }
 
+// What `promise` gives, or `otherwise` once `ms` have passed or when it fails.
+function within(ms, promise, otherwise) {
+  let timer;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(otherwise), ms); });
+  return Promise.race([promise.catch(() => otherwise), late]).finally(() => clearTimeout(timer));
+}
+
 // Runs a step; on failure adds what dynarock answered last.
 async function step(name, fn) {
   try {
     await fn();
   } catch (e) {
-    // Bounded: a page stuck in a navigation never takes its screenshot.
-    await Promise.race([page.screenshot({ path: path.join(OUT, `failed-${name}.png`), fullPage: true }).catch(() => {}),
-      new Promise((r) => setTimeout(r, 5_000))]);
-    const alert = await page.$eval('.alert-danger', (a) => a.textContent.trim()).catch(() => '');
+    // Bounded: a page stuck in a navigation never answers.
+    await within(5_000, page.screenshot({ path: path.join(OUT, `failed-${name}.png`), fullPage: true }), undefined);
+    const alert = await within(5_000, page.$eval('.alert-danger', (a) => a.textContent.trim()), '');
     e.message += `\n  the page's error: ${alert || '(none)'}\n  dynamodb-admin's last requests to dynarock:\n  ${lastExchanges()}`;
     throw e;
   }
