@@ -38,29 +38,6 @@ Model ScanAll(DB* db, const std::string& table) {
   return out;
 }
 
-// Waits until table `name` is ACTIVE (restores fill it in the background).
-void WaitActive(DB* db, const std::string& name) {
-  for (int i = 0; i < 3000; ++i) {
-    DescribeTableRequest d;
-    d.table_name = name;
-    auto r = db->DescribeTable(d);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    if (r->table.table_status == "ACTIVE") return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  FAIL() << "table " << name << " never became ACTIVE";
-}
-
-void WaitAvailable(DB* db, const std::string& arn) {
-  for (int i = 0; i < 3000; ++i) {
-    auto r = db->DescribeBackup({arn});
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    if (r->backup_description.backup_details.backup_status == "AVAILABLE") return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  FAIL() << "backup " << arn << " never became AVAILABLE";
-}
-
 // An in-memory DB on the clock `clock_ms` (milliseconds) with table "tbl"
 // (CreateGsiTable) and point-in-time recovery on for `days`.
 std::unique_ptr<DB> PitrDB(std::atomic<int64_t>* clock_ms, int64_t days) {

@@ -11,16 +11,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "dynarock/db.h"
+#include "tests/unit/testutil.h"
 
 namespace dynarock {
 namespace {
@@ -230,17 +229,6 @@ TEST_F(PrefixSeekTest, QueriesAndScansOverManyTableFilesMatchTheModel) {
   EXPECT_EQ(scanned, all);
 }
 
-// Waits until `done` says so of the table or backup (restores and backups
-// finish in the background).
-template <class F>
-void WaitUntil(F done, const std::string& what) {
-  for (int i = 0; i < 3000; ++i) {
-    if (done()) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  FAIL() << what;
-}
-
 TEST_F(PrefixSeekTest, BeginsWithAMultiAttributeIndexAndARestoredTableMatchTheModel) {
   CreateTableRequest c;
   c.table_name = "docs";
@@ -370,20 +358,12 @@ TEST_F(PrefixSeekTest, BeginsWithAMultiAttributeIndexAndARestoredTableMatchTheMo
   auto b = db_->CreateBackup({"docs", "prefix-backup"});
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   const std::string arn = b->backup_details.backup_arn;
-  ASSERT_NO_FATAL_FAILURE(WaitUntil([&] {
-    auto d = db_->DescribeBackup({arn});
-    return d.ok() && d->backup_description.backup_details.backup_status == "AVAILABLE";
-  }, "the backup never became AVAILABLE"));
+  ASSERT_NO_FATAL_FAILURE(testing::WaitAvailable(db_.get(), arn));
   RestoreTableFromBackupRequest restore;
   restore.target_table_name = "docs_restored";
   restore.backup_arn = arn;
   ASSERT_TRUE(db_->RestoreTableFromBackup(restore).ok());
-  ASSERT_NO_FATAL_FAILURE(WaitUntil([&] {
-    DescribeTableRequest d;
-    d.table_name = "docs_restored";
-    auto r = db_->DescribeTable(d);
-    return r.ok() && r->table.table_status == "ACTIVE";
-  }, "the restored table never became ACTIVE"));
+  ASSERT_NO_FATAL_FAILURE(testing::WaitActive(db_.get(), "docs_restored"));
   check_table("docs_restored");
 }
 

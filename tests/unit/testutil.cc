@@ -1,5 +1,8 @@
 #include "tests/unit/testutil.h"
 
+#include <chrono>
+#include <thread>
+
 namespace dynarock::testing {
 
 Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>> attrs) {
@@ -70,6 +73,28 @@ std::optional<Item> DBTest::Get(const std::string& table, Item key) {
   auto r = db_->GetItem(req);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? r->item : std::nullopt;
+}
+
+void WaitActive(DB* db, const std::string& name) {
+  for (int i = 0; i < 3000; ++i) {
+    DescribeTableRequest d;
+    d.table_name = name;
+    auto r = db->DescribeTable(d);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (r->table.table_status == "ACTIVE") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "table " << name << " never became ACTIVE";
+}
+
+void WaitAvailable(DB* db, const std::string& arn) {
+  for (int i = 0; i < 3000; ++i) {
+    auto r = db->DescribeBackup({arn});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (r->backup_description.backup_details.backup_status == "AVAILABLE") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "backup " << arn << " never became AVAILABLE";
 }
 
 }  // namespace dynarock::testing

@@ -43,6 +43,12 @@ CreateTableRequest PkTableRequest(const std::string& name);
 // and a stream of `stream_view` unless empty.
 void CreateGsiTable(DB* db, const std::string& name, const std::string& stream_view = "");
 
+// Wait (up to 30 s) until table `name` is ACTIVE (restores fill it in the
+// background) or backup `arn` is AVAILABLE; a fatal failure otherwise (callers
+// wrap them in ASSERT_NO_FATAL_FAILURE to stop there).
+void WaitActive(DB* db, const std::string& name);
+void WaitAvailable(DB* db, const std::string& arn);
+
 // A fresh in-memory DB per test, with helpers to create the usual tables.
 class DBTest : public ::testing::Test {
  protected:
