@@ -235,28 +235,20 @@ uint64_t DirBytes(const std::string& dir, const std::string& suffix = "") {
   return total;
 }
 
-// The catalog column family's merge operator, as engine/db_impl.cc defines it
-// (two little-endian int64s, count and bytes, summed), so that RocksDB can
-// flush and compact the catalog when this bench opens the files directly.
+// The catalog column family's merge operator, as engine/db_open.cc defines it
+// (index/maintainer.h's statistics deltas, summed), so that RocksDB can flush
+// and compact the catalog when this bench opens the files directly.
 class StatsMerge : public rocksdb::AssociativeMergeOperator {
  public:
   bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
              std::string* new_value, rocksdb::Logger*) const override {
     int64_t c0 = 0, b0 = 0, c1 = 0, b1 = 0;
-    if (existing) Decode(*existing, &c0, &b0);
-    Decode(value, &c1, &b1);
+    if (existing) dynarock::DecodeStatsDelta(existing->ToStringView(), &c0, &b0);
+    dynarock::DecodeStatsDelta(value.ToStringView(), &c1, &b1);
     *new_value = dynarock::StatsDelta(c0 + c1, b0 + b1);
     return true;
   }
   const char* Name() const override { return "dynarock.StatsMergeOperator"; }
-
- private:
-  static void Decode(const rocksdb::Slice& s, int64_t* count, int64_t* bytes) {
-    *count = *bytes = 0;
-    if (s.size() != 16) return;
-    std::memcpy(count, s.data(), 8);
-    std::memcpy(bytes, s.data() + 8, 8);
-  }
 };
 
 // Compacts every column family of the (closed) database in `dir` to its last

@@ -54,10 +54,23 @@ class Env;
 class FileSystem;
 class Snapshot;
 class Status;
+struct ReadOptions;
 class WriteBatch;
 }  // namespace rocksdb
 
 namespace dynarock {
+
+// An iterator over a column family in key order, across partitions. The items
+// and indexes families have a prefix extractor (a key's table and partition
+// hash, engine/db_open.cc); an iterator over them made without
+// ReadOptions::total_order_seek runs in prefix mode, where a Seek skips the
+// table files whose prefix filter lacks the sought key's partition and what
+// follows that partition is missing or out of order. So every iterator over
+// them is made here, except Query's within one partition (DBImpl::RunRead,
+// engine/query_scan.cc), which uses prefix mode on purpose.
+std::unique_ptr<rocksdb::Iterator> NewKeyOrderIterator(rocksdb::DB* db,
+                                                       const rocksdb::ReadOptions& options,
+                                                       rocksdb::ColumnFamilyHandle* cf);
 namespace internal {
 class DeferredSyncFileSystem;  // engine/fresh_directory.h
 }  // namespace internal

@@ -42,10 +42,9 @@ void DBImpl::Backfill(const std::string& table_name, uint32_t index_id) {
     std::vector<std::string> keys;
     {
       rocksdb::ReadOptions ro;
-      ro.total_order_seek = true;  // across partitions
       rocksdb::Slice upper_slice(upper);
       ro.iterate_upper_bound = &upper_slice;
-      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+      std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, ro, items_cf_);
       for (it->Seek(next); it->Valid() && static_cast<int>(keys.size()) < kChunk; it->Next()) {
         keys.push_back(it->key().ToString());
       }
@@ -142,9 +141,8 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
       std::string upper = EncodeTablePrefix(table->id + 1);
       rocksdb::Slice upper_slice(upper);
       rocksdb::ReadOptions iro = ro;
-      iro.total_order_seek = true;  // across partitions
       iro.iterate_upper_bound = &upper_slice;
-      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(iro, items_cf_));
+      std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, iro, items_cf_);
       for (it->Seek(EncodeTablePrefix(table->id)); it->Valid(); it->Next()) {
         Item item;
         if (!DecodeItem(std::string_view(it->value().data(), it->value().size()), &item)) {
@@ -190,9 +188,8 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
       std::string upper = EncodeTablePrefix(index.id + 1);
       rocksdb::Slice upper_slice(upper);
       rocksdb::ReadOptions iro = ro;
-      iro.total_order_seek = true;  // across partitions
       iro.iterate_upper_bound = &upper_slice;
-      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(iro, indexes_cf_));
+      std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, iro, indexes_cf_);
       int64_t entries = 0;
       for (it->Seek(EncodeTablePrefix(index.id)); it->Valid(); it->Next()) {
         entries++;

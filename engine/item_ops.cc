@@ -128,8 +128,8 @@ std::optional<ItemCollectionMetrics> DBImpl::CollectionMetrics(const TableInfo& 
     rocksdb::Slice upper_slice(upper);
     rocksdb::ReadOptions ro;
     ro.iterate_upper_bound = &upper_slice;
-    ro.total_order_seek = true;  // rare (ItemCollectionMetrics): the plain mode
-    std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
+    // Rare (ItemCollectionMetrics): key order, not the prefix mode's filters.
+    std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, ro, cf);
     for (it->Seek(prefix); it->Valid(); it->Next()) {
       Item decoded;
       if (DecodeItem(std::string_view(it->value().data(), it->value().size()), &decoded))

@@ -59,7 +59,7 @@ std::string EncodeTablePrefix(uint32_t table_id);
 
 // The bytes every key of one partition shares that are the same length in all
 // keys: table prefix + fixed64(hash). The items and indexes column families
-// keep a Bloom filter of them too (db_impl.cc), so that a Query's iterator
+// keep a Bloom filter of them too (db_open.cc), so that a Query's iterator
 // skips the table files that hold nothing of its partition.
 constexpr size_t kPartitionHashPrefixBytes = 12;
 

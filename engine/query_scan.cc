@@ -296,6 +296,7 @@ StatusOr<QueryResponse> DBImpl::RunRead(const TableInfo& table, const ReadPlan& 
   ro.total_order_seek = !SamePartitionHash(plan.lower, plan.upper) ||
                         (plan.start_after && !SamePartitionHash(plan.lower, *plan.start_after));
   ro.prefix_same_as_start = !ro.total_order_seek;
+  // The one iterator over a keyed family not made by NewKeyOrderIterator.
   std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cf));
 
   if (plan.forward) {

@@ -185,13 +185,12 @@ Status DBImpl::SaveSnapshot(std::string_view name) {
     rocksdb::ColumnFamilyHandle* cfs[4] = {catalog_cf_, items_cf_, indexes_cf_, streams_cf_};
     rocksdb::ReadOptions ro;
     ro.fill_cache = false;
-    ro.total_order_seek = true;  // the whole column family
     saved->env = mem_env_ ? mem_env_.get() : rocksdb::Env::Default();
     DR_RETURN_IF_ERROR(FromRocksDB(saved->env->CreateDirIfMissing(dir_ + "/snapshots")));
     static std::atomic<uint64_t> serial{0};
     const std::string stem = dir_ + "/snapshots/" + std::to_string(serial.fetch_add(1)) + "-";
     for (int i = 0; i < 4; ++i) {
-      std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, cfs[i]));
+      std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, ro, cfs[i]);
       std::unique_ptr<rocksdb::SstFileWriter> writer;
       if (i > 0) {
         rocksdb::Options o(db_->GetDBOptions(), db_->GetOptions(cfs[i]));

@@ -178,10 +178,9 @@ int64_t DBImpl::SweepExpiredItems() {
       {
         rocksdb::ReadOptions ro;
         ro.fill_cache = false;  // a sweep must not evict what the application reads
-        ro.total_order_seek = true;  // across partitions
         rocksdb::Slice upper_slice(upper);
         ro.iterate_upper_bound = &upper_slice;
-        std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro, items_cf_));
+        std::unique_ptr<rocksdb::Iterator> it = NewKeyOrderIterator(db_, ro, items_cf_);
         it->Seek(next);
         for (; it->Valid() && !shutting_down_ && expired.size() < kChunk; it->Next()) {
           Item item;

@@ -26,6 +26,13 @@ std::string StatsDelta(int64_t count, int64_t bytes) {
   return out;
 }
 
+void DecodeStatsDelta(std::string_view value, int64_t* count, int64_t* bytes) {
+  *count = *bytes = 0;
+  if (value.size() != 16) return;
+  memcpy(count, value.data(), 8);
+  memcpy(bytes, value.data() + 8, 8);
+}
+
 std::optional<std::string> IndexEntryKey(const TableInfo& table, const IndexInfo& index,
                                          const Item& item) {
   // Every index key attribute, present and of its declared type (sparse indexes).

@@ -96,8 +96,12 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
 
 // The catalog statistics key of a table or index id ("s/" fixed32).
 std::string StatsKey(uint32_t id);
-// A statistics delta, as the catalog's merge operator sums them.
+// A statistics value or delta: two little-endian int64 (item count, bytes),
+// summed by the catalog's merge operator so that concurrent writers never
+// read-modify-write them. Format: fixed64 count | fixed64 bytes. Never change.
 std::string StatsDelta(int64_t count, int64_t bytes);
+// Its inverse; a value of another size reads as zeros.
+void DecodeStatsDelta(std::string_view value, int64_t* count, int64_t* bytes);
 // One Merge an id of `stats` (zero deltas skipped) into `batch`; clears `stats`.
 Status MergeStats(rocksdb::ColumnFamilyHandle* stats_cf, StatsDeltas* stats, rocksdb::WriteBatch* batch);
 
