@@ -6,6 +6,7 @@
 #
 #   bench/load/run.sh [--dynarock BIN] [--duration 10s] [--warmup 1s]
 #                     [--connections 16] [--wrk-threads 2] [--timeout 10s]
+#                     [--pipeline 1]
 #                     [--server-threads "1 2"] [--mixed-items 100000]
 #                     [--ops "get_item put_item query cond_put mixed"]
 #                     [--in-memory | --disk-only] [--no-dynarock] [--no-nginx]
@@ -42,6 +43,11 @@
 # and exits; a benchmark run never downloads anything. A peer that does not
 # answer within --peer-timeout seconds, or whose setup fails, is skipped.
 #
+# --pipeline N: each connection sends N requests back to back before it reads
+# their answers (HTTP/1.1 pipelining, every server alike). Deeper pipelines
+# cost wrk less CPU a request: on a 2-core machine, where wrk and a
+# two-thread server share the cores, they show how the server scales.
+#
 # --out FILE writes every row as tab-separated values (see the header line);
 # --svg FILE draws req/s per op and server from them with chart.py.
 #
@@ -60,6 +66,7 @@ WARMUP=1s
 TIMEOUT=10s  # wrk's default (2 s) would count moto's slow Queries as errors
 CONNECTIONS=16
 WRK_THREADS=2
+PIPELINE=1
 SERVER_THREADS="1 2"
 OPS="get_item put_item query cond_put mixed"
 MIXED_ITEMS=100000
@@ -90,6 +97,7 @@ while [[ $# -gt 0 ]]; do
     --timeout) TIMEOUT=$2; shift 2 ;;
     --connections) CONNECTIONS=$2; shift 2 ;;
     --wrk-threads) WRK_THREADS=$2; shift 2 ;;
+    --pipeline) PIPELINE=$2; shift 2 ;;
     --server-threads) SERVER_THREADS=$2; shift 2 ;;
     --ops) OPS=$2; shift 2 ;;
     --mixed-items) MIXED_ITEMS=$2; shift 2 ;;
@@ -372,10 +380,10 @@ run_op() {  # label threads pid url op
   local script=$WORK/$op.lua
   cat "$HERE/common.lua" "$HERE/$op.lua" > "$script"
   local wrk_cmd=(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" --timeout "$TIMEOUT" -s "$script")
-  "${wrk_cmd[@]}" -d"$WARMUP" "$url" -- mixed_items="$MIXED_ITEMS" >/dev/null 2>&1 || true
+  "${wrk_cmd[@]}" -d"$WARMUP" "$url" -- mixed_items="$MIXED_ITEMS" pipeline="$PIPELINE" >/dev/null 2>&1 || true
   local ticks0 ticks1 out line
   ticks0=$(cpu_ticks "$pid")
-  out=$("${wrk_cmd[@]}" -d"$DURATION" "$url" -- mixed_items="$MIXED_ITEMS" 2>&1) || {
+  out=$("${wrk_cmd[@]}" -d"$DURATION" "$url" -- mixed_items="$MIXED_ITEMS" pipeline="$PIPELINE" 2>&1) || {
     note "run.sh: wrk failed for $label $op:"
     note "$out"
     return 1
@@ -430,7 +438,7 @@ measure() {
 # ---- Report ----
 
 print_table() {
-  echo "Load benchmark: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION (+$WARMUP warm-up), keep-alive, $(nproc) cores"
+  echo "Load benchmark: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION (+$WARMUP warm-up), keep-alive, pipeline $PIPELINE, $(nproc) cores"
   local fmt='%-8s %-12s %-7s %10s %8s %8s %9s %11s %8s %8s %7s\n'
   # shellcheck disable=SC2059
   printf "$fmt" op server threads 'req/s' 'p50 ms' 'p99 ms' 'p99.9 ms' 'cpu us/req' 'rss MB' non-2xx errors
@@ -506,7 +514,7 @@ print_warnings() {
 # ---- Run ----
 
 {
-  echo "# wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION (+$WARMUP warm-up), keep-alive; $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo "# wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION (+$WARMUP warm-up), keep-alive, pipeline $PIPELINE; $(nproc) cores; $(date -u +%Y-%m-%dT%H:%MZ)"
   echo "$TSV_COLUMNS" | tr ' ' '\t'
 } >"$RESULTS"
 
