@@ -198,7 +198,9 @@ TEST_F(DBTest, ABackupRestoredTwiceAtOnceIsInUseUntilBothEnd) {
   }
   // While a restore runs the backup cannot go (either may be done already).
   auto early = db_->DeleteBackup({arn});
-  if (!early.ok()) EXPECT_EQ(early.status().type(), ErrorType::kBackupInUse);
+  if (!early.ok()) {
+    EXPECT_EQ(early.status().type(), ErrorType::kBackupInUse);
+  }
   WaitActive(db_.get(), "copy1");
   WaitActive(db_.get(), "copy2");
   EXPECT_EQ(ScanAll(db_.get(), "copy1").size(), 2000u);
@@ -249,7 +251,9 @@ TEST_F(DBTest, RestoresCarryOnDemandThroughputAndItsOverride) {
   up.table_name = "src";
   up.on_demand_throughput = OnDemandThroughput{10, 20};
   GlobalSecondaryIndexUpdate gsi;
-  gsi.update = UpdateGlobalSecondaryIndexAction{"by_g", std::nullopt, OnDemandThroughput{5, {}}};
+  gsi.update.emplace();
+  gsi.update->index_name = "by_g";
+  gsi.update->on_demand_throughput = OnDemandThroughput{5, {}};
   up.global_secondary_index_updates = {gsi};
   ASSERT_OK(db_->UpdateTable(up));
   for (int i = 0; i < 4; ++i) Put("src", EveryType(i));

@@ -1106,8 +1106,12 @@ TEST(JsonClient, RequestRoundTrips) {
   ct.key_schema = {{"pk", KeyType::kHash}, {"n", KeyType::kRange}};
   ct.local_secondary_indexes.push_back({"lsi", {{"pk", KeyType::kHash}, {"b", KeyType::kRange}},
                                         {ProjectionType::kInclude, {"x", "y"}}});
-  ct.global_secondary_indexes.push_back(
-      {"gsi", {{"n", KeyType::kHash}}, {ProjectionType::kAll, {}}, ProvisionedThroughput{3, 4}});
+  GlobalSecondaryIndex ct_gsi;
+  ct_gsi.index_name = "gsi";
+  ct_gsi.key_schema = {{"n", KeyType::kHash}};
+  ct_gsi.projection = {ProjectionType::kAll, {}};
+  ct_gsi.provisioned_throughput = ProvisionedThroughput{3, 4};
+  ct.global_secondary_indexes.push_back(ct_gsi);
   ct.billing_mode = "PROVISIONED";
   ct.provisioned_throughput = ProvisionedThroughput{5, 6};
   ct.stream_specification = StreamSpecification{true, "NEW_AND_OLD_IMAGES"};
@@ -1142,8 +1146,13 @@ TEST(JsonClient, RequestRoundTrips) {
   ut.attribute_definitions = {{"a", AttrType::kS}};
   ut.billing_mode = "PAY_PER_REQUEST";
   GlobalSecondaryIndexUpdate c, u, d;
-  c.create = GlobalSecondaryIndex{"gsi", {{"a", KeyType::kHash}}, {ProjectionType::kKeysOnly, {}}, {}};
-  u.update = UpdateGlobalSecondaryIndexAction{"hsi", ProvisionedThroughput{1, 2}, {}};
+  c.create.emplace();
+  c.create->index_name = "gsi";
+  c.create->key_schema = {{"a", KeyType::kHash}};
+  c.create->projection = {ProjectionType::kKeysOnly, {}};
+  u.update.emplace();
+  u.update->index_name = "hsi";
+  u.update->provisioned_throughput = ProvisionedThroughput{1, 2};
   d.delete_index_name = "old";
   ut.global_secondary_index_updates = {c, u, d};
   ut.stream_specification = StreamSpecification{false, ""};
@@ -1314,7 +1323,9 @@ TEST(JsonClient, ResponseRoundTrips) {
             SampleTable().global_secondary_indexes[0].index_arn);
   // What an HTTP client of a global table sees.
   TableDescription global = SampleTable();
-  global.replicas = {ReplicaDescription{"eu-west-1", "ACTIVE"}, ReplicaDescription{"ap-south-1", "ACTIVE"}};
+  global.replicas.resize(2);  // ACTIVE, as a replica starts
+  global.replicas[0].region_name = "eu-west-1";
+  global.replicas[1].region_name = "ap-south-1";
   global.replicas[0].settings.max_read_request_units = 120;
   global.replicas[0].settings.kms_master_key_id = "alias/k";
   global.replicas[0].settings.global_secondary_indexes = {ReplicaGlobalSecondaryIndex{"g1", 4, 60}};
@@ -1378,7 +1389,10 @@ TEST(JsonClient, ResponseRoundTrips) {
   EXPECT_ROUND_TRIP(PutItemResponse, put);
   EXPECT_ROUND_TRIP(DeleteItemResponse, (DeleteItemResponse{Key("b"), {}, {}}));
   EXPECT_ROUND_TRIP(UpdateItemResponse, UpdateItemResponse{});
-  EXPECT_ROUND_TRIP(GetItemResponse, (GetItemResponse{Key("a"), cap}));
+  GetItemResponse got;
+  got.item = Key("a");
+  got.consumed_capacity = cap;
+  EXPECT_ROUND_TRIP(GetItemResponse, got);
   EXPECT_ROUND_TRIP(GetItemResponse, GetItemResponse{});
 
   QueryResponse q;
