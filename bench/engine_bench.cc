@@ -70,6 +70,7 @@
 #include "engine/expr/expression.h"
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
+#include "index/maintainer.h"
 
 namespace {
 
@@ -556,34 +557,23 @@ void BM_QueryFilter1000Encoded(benchmark::State& state) { QueryFilter1000(state,
 
 // ---------------------------------------------------------------- raw RocksDB
 
-// The engine's statistics merge operator: two summed int64 (count, bytes).
+// The engine's statistics merge operator: the statistics deltas of
+// index/maintainer.h (count, bytes), summed.
 class SumMergeOperator : public rocksdb::AssociativeMergeOperator {
  public:
   bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
              std::string* new_value, rocksdb::Logger*) const override {
-    int64_t a[2] = {0, 0}, b[2] = {0, 0};
-    if (existing && existing->size() == 16) std::memcpy(a, existing->data(), 16);
-    if (value.size() == 16) std::memcpy(b, value.data(), 16);
-    a[0] += b[0];
-    a[1] += b[1];
-    new_value->assign(reinterpret_cast<const char*>(a), 16);
+    int64_t c0 = 0, b0 = 0, c1 = 0, b1 = 0;
+    if (existing) dynarock::DecodeStatsDelta(existing->ToStringView(), &c0, &b0);
+    dynarock::DecodeStatsDelta(value.ToStringView(), &c1, &b1);
+    *new_value = dynarock::StatsDelta(c0 + c1, b0 + b1);
     return true;
   }
   const char* Name() const override { return "engine_bench.SumMergeOperator"; }
 };
 
-std::string StatsKey(uint32_t id) {
-  std::string key = "s/";
-  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(id >> shift));
-  return key;
-}
-
-std::string StatsDelta(int64_t count, int64_t bytes) {
-  std::string out(16, '\0');
-  std::memcpy(&out[0], &count, 8);
-  std::memcpy(&out[8], &bytes, 8);
-  return out;
-}
+using dynarock::StatsDelta;
+using dynarock::StatsKey;
 
 // A bare RocksDB set up like the engine's (MemEnv, same column families, block
 // cache and write options), with the same keys and values precomputed.

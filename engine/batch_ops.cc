@@ -321,21 +321,22 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
     std::optional<Item> old_item;
     if (old_exists) {
       const std::string_view bytes(stored[i].data(), stored[i].size());
-      if (!EncodedItemSize(bytes, &old_size)) {
-        status = InternalError("Corrupt item record");
-        break;
-      }
+      bool read;
       if (WriteNeedsOldItem(info)) {
         old_item.emplace();
-        if (!DecodeItem(bytes, &*old_item)) {
-          status = InternalError("Corrupt item record");
-          break;
-        }
+        read = DecodeItem(bytes, &*old_item, &old_size);
+      } else {
+        read = EncodedItemSize(bytes, &old_size);
+      }
+      if (!read) {
+        status = InternalError("Corrupt item record");
+        break;
       }
     }
     status = StageWrite(info, w.key, old_exists, old_size, old_item, w.new_item, &batch,
                         &costs[w.table_name], ChangeOrigin::kUser);
   }
+  stored.clear();  // the blocks they pin, before the commit
   if (status.ok()) status = Commit(&batch);
   unlock.Release();  // before the response is built
   DR_RETURN_IF_ERROR(status);

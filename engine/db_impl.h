@@ -288,8 +288,9 @@ class DBImpl final : public DB {
   // ---- online index creation (index_backfill.cc)
   // Starts a thread that fills index `index_id` of table `table_name` from the
   // table's items, then marks it ACTIVE. Writes made meanwhile maintain the
-  // index themselves (StageItemWrite reads the current catalog under the item's
-  // lock), so nothing is missed.
+  // index themselves (every write path reads the current catalog under the
+  // item's lock: CurrentTable in StageItemWrite, ModifyItem, BatchWriteItem),
+  // so nothing is missed.
   void StartBackfill(const std::string& table_name, uint32_t index_id);
   void Backfill(const std::string& table_name, uint32_t index_id);
 

@@ -3,7 +3,7 @@
 // Backfill correctness: the new index is published in the catalog (status
 // CREATING) before the backfill starts. Every write stages its index deltas
 // under its item's lock stripe from the catalog's *current* TableInfo
-// (DBImpl::StageItemWrite), so a write that takes its stripe after publication
+// (DBImpl::CurrentTable, in StageItemWrite, ModifyItem and BatchWriteItem), so a write that takes its stripe after publication
 // maintains the new index itself. The backfill first takes and releases every
 // stripe once, so that writes which read the catalog before publication have
 // committed; then it visits each item under its stripe, re-reads it, and adds
@@ -121,10 +121,7 @@ StatusOr<ConsistencyReport> DBImpl::CheckConsistency() {
   auto read_stats = [&](uint32_t id, int64_t* count, int64_t* bytes) {
     std::string v;
     *count = *bytes = 0;
-    if (db_->Get(ro, catalog_cf_, StatsKey(id), &v).ok() && v.size() == 16) {
-      memcpy(count, v.data(), 8);
-      memcpy(bytes, v.data() + 8, 8);
-    }
+    if (db_->Get(ro, catalog_cf_, StatsKey(id), &v).ok()) DecodeStatsDelta(v, count, bytes);
   };
 
   for (const auto& table : tables) {

@@ -332,11 +332,10 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
   size_t old_size = 0;
   if (old_exists) {
     const std::string_view bytes(stored.data(), stored.size());
-    if (!EncodedItemSize(bytes, &old_size)) return InternalError("Corrupt item record");
-    if (decode_old) {
-      old_item.emplace();
-      if (!DecodeItem(bytes, &*old_item)) return InternalError("Corrupt item record");
-    }
+    // One walk of the bytes: decoding yields the size too.
+    const bool read = decode_old ? DecodeItem(bytes, &old_item.emplace(), &old_size)
+                                 : EncodedItemSize(bytes, &old_size);
+    if (!read) return InternalError("Corrupt item record");
   }
   StatusOr<std::optional<Item>> computed = compute(old_item);
   if (!computed.ok()) {

@@ -23,6 +23,7 @@
 #include "engine/key_codec.h"
 #include "engine/rocksdb_status.h"
 #include "engine/table_validation.h"
+#include "engine/time_text.h"
 
 namespace dynarock {
 namespace {
@@ -35,16 +36,7 @@ struct SnapshotHolder {
 };
 
 // ISO 8601 in UTC with milliseconds, as DynamoDB's messages print times.
-std::string FormatTime(double t) {
-  const auto secs = static_cast<time_t>(std::floor(t));
-  struct tm tm_utc;
-  gmtime_r(&secs, &tm_utc);
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm_utc.tm_year + 1900,
-                tm_utc.tm_mon + 1, tm_utc.tm_mday, tm_utc.tm_hour, tm_utc.tm_min, tm_utc.tm_sec,
-                static_cast<int>(std::llround((t - std::floor(t)) * 1000)) % 1000);
-  return buf;
-}
+std::string FormatTime(double t) { return Iso8601Millis(std::llround(t * 1000)); }
 
 }  // namespace
 
