@@ -167,26 +167,19 @@ TEST_F(DBTest, OnlineIndexCreationMissesNoConcurrentWrite) {
       ASSERT_TRUE(db_->PutItem(put).ok());
     }
   });
-  UpdateTableRequest up;
-  up.table_name = "live";
-  up.attribute_definitions = {{"color", AttrType::kS}};
-  GlobalSecondaryIndexUpdate create;
-  GlobalSecondaryIndex gsi;
-  gsi.index_name = "by_color";
-  gsi.key_schema = {{"color", KeyType::kHash}, {"id", KeyType::kRange}};
-  gsi.projection.projection_type = ProjectionType::kAll;
-  create.create = gsi;
-  up.global_secondary_index_updates = {create};
+  UpdateTableRequest up = CreateGsiRequest(
+      "live", "by_color", {{"color", KeyType::kHash}, {"id", KeyType::kRange}}, {{"color", AttrType::kS}});
   auto r = db_->UpdateTable(up);
   ASSERT_OK(r);
   ASSERT_EQ(r->table_description.global_secondary_indexes.size(), 1u);
   EXPECT_EQ(r->table_description.global_secondary_indexes[0].index_status, "CREATING");
   EXPECT_TRUE(r->table_description.global_secondary_indexes[0].backfilling.value_or(false));
   // A second online index change at the same time is refused.
-  gsi.index_name = "other";
-  up.global_secondary_index_updates[0].create = gsi;
+  up.global_secondary_index_updates[0].create->index_name = "other";
   auto second = db_->UpdateTable(up);
-  if (!second.ok()) EXPECT_EQ(second.status().type(), ErrorType::kLimitExceeded);
+  if (!second.ok()) {
+    EXPECT_EQ(second.status().type(), ErrorType::kLimitExceeded);
+  }
 
   std::string status;
   for (int i = 0; i < 500 && status != "ACTIVE"; ++i) {

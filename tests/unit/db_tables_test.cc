@@ -141,7 +141,7 @@ TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
   req.provisioned_throughput.reset();
   GlobalSecondaryIndexUpdate both;
   both.delete_index_name = "gsi";
-  both.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1}, {}};
+  both.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1}, {}, {}};
   req.global_secondary_index_updates = {both};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
                "Only one of GlobalSecondaryIndexUpdate.Update, GlobalSecondaryIndexUpdate.Create, "
@@ -149,7 +149,7 @@ TEST_F(DBTest, UpdateTableChecksTheRequestBeforeTheTable) {
   req.global_secondary_index_updates = {GlobalSecondaryIndexUpdate{}};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation, "must not be null");
   GlobalSecondaryIndexUpdate high;
-  high.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1000000000001}, {}};
+  high.update = UpdateGlobalSecondaryIndexAction{"gsi", ProvisionedThroughput{1, 1000000000001}, {}, {}};
   req.global_secondary_index_updates = {high};
   EXPECT_ERROR(db_->UpdateTable(req), ErrorType::kValidation,
                "Given value 1000000000001 for WriteCapacityUnits is out of bounds for index gsi");
@@ -236,11 +236,11 @@ TEST_F(DBTest, OnDemandThroughputIsSetMergedAndRemoved) {
   ASSERT_OK(db_->UpdateTable(up));
   EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").on_demand_throughput), "none");
 
-  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(std::nullopt, 3)})));
+  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(std::nullopt, 3), std::nullopt})));
   d = DescribeOk(db_.get(), "capped");
   EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "200/3");
   EXPECT_EQ(Shown(d.on_demand_throughput), "none");  // the table's are its own
-  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(-1, std::nullopt)})));
+  ASSERT_OK(db_->UpdateTable(UpdateGsi("capped", {"by_g", std::nullopt, Max(-1, std::nullopt), std::nullopt})));
   EXPECT_EQ(Shown(DescribeOk(db_.get(), "capped").global_secondary_indexes[0].on_demand_throughput),
             "-/3");
 
@@ -333,15 +333,15 @@ TEST_F(DBTest, OnDemandThroughputValidation) {
   TableDescription d = DescribeOk(db_.get(), "live");
   EXPECT_EQ(Shown(d.on_demand_throughput), "10/10");
   EXPECT_FALSE(d.deletion_protection_enabled);
-  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, Max(-5, std::nullopt)})),
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, Max(-5, std::nullopt), std::nullopt})),
                ErrorType::kValidation,
                "Requested MaxReadRequestUnits for OnDemandThroughput for index : by_g is outside "
                "of valid range");
-  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, std::nullopt})),
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", std::nullopt, std::nullopt, std::nullopt})),
                ErrorType::kValidation,
                "Value null at 'globalSecondaryIndexUpdates.member.update.provisionedThroughput' "
                "failed to satisfy constraint: Member must not be null");
-  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", ProvisionedThroughput{1, 1}, {}})),
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("live", {"by_g", ProvisionedThroughput{1, 1}, {}, {}})),
                ErrorType::kValidation,
                "ProvisionedThroughput should not be specified for index: by_g when BillingMode is "
                "PAY_PER_REQUEST");
@@ -371,7 +371,7 @@ TEST_F(DBTest, SwitchingBillingModeAndOnDemandThroughput) {
   req.global_secondary_indexes[0].on_demand_throughput = Max(200, std::nullopt);
   ASSERT_OK(db_->CreateTable(req));
 
-  UpdateTableRequest to_prov = UpdateGsi("switch", {"by_g", ProvisionedThroughput{5, 5}, {}});
+  UpdateTableRequest to_prov = UpdateGsi("switch", {"by_g", ProvisionedThroughput{5, 5}, {}, {}});
   to_prov.billing_mode = "PROVISIONED";
   to_prov.provisioned_throughput = ProvisionedThroughput{5, 5};
   to_prov.on_demand_throughput = Max(30, std::nullopt);
@@ -385,7 +385,7 @@ TEST_F(DBTest, SwitchingBillingModeAndOnDemandThroughput) {
   EXPECT_EQ(d.billing_mode, "PROVISIONED");
   EXPECT_EQ(Shown(d.on_demand_throughput), "none");
   EXPECT_EQ(Shown(d.global_secondary_indexes[0].on_demand_throughput), "none");
-  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("switch", {"by_g", std::nullopt, Max(1, 1)})),
+  EXPECT_ERROR(db_->UpdateTable(UpdateGsi("switch", {"by_g", std::nullopt, Max(1, 1), std::nullopt})),
                ErrorType::kValidation,
                "MaxReadRequestUnits for OnDemandThroughput cannot be specified for index: by_g "
                "when the table BillingMode is PROVISIONED");
@@ -471,7 +471,7 @@ TEST(DBPersistence, ReplicaRegionsAreCheckedDescribedAndKept) {
     EXPECT_ERROR((*db)->UpdateTable(up), ErrorType::kValidation, "this database holds one region");
     GlobalTableMembers members;
     members.replicas = {ReplicaDescription{"eu-west-1", "ACTIVE", {}, "STANDARD_INFREQUENT_ACCESS", 1700000000.5},
-                        ReplicaDescription{"ap-south-1"}};
+                        ReplicaDescription{"ap-south-1", "ACTIVE", {}, std::nullopt, std::nullopt}};
     members.replicas[0].settings.max_read_request_units = 250;
     members.replicas[0].settings.global_secondary_indexes = {ReplicaGlobalSecondaryIndex{"byName", std::nullopt, 40}};
     members.replicas[0].settings.kms_master_key_id = "alias/mine";

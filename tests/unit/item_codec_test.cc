@@ -178,7 +178,9 @@ TEST(ItemCodec, ViewAgreesWithFullDecode) {
     if (!bad.empty() && bad[0] == '\x01') {  // (a corrupted version byte makes either)
       EXPECT_EQ(sized, decodes);
       EXPECT_EQ(viewed, decodes);
-      if (decodes) EXPECT_EQ(bad_size, ItemSize(full));
+      if (decodes) {
+        EXPECT_EQ(bad_size, ItemSize(full));
+      }
     } else if (decodes) {
       EXPECT_TRUE(sized);
       EXPECT_TRUE(viewed);

@@ -104,26 +104,11 @@ TEST_F(PartiqlPrepareTest, CatalogChangesReplan) {
   // An index added later is seen by a statement that first failed on it.
   const std::string on_index = "SELECT * FROM \"replanned\".\"by_v\" WHERE v = ?";
   EXPECT_EQ(Run(on_index, {S("x")}).status().type(), ErrorType::kValidation);
-  UpdateTableRequest u;
-  u.table_name = "replanned";
-  u.attribute_definitions = {{"v", AttrType::kS}};
-  GlobalSecondaryIndexUpdate create;
-  create.create = GlobalSecondaryIndex{};
-  create.create->index_name = "by_v";
-  create.create->key_schema = {{"v", KeyType::kHash}};
-  create.create->projection.projection_type = ProjectionType::kAll;
-  u.global_secondary_index_updates.push_back(create);
-  auto updated = db_->UpdateTable(u);
+  auto updated = db_->UpdateTable(
+      CreateGsiRequest("replanned", "by_v", {{"v", KeyType::kHash}}, {{"v", AttrType::kS}}));
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
   Put("replanned", {{"k", S("b")}, {"n", N(9)}, {"v", S("x")}});
-  std::string status;
-  for (int i = 0; i < 500 && status != "ACTIVE"; ++i) {
-    auto d = db_->DescribeTable({"replanned"});
-    ASSERT_TRUE(d.ok());
-    status = d->table.global_secondary_indexes.at(0).index_status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(status, "ACTIVE");
+  ASSERT_NO_FATAL_FAILURE(WaitIndexActive(db_.get(), "replanned", "by_v"));
   auto ix = Run(on_index, {S("x")});
   ASSERT_TRUE(ix.ok()) << ix.status().ToString();
   EXPECT_EQ(ix->items.size(), 1u);

@@ -251,29 +251,11 @@ TEST_F(PrefixSeekTest, QueriesAndScansOverManyTableFilesMatchTheModel) {
     }
   }
   std::sort(all.begin(), all.end());
-  UpdateTableRequest up;
-  up.table_name = "tbl";
-  up.attribute_definitions = {{"round", AttrType::kN}, {"sk", AttrType::kN}};
-  GlobalSecondaryIndexUpdate create;
-  GlobalSecondaryIndex late;
-  late.index_name = "late_by_round";
-  late.key_schema = {{"round", KeyType::kHash}, {"sk", KeyType::kRange}};
-  late.projection.projection_type = ProjectionType::kKeysOnly;
-  create.create = late;
-  up.global_secondary_index_updates = {create};
-  auto updated = db_->UpdateTable(up);
+  auto updated = db_->UpdateTable(testing::CreateGsiRequest(
+      "tbl", "late_by_round", {{"round", KeyType::kHash}, {"sk", KeyType::kRange}},
+      {{"round", AttrType::kN}, {"sk", AttrType::kN}}, ProjectionType::kKeysOnly));
   ASSERT_TRUE(updated.ok()) << updated.status().ToString();
-  ASSERT_NO_FATAL_FAILURE(testing::WaitActive(db_.get(), "tbl"));
-  std::string status;
-  for (int i = 0; i < 3000 && status != "ACTIVE"; ++i) {
-    auto d = db_->DescribeTable({"tbl"});
-    ASSERT_TRUE(d.ok());
-    for (const auto& ix : d->table.global_secondary_indexes) {
-      if (ix.index_name == "late_by_round") status = ix.index_status;
-    }
-    if (status != "ACTIVE") std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_EQ(status, "ACTIVE");
+  ASSERT_NO_FATAL_FAILURE(testing::WaitIndexActive(db_.get(), "tbl", "late_by_round"));
   auto report = db_->CheckConsistency();
   ASSERT_TRUE(report.ok()) << report.status().ToString();
   EXPECT_TRUE(report->ok()) << report->differences.size() << " differences";

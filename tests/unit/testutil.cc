@@ -87,6 +87,36 @@ void WaitActive(DB* db, const std::string& name) {
   FAIL() << "table " << name << " never became ACTIVE";
 }
 
+UpdateTableRequest CreateGsiRequest(const std::string& table, const std::string& index,
+                                    std::vector<KeySchemaElement> key_schema,
+                                    std::vector<AttributeDefinition> definitions,
+                                    ProjectionType projection) {
+  UpdateTableRequest up;
+  up.table_name = table;
+  up.attribute_definitions = std::move(definitions);
+  GlobalSecondaryIndexUpdate create;
+  create.create.emplace();
+  create.create->index_name = index;
+  create.create->key_schema = std::move(key_schema);
+  create.create->projection.projection_type = projection;
+  up.global_secondary_index_updates = {create};
+  return up;
+}
+
+void WaitIndexActive(DB* db, const std::string& table, const std::string& index) {
+  std::string status;
+  for (int i = 0; i < 3000; ++i) {
+    auto r = db->DescribeTable({table});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    for (const auto& ix : r->table.global_secondary_indexes) {
+      if (ix.index_name == index) status = ix.index_status;
+    }
+    if (status == "ACTIVE") return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  FAIL() << "index " << index << " of " << table << " never became ACTIVE (" << status << ")";
+}
+
 void WaitAvailable(DB* db, const std::string& arn) {
   for (int i = 0; i < 3000; ++i) {
     auto r = db->DescribeBackup({arn});

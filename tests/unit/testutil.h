@@ -49,6 +49,16 @@ void CreateGsiTable(DB* db, const std::string& name, const std::string& stream_v
 void WaitActive(DB* db, const std::string& name);
 void WaitAvailable(DB* db, const std::string& arn);
 
+// An UpdateTable of `table` creating GSI `index` on `key_schema` (its
+// attributes defined as `definitions`), projecting `projection`.
+UpdateTableRequest CreateGsiRequest(const std::string& table, const std::string& index,
+                                    std::vector<KeySchemaElement> key_schema,
+                                    std::vector<AttributeDefinition> definitions,
+                                    ProjectionType projection = ProjectionType::kAll);
+// Wait (up to 30 s) until index `index` of table `table` is ACTIVE (a
+// backfill done); a fatal failure otherwise.
+void WaitIndexActive(DB* db, const std::string& table, const std::string& index);
+
 // A fresh in-memory DB per test, with helpers to create the usual tables.
 class DBTest : public ::testing::Test {
  protected:
