@@ -29,7 +29,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
-#include <random>
 
 #include "dynarock/item_size.h"
 #include "engine/db_impl.h"
@@ -39,6 +38,7 @@
 #include "engine/limits.h"
 #include "engine/rocksdb_status.h"
 #include "engine/table_validation.h"
+#include "engine/time_text.h"
 
 namespace dynarock {
 
@@ -77,19 +77,7 @@ std::string StringOf(const Item& m, const char* name) {
 std::string EncodeBackup(const DBImpl::BackupRecord& b);
 
 // DynamoDB's backup ids: the creation time in ms, 14 digits, and 8 hex digits.
-std::string NewBackupId(double now) {
-  static std::mutex mu;
-  static std::mt19937_64 rng{std::random_device{}()};
-  uint32_t r;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    r = static_cast<uint32_t>(rng());
-  }
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%014" PRIu64 "-%08x",
-                static_cast<uint64_t>(std::llround(now * 1000)), r);
-  return buf;
-}
+std::string NewBackupId(double now) { return TimestampedId(std::llround(now * 1000)); }
 
 Status BackupNotFound(std::string_view arn) {
   return Status(ErrorType::kBackupNotFound, "Backup not found: " + std::string(arn));

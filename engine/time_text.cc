@@ -2,8 +2,10 @@
 
 #include "engine/time_text.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <ctime>
+#include <random>
 
 namespace dynarock {
 
@@ -49,6 +51,14 @@ std::optional<int64_t> ParseIso8601Millis(std::string_view s) {
   const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const int64_t days = static_cast<int64_t>(era) * 146097 + static_cast<int64_t>(doe) - 719468;
   return ((days * 24 + h) * 60 + mi) * 60000 + static_cast<int64_t>(sec) * 1000 + ms;
+}
+
+std::string TimestampedId(int64_t epoch_ms) {
+  thread_local std::mt19937_64 rng(std::random_device{}());
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%014" PRId64 "-%08x", epoch_ms,
+                static_cast<unsigned>(rng() & 0xffffffffu));
+  return buf;
 }
 
 }  // namespace dynarock

@@ -17,6 +17,11 @@ namespace dynarock {
 // Milliseconds since the epoch (before it too) as "YYYY-MM-DDTHH:MM:SS.mmmZ".
 std::string Iso8601Millis(int64_t epoch_ms);
 
+// An id made of a time and chance, as DynamoDB's backup, export and import
+// ids are: the milliseconds since the epoch in 14 digits, '-', 8 random hex
+// digits ("01732790000123-1f2e3d4c").
+std::string TimestampedId(int64_t epoch_ms);
+
 // "YYYY-MM-DDTHH:MM:SS[.fraction][Z|+00:00]" (UTC) as milliseconds since the
 // epoch (a fraction past milliseconds is cut), or nullopt when it is not that.
 std::optional<int64_t> ParseIso8601Millis(std::string_view text);

@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <random>
 
+#include "engine/time_text.h"
 #include "engine/transfer/transfers_state.h"
 
 namespace dynarock::transfer {
@@ -87,11 +87,7 @@ Status Transfers::State::CheckReady() const {
 }
 
 std::string Transfers::State::NewJobId(double now) {
-  thread_local std::mt19937_64 rng(std::random_device{}());
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%014lld-%08x", static_cast<long long>(now * 1000),
-                static_cast<unsigned>(rng() & 0xffffffffu));
-  return buf;
+  return TimestampedId(static_cast<int64_t>(now * 1000));
 }
 
 namespace {
