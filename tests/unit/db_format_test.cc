@@ -256,6 +256,20 @@ TEST(DiskFormat, Format1ItemsAreReadAndRewritten) {
   EXPECT_EQ(described->table.item_count, 2);
   EXPECT_EQ(described->table.table_size_bytes,
             static_cast<int64_t>(ItemSize(put.item) + ItemSize(b)));
+  // A BatchWriteItem likewise: V1 item b deleted (its size found by walking
+  // it), c put; the table's size follows.
+  const Item c = testing::MakeItem({{"pk", testing::S("c")}, {"data", testing::S("new")}});
+  BatchWriteItemRequest batch;
+  WriteRequest del, add;
+  del.delete_key = testing::MakeItem({{"pk", testing::S("b")}});
+  add.put_item = c;
+  batch.request_items["old"] = {del, add};
+  ASSERT_TRUE((*db)->BatchWriteItem(batch).ok());
+  described = (*db)->DescribeTable({"old"});
+  ASSERT_TRUE(described.ok());
+  EXPECT_EQ(described->table.item_count, 2);
+  EXPECT_EQ(described->table.table_size_bytes,
+            static_cast<int64_t>(ItemSize(put.item) + ItemSize(c)));
   db->reset();
   EXPECT_EQ(GetMarker(dir), "2");
   std::filesystem::remove_all(dir);
