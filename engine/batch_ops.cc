@@ -312,26 +312,17 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       status = FromRocksDB(found[i]);
       break;
     }
-    // The indexes and stream to maintain are the catalog's current ones
-    // (StageItemWrite), read under the item's lock.
+    // The indexes and stream to maintain are the catalog's current ones,
+    // read under the item's lock (as in ModifyItem).
     TableInfoPtr current = CurrentTable(*w.table);
     const TableInfo& info = current ? *current : *w.table;
     const bool old_exists = found[i].ok();
     size_t old_size = 0;
     std::optional<Item> old_item;
     if (old_exists) {
-      const std::string_view bytes(stored[i].data(), stored[i].size());
-      bool read;
-      if (WriteNeedsOldItem(info)) {
-        old_item.emplace();
-        read = DecodeItem(bytes, &*old_item, &old_size);
-      } else {
-        read = EncodedItemSize(bytes, &old_size);
-      }
-      if (!read) {
-        status = InternalError("Corrupt item record");
-        break;
-      }
+      status = ReadOldVersion(std::string_view(stored[i].data(), stored[i].size()),
+                              WriteNeedsOldItem(info), &old_size, &old_item);
+      if (!status.ok()) break;
     }
     status = StageWrite(info, w.key, old_exists, old_size, old_item, w.new_item, &batch,
                         &costs[w.table_name], ChangeOrigin::kUser);

@@ -346,6 +346,11 @@ class DBImpl final : public DB {
                         const std::optional<Item>& old_item, const std::optional<Item>& new_item,
                         WriteSet* writes, CapacityCounter* cost = nullptr,
                         ChangeOrigin origin = ChangeOrigin::kUser);
+  // The old version a write read, as it needs it: its size (for the
+  // statistics and the units) and, with `decode`, the item, in one walk of
+  // `stored`. InternalError "Corrupt item record" when the bytes are not one.
+  static Status ReadOldVersion(std::string_view stored, bool decode, size_t* size,
+                               std::optional<Item>* item);
   // The same on the catalog's current `info`, the old item known by its
   // existence and size (decoded in `old_item` when WriteNeedsOldItem(info)).
   Status StageWrite(const TableInfo& info, const std::string& key, bool old_exists,

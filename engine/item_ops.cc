@@ -312,6 +312,15 @@ StatusOr<std::unique_lock<std::mutex>> DBImpl::LockForWrite(const std::string& k
   return lock;
 }
 
+Status DBImpl::ReadOldVersion(std::string_view stored, bool decode, size_t* size,
+                              std::optional<Item>* item) {
+  // Decoding yields the size too; otherwise the size alone (a V2 item's
+  // header, a V1 item's walk).
+  const bool read =
+      decode ? DecodeItem(stored, &item->emplace(), size) : EncodedItemSize(stored, size);
+  return read ? Status() : InternalError("Corrupt item record");
+}
+
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
                           std::optional<Item>* old_out, std::optional<Item>* new_out,
                           CapacityCounter* cost, std::string_view billed_as,
@@ -331,11 +340,8 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
   std::optional<Item> old_item;
   size_t old_size = 0;
   if (old_exists) {
-    const std::string_view bytes(stored.data(), stored.size());
-    // One walk of the bytes: decoding yields the size too.
-    const bool read = decode_old ? DecodeItem(bytes, &old_item.emplace(), &old_size)
-                                 : EncodedItemSize(bytes, &old_size);
-    if (!read) return InternalError("Corrupt item record");
+    DR_RETURN_IF_ERROR(ReadOldVersion(std::string_view(stored.data(), stored.size()), decode_old,
+                                      &old_size, &old_item));
   }
   StatusOr<std::optional<Item>> computed = compute(old_item);
   if (!computed.ok()) {

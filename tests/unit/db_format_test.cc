@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <string>
@@ -149,9 +150,10 @@ TEST(DiskFormat, MarkedRefusedWhenNewerAndKeptWhenOlder) {
   std::filesystem::remove_all(dir);
 }
 
-// Rewrites every item the directory holds in format V1 (no size in the
-// header), as builds before format 2 stored them.
-void RewriteItemsAsV1(const std::string& dir) {
+// Replaces every item record of the (closed) directory with what `rewrite`
+// makes of it; `*count` says how many there were.
+void RewriteItems(const std::string& dir,
+                  const std::function<std::string(std::string_view stored)>& rewrite, int* count) {
   rocksdb::DBOptions options;
   std::vector<std::string> names;
   ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(options, dir, &names).ok());
@@ -165,21 +167,33 @@ void RewriteItemsAsV1(const std::string& dir) {
     if (names[i] == "items") items = handles[i];
   }
   ASSERT_NE(items, nullptr);
-  int rewritten = 0;
+  *count = 0;
   std::unique_ptr<rocksdb::Iterator> it(raw->NewIterator(rocksdb::ReadOptions(), items));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    std::string_view v2(it->value().data(), it->value().size());
-    ASSERT_EQ(v2[0], static_cast<char>(kItemFormatV2));
-    std::string_view rest = v2.substr(1);
-    uint32_t size;
-    ASSERT_TRUE(GetVarint32(&rest, &size));
-    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), items, it->key(), "\x01" + std::string(rest)).ok());
-    ++rewritten;
+    const std::string value = rewrite(std::string_view(it->value().data(), it->value().size()));
+    ASSERT_TRUE(raw->Put(rocksdb::WriteOptions(), items, it->key(), value).ok());
+    ++*count;
   }
-  EXPECT_EQ(rewritten, 2);
   it.reset();
   for (auto* h : handles) raw->DestroyColumnFamilyHandle(h);
   delete raw;
+}
+
+// Rewrites every item the directory holds in format V1 (no size in the
+// header), as builds before format 2 stored them.
+void RewriteItemsAsV1(const std::string& dir) {
+  int rewritten = 0;
+  RewriteItems(
+      dir,
+      [](std::string_view v2) {
+        EXPECT_EQ(v2[0], static_cast<char>(kItemFormatV2));
+        std::string_view rest = v2.substr(1);
+        uint32_t size;
+        EXPECT_TRUE(GetVarint32(&rest, &size));
+        return "\x01" + std::string(rest);
+      },
+      &rewritten);
+  EXPECT_EQ(rewritten, 2);
 }
 
 // A format-1 directory (items in V1) opens, reads and writes as before and is
@@ -272,6 +286,61 @@ TEST(DiskFormat, Format1ItemsAreReadAndRewritten) {
             static_cast<int64_t>(ItemSize(put.item) + ItemSize(c)));
   db->reset();
   EXPECT_EQ(GetMarker(dir), "2");
+  std::filesystem::remove_all(dir);
+}
+
+// A stored item that is not one (an unknown version byte) is refused by
+// every write that reads it, whether it decodes the old item (a condition)
+// or only needs its size (an unconditional put, a batch on a table without
+// indexes): InternalServerError "Corrupt item record", and the record stays.
+TEST(DiskFormat, WritesOverACorruptRecordAreRefused) {
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           ("dynarock_corrupt_" + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  const Item a = testing::MakeItem({{"pk", testing::S("a")}, {"n", testing::N("1")}});
+  {
+    auto db = DB::Open(Options(), dir);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    ASSERT_TRUE((*db)->CreateTable(testing::PkTableRequest("bad")).ok());
+    PutItemRequest put;
+    put.table_name = "bad";
+    put.item = a;
+    ASSERT_TRUE((*db)->PutItem(put).ok());
+  }
+  const std::string garbage = "\x7f not an item";
+  int count = 0;
+  RewriteItems(dir, [&](std::string_view) { return garbage; }, &count);
+  ASSERT_EQ(count, 1);
+
+  {
+    auto db = DB::Open(Options(), dir);
+    ASSERT_TRUE(db.ok()) << db.status().ToString();
+    auto refused = [](const Status& s) {
+      EXPECT_EQ(s.type(), ErrorType::kInternalServerError);
+      EXPECT_EQ(s.message(), "Corrupt item record");
+    };
+    PutItemRequest put;
+    put.table_name = "bad";
+    put.item = testing::MakeItem({{"pk", testing::S("a")}, {"n", testing::N("2")}});
+    refused((*db)->PutItem(put).status());
+    put.condition_expression = "attribute_exists(pk)";
+    refused((*db)->PutItem(put).status());
+    BatchWriteItemRequest batch;
+    WriteRequest w;
+    w.put_item = put.item;
+    batch.request_items["bad"] = {w};
+    refused((*db)->BatchWriteItem(batch).status());
+    WriteRequest del;
+    del.delete_key = testing::MakeItem({{"pk", testing::S("a")}});
+    batch.request_items["bad"] = {del};
+    refused((*db)->BatchWriteItem(batch).status());
+  }
+  // Nothing was written over it.
+  RewriteItems(dir, [&](std::string_view stored) {
+    EXPECT_EQ(stored, garbage);
+    return std::string(stored);
+  }, &count);
+  EXPECT_EQ(count, 1);
   std::filesystem::remove_all(dir);
 }
 

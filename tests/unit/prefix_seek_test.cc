@@ -88,18 +88,24 @@ class PrefixSeekTest : public ::testing::Test {
           continue;
         }
         if (round == 1 && s % 3 != 0) continue;
-        PutItemRequest put;
-        put.table_name = "tbl";
-        const std::string g = "g#" + std::to_string((p + s + round) % 7);
-        put.item = {{"pk", AttributeValue::S(Part(p))},
-                    {"sk", AttributeValue::N(std::to_string(s))},
-                    {"g", AttributeValue::S(g)},
-                    {"round", AttributeValue::N(std::to_string(round))},
-                    {"pad", AttributeValue::S(std::string(200, static_cast<char>('a' + round)))}};
-        ASSERT_TRUE(db_->PutItem(put).ok());
-        model_[id] = put.item;
+        model_[id] = Put(Part(p), s, (p + s + round) % 7, round, static_cast<char>('a' + round));
+        if (HasFailure()) return;
       }
     }
+  }
+
+  // Puts one item of table "tbl" and returns it.
+  Item Put(const std::string& pk, int s, int g, int round, char pad) {
+    PutItemRequest put;
+    put.table_name = "tbl";
+    put.item = {{"pk", AttributeValue::S(pk)},
+                {"sk", AttributeValue::N(std::to_string(s))},
+                {"g", AttributeValue::S("g#" + std::to_string(g))},
+                {"round", AttributeValue::N(std::to_string(round))},
+                {"pad", AttributeValue::S(std::string(200, pad))}};
+    auto r = db_->PutItem(put);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return put.item;
   }
 
   // Every page of a Query, `limit` items a page.
@@ -239,14 +245,7 @@ TEST_F(PrefixSeekTest, QueriesAndScansOverManyTableFilesMatchTheModel) {
   // prefix mode resuming at a key of an older partition would skip.
   for (int p = 0; p < 20; ++p) {
     for (int s = 0; s < 30; ++s) {
-      PutItemRequest put;
-      put.table_name = "tbl";
-      put.item = {{"pk", AttributeValue::S("late#" + std::to_string(p))},
-                  {"sk", AttributeValue::N(std::to_string(s))},
-                  {"g", AttributeValue::S("g#0")},
-                  {"round", AttributeValue::N(std::to_string(s % 2))},
-                  {"pad", AttributeValue::S(std::string(200, 'z'))}};
-      ASSERT_TRUE(db_->PutItem(put).ok());
+      Put("late#" + std::to_string(p), s, 0, s % 2, 'z');
       all.push_back("late#" + std::to_string(p) + "/" + std::to_string(s));
     }
   }
