@@ -51,6 +51,8 @@ MARKERS = {
     "BM_PutItemMoved_0Gsi": "dynarock::DBImpl::PutItem(",
     "BM_PutItem_1Gsi": "dynarock::DBImpl::PutItem(",
     "BM_PutItem_5Gsi": "dynarock::DBImpl::PutItem(",
+    "BM_BatchWriteItem25": "dynarock::DBImpl::BatchWriteItem(",
+    "BM_RawRocksDBMultiGetWrite25": "rocksdb::DBImpl::Write(",
     "BM_RawRocksDBGet": ROCKS_GET,
     "BM_RawRocksDBMultiGet100": ROCKS_MULTIGET,
     "BM_RawRocksDBIterate100": "rocksdb::DBImpl::NewIterator(",

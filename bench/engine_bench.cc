@@ -15,6 +15,9 @@
 //   BM_TransactWriteItems10            TransactWriteItems of 10 Puts
 //   BM_RawRocksDBWriteBatch10          10 Gets + one WriteBatch of 10 Puts and
 //                                      10 Merges
+//   BM_BatchWriteItem25                BatchWriteItem of 25 Puts (a load's request)
+//   BM_RawRocksDBMultiGetWrite25       a MultiGet of the 25 keys + one WriteBatch of
+//                                      25 Puts and one statistics Merge
 //   BM_BatchGetItem100                 BatchGetItem of 100 existing keys
 //   BM_RawRocksDBMultiGet100           MultiGet of the same 100 keys
 //   BM_GetItem / BM_RawRocksDBGet      one existing item
@@ -375,6 +378,33 @@ void BM_GetRecords1000(benchmark::State& state) {
     iterator = r->records.empty() ? std::string() : r->next_shard_iterator.value_or("");
   }
   state.SetItemsProcessed(records);
+}
+
+// BatchWriteItem of 25 Puts into the table without indexes, the prebuilt
+// write items swapped in and out as PutLoop does (the load's request:
+// bench/scale_bench.cc).
+void BM_BatchWriteItem25(benchmark::State& state) {
+  dynarock::DB* db = GetEngine().db.get();
+  dynarock::BatchWriteItemRequest req;
+  std::vector<dynarock::WriteRequest>& writes = req.request_items["put0"];
+  writes.resize(25);
+  for (auto& w : writes) w.put_item.emplace();
+  size_t counter = 0;
+  Item* items[25];
+  WriteItems();  // built before the clock starts
+  for (auto _ : state) {
+    for (int j = 0; j < 25; ++j) {
+      items[j] = &NextWriteItem(&counter);
+      writes[j].put_item->swap(*items[j]);
+    }
+    auto r = db->BatchWriteItem(req);
+    for (int j = 0; j < 25; ++j) writes[j].put_item->swap(*items[j]);
+    if (!r.ok()) {
+      state.SkipWithError(r.status().ToString().c_str());
+      break;
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * 25);
 }
 
 void BM_TransactWriteItems10(benchmark::State& state) {
@@ -744,6 +774,34 @@ void BM_RawRocksDBWriteBatch10(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 10);
 }
 
+// BatchWriteItem's RocksDB work for 25 Puts into one table: one MultiGet of
+// the old versions, then one batch of 25 Puts and the table's statistics
+// Merge.
+void BM_RawRocksDBMultiGetWrite25(benchmark::State& state) {
+  Raw& raw = GetRaw();
+  const std::string delta = StatsDelta(0, 0);
+  const std::string stats_key = StatsKey(Raw::kWriteTable + 200);
+  std::vector<rocksdb::Slice> keys(25);
+  std::vector<rocksdb::PinnableSlice> old(25);
+  std::vector<rocksdb::Status> found(25);
+  rocksdb::WriteBatch batch;
+  size_t i = 0;
+  for (auto _ : state) {
+    for (auto& k : keys) k = raw.write_keys[i++ % raw.write_keys.size()];
+    for (auto& o : old) o.Reset();
+    raw.db->MultiGet(rocksdb::ReadOptions(), raw.items, keys.size(), keys.data(), old.data(),
+                     found.data());
+    for (const auto& s : found) {
+      if (!s.ok() && !s.IsNotFound()) Die(s.ToString());
+    }
+    batch.Clear();
+    for (const auto& k : keys) batch.Put(raw.items, k, raw.write_value);
+    batch.Merge(raw.catalog, stats_key, delta);
+    Check(raw.db->Write(raw.wo, &batch), "Write");
+  }
+  state.SetItemsProcessed(state.iterations() * 25);
+}
+
 void BM_RawRocksDBGet(benchmark::State& state) {
   Raw& raw = GetRaw();
   rocksdb::PinnableSlice value;
@@ -911,6 +969,8 @@ BENCHMARK(BM_PutItemStream)->Arg(0)->Arg(1);
 BENCHMARK(BM_GetRecords1000);
 BENCHMARK(BM_RawRocksDBPut)->Arg(0)->Arg(1)->Arg(5);
 BENCHMARK(BM_TransactWriteItems10);
+BENCHMARK(BM_BatchWriteItem25);
+BENCHMARK(BM_RawRocksDBMultiGetWrite25);
 BENCHMARK(BM_RawRocksDBWriteBatch10);
 BENCHMARK(BM_GetItem);
 BENCHMARK(BM_GetItemEncoded);
@@ -955,6 +1015,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
         {"BM_PutItem_5Gsi", "BM_RawRocksDBPut/5"},
         {"BM_PutItemStream/1", "BM_PutItemStream/0"},
         {"BM_TransactWriteItems10", "BM_RawRocksDBWriteBatch10"},
+        {"BM_BatchWriteItem25", "BM_RawRocksDBMultiGetWrite25"},
         {"BM_GetItemEncoded", "BM_RawRocksDBGet"},
         {"BM_BatchGetItem100", "BM_RawRocksDBMultiGet100"},
         {"BM_BatchGetItem100Encoded", "BM_RawRocksDBMultiGet100"},

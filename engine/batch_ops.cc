@@ -223,8 +223,12 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
     std::string table_name;  // as the request named it
     TableInfoPtr table;
     std::string key;
-    Item key_item;                 // the key attributes
-    std::optional<Item> new_item;  // nullopt: delete
+    Item key_item;                   // the key attributes
+    const Item* put = nullptr;       // the request's item; null: a delete
+    std::optional<Item> normalized;  // a copy of it with its numbers normalised, when needed
+    size_t new_size = 0;             // the item's size
+    // The item to store (null: delete).
+    const Item* new_item() const { return normalized ? &*normalized : put; }
   };
   std::vector<Write> writes;
   std::set<std::string> seen;
@@ -240,12 +244,19 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       Write w;
       w.table_name = name;
       if (wr.put_item) {
-        Item item = *wr.put_item;
-        DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
-        if (ItemSize(item) > kItemSizeBytesMax) {
+        // The request's item as it is, unless a number in it needs its normal
+        // form: then a normalised copy.
+        bool normal = true;
+        DR_RETURN_IF_ERROR(ValidateItem(*wr.put_item, &normal));
+        if (!normal) {
+          w.normalized = *wr.put_item;
+          DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&*w.normalized));
+        }
+        w.put = &*wr.put_item;
+        w.new_size = ItemSize(*w.new_item());
+        if (w.new_size > kItemSizeBytesMax) {
           return ValidationError("Item size has exceeded the maximum allowed size");
         }
-        w.new_item = std::move(item);
       } else {
         Item key = *wr.delete_key;
         DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key));
@@ -260,13 +271,13 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
   }
   for (auto& w : writes) {
     w.table = tables.at(w.table_name);
-    if (w.new_item) {
+    if (w.put) {
       // A put's key is checked as a key: a missing or mistyped key attribute is
       // "The provided key element does not match the schema" here (captured
       // from DynamoDB), not PutItem's "Missing the key".
-      w.key_item = KeyAttributes(w.table->key, *w.new_item);
+      w.key_item = KeyAttributes(w.table->key, *w.new_item());
       DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, w.key_item, false));
-      DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*w.table, *w.new_item));
+      DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*w.table, *w.new_item()));
     } else {
       DR_ASSIGN_OR_RETURN(w.key, ItemKey(*w.table, w.key_item, false));
     }
@@ -324,8 +335,8 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
                               WriteNeedsOldItem(info), &old_size, &old_item);
       if (!status.ok()) break;
     }
-    status = StageWrite(info, w.key, old_exists, old_size, old_item, w.new_item, &batch,
-                        &costs[w.table_name], ChangeOrigin::kUser);
+    status = StageWrite(info, w.key, old_exists, old_size, old_item ? &*old_item : nullptr,
+                        w.new_item(), w.new_size, &batch, &costs[w.table_name], ChangeOrigin::kUser);
   }
   stored.clear();  // the blocks they pin, before the commit
   if (status.ok()) status = Commit(&batch);

@@ -352,10 +352,11 @@ class DBImpl final : public DB {
   static Status ReadOldVersion(std::string_view stored, bool decode, size_t* size,
                                std::optional<Item>* item);
   // The same on the catalog's current `info`, the old item known by its
-  // existence and size (decoded in `old_item` when WriteNeedsOldItem(info)).
+  // existence and size (decoded in `old_item` when WriteNeedsOldItem(info)),
+  // the new one (null: deleted) with its size, ItemSize(*new_item).
   Status StageWrite(const TableInfo& info, const std::string& key, bool old_exists,
-                    size_t old_size, const std::optional<Item>& old_item,
-                    const std::optional<Item>& new_item, WriteSet* writes, CapacityCounter* cost,
+                    size_t old_size, const Item* old_item, const Item* new_item,
+                    size_t new_size, WriteSet* writes, CapacityCounter* cost,
                     ChangeOrigin origin);
   // Whether a write to the table reads the old item: for its index entries or
   // its stream record.

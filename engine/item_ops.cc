@@ -219,7 +219,9 @@ Status DBImpl::StageItemWrite(const TableInfo& table, const std::string& key,
   // with: an index created meanwhile must see this write (index_backfill.cc).
   TableInfoPtr current = CurrentTable(table);
   return StageWrite(current ? *current : table, key, old_item.has_value(),
-                    old_item ? ItemSize(*old_item) : 0, old_item, new_item, writes, cost, origin);
+                    old_item ? ItemSize(*old_item) : 0, old_item ? &*old_item : nullptr,
+                    new_item ? &*new_item : nullptr, new_item ? ItemSize(*new_item) : 0, writes,
+                    cost, origin);
 }
 
 bool DBImpl::WriteNeedsOldItem(const TableInfo& info) const {
@@ -229,13 +231,12 @@ bool DBImpl::WriteNeedsOldItem(const TableInfo& info) const {
 }
 
 Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool old_exists,
-                          size_t old_size, const std::optional<Item>& old_item,
-                          const std::optional<Item>& new_item, WriteSet* writes,
-                          CapacityCounter* cost, ChangeOrigin origin) {
+                          size_t old_size, const Item* old_item, const Item* new_item,
+                          size_t new_size, WriteSet* writes, CapacityCounter* cost,
+                          ChangeOrigin origin) {
   // PRE: the item's lock stripe is held; `info` is the table as the catalog has
   // it now; `old_item` is decoded whenever WriteNeedsOldItem(info).
   rocksdb::WriteBatch* batch = &writes->batch;
-  const size_t new_size = new_item ? ItemSize(*new_item) : 0;
   int64_t count_delta = 0, bytes_delta = 0;
   std::string value;
   if (old_exists) {
@@ -250,8 +251,7 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
   } else if (old_exists) {
     DR_RETURN_IF_ERROR(FromRocksDB(batch->Delete(items_cf_, key)));
   }
-  change_log_->Stage(info, {old_item ? &*old_item : nullptr, old_size, {}},
-                     {new_item ? &*new_item : nullptr, new_size, value}, origin, writes);
+  change_log_->Stage(info, {old_item, old_size, {}}, {new_item, new_size, value}, origin, writes);
   if (stale_reads_->enabled()) {
     std::optional<std::string> before;
     if (old_item) {
@@ -262,8 +262,8 @@ Status DBImpl::StageWrite(const TableInfo& info, const std::string& key, bool ol
   }
   if (info.pitr_history_id != 0 && (old_item || new_item) &&
       !(old_item && new_item && *old_item == *new_item)) {
-    change_log_->StageHistory(info, {old_item ? &*old_item : nullptr, old_size, {}},
-                              new_item ? *new_item : *old_item, origin, writes);
+    change_log_->StageHistory(info, {old_item, old_size, {}}, new_item ? *new_item : *old_item,
+                              origin, writes);
   }
   if (count_delta != 0 || bytes_delta != 0) {
     auto& [count, bytes] = writes->stats[info.id];  // merged once at commit (StageStats)
@@ -356,8 +356,9 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
   std::optional<Item> new_item = std::move(computed).value();
   if (old_exists || new_item) {
     WriteSet writes;
-    DR_RETURN_IF_ERROR(StageWrite(info, key, old_exists, old_size, old_item, new_item, &writes,
-                                  cost, origin));
+    DR_RETURN_IF_ERROR(StageWrite(info, key, old_exists, old_size,
+                                  old_item ? &*old_item : nullptr, new_item ? &*new_item : nullptr,
+                                  new_item ? ItemSize(*new_item) : 0, &writes, cost, origin));
     DR_RETURN_IF_ERROR(Commit(&writes));
   } else if (cost) {
     cost->table += WriteUnits(0);  // deleting a missing item still costs one unit

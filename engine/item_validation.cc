@@ -59,57 +59,69 @@ Status NestingError() {
       "levels beyond supported limit");
 }
 
-}  // namespace
-
-Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
+// Validates `v`, at nesting level `depth`. A number not in its normal form is
+// rewritten in `*out` when given (then `v` itself), else reported by
+// `*normal = false`.
+Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool* normal) {
   if (depth > kNestingDepthMax) return NestingError();
-  switch (v->type()) {
+  switch (v.type()) {
     case AttrType::kS:
     case AttrType::kB:
     case AttrType::kBool:
     case AttrType::kNull:
       return Status::Ok();
     case AttrType::kN: {
-      DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(v->scalar()));
-      if (norm != v->scalar()) *v = AttributeValue::N(std::move(norm));
+      DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(v.scalar()));
+      if (norm != v.scalar()) {
+        if (out) {
+          *out = AttributeValue::N(std::move(norm));
+        } else {
+          *normal = false;
+        }
+      }
       return Status::Ok();
     }
-    case AttrType::kL:
-      for (AttributeValue& e : v->mutable_list()) {
-        DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&e, depth + 1));
+    case AttrType::kL: {
+      const std::vector<AttributeValue>& list = v.list();
+      for (size_t i = 0; i < list.size(); ++i) {
+        DR_RETURN_IF_ERROR(
+            CheckValue(list[i], depth + 1, out ? &out->mutable_list()[i] : nullptr, normal));
       }
       return Status::Ok();
-    case AttrType::kM:
-      for (auto& [name, e] : v->mutable_map()) {
-        DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&e, depth + 1));
+    }
+    case AttrType::kM: {
+      auto target = out ? out->mutable_map().begin() : Item::iterator();
+      for (const auto& [name, e] : v.map()) {
+        DR_RETURN_IF_ERROR(CheckValue(e, depth + 1, out ? &(target++)->second : nullptr, normal));
       }
       return Status::Ok();
+    }
     case AttrType::kSS:
-      if (v->set().empty()) {
+      if (v.set().empty()) {
         return ValidationError(std::string(kInvalidPrefix) + "An string set  may not be empty");
       }
-      if (HasAdjacentDuplicates(v->set())) {
+      if (HasAdjacentDuplicates(v.set())) {
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
-                               JoinElements(v->set(), false) + " contains duplicates.");
+                               JoinElements(v.set(), false) + " contains duplicates.");
       }
       return Status::Ok();
     case AttrType::kBS:
-      if (v->set().empty()) {
+      if (v.set().empty()) {
         return ValidationError(std::string(kInvalidPrefix) + "Binary sets should not be empty");
       }
-      if (HasAdjacentDuplicates(v->set())) {
+      if (HasAdjacentDuplicates(v.set())) {
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
-                               JoinElements(v->set(), true) + "of type BS contains duplicates.");
+                               JoinElements(v.set(), true) + "of type BS contains duplicates.");
       }
       return Status::Ok();
     case AttrType::kNS: {
-      if (v->set().empty()) {
+      if (v.set().empty()) {
         return ValidationError(std::string(kInvalidPrefix) + "An number set  may not be empty");
       }
       std::vector<std::string> norms;
-      norms.reserve(v->set().size());
+      norms.reserve(v.set().size());
       bool changed = false;
-      for (const std::string& e : v->set()) {
+      for (const std::string& e : v.set()) {
         DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(e));
         changed |= norm != e;
         norms.push_back(std::move(norm));
@@ -118,15 +130,22 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
       if (HasAdjacentDuplicates(norms)) {
         return ValidationError("Input collection contains duplicates");
       }
-      if (changed) *v = AttributeValue::NS(std::move(norms));
+      if (changed) {
+        if (out) {
+          *out = AttributeValue::NS(std::move(norms));
+        } else {
+          *normal = false;
+        }
+      }
       return Status::Ok();
     }
   }
   return InternalError("unknown attribute type");
 }
 
-Status NormalizeAndValidateItem(Item* item) {
-  for (auto& [name, value] : *item) {
+Status CheckItem(const Item& item, Item* out, bool* normal) {
+  auto target = out ? out->begin() : Item::iterator();
+  for (const auto& [name, value] : item) {
     // "Attribute names must be at least one character long and less than 64 KB".
     if (name.size() < kAttributeNameBytesMin) {
       return ValidationError(std::string(kInvalidPrefix) +
@@ -139,9 +158,22 @@ Status NormalizeAndValidateItem(Item* item) {
                              name.substr(0, shown) + "... is " + std::to_string(name.size()) +
                              " bytes long; attribute names must be less than 64 KB");
     }
-    DR_RETURN_IF_ERROR(NormalizeAndValidateValue(&value, 1));
+    DR_RETURN_IF_ERROR(CheckValue(value, 1, out ? &(target++)->second : nullptr, normal));
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
+  return CheckValue(*v, depth, v, nullptr);
+}
+
+Status NormalizeAndValidateItem(Item* item) { return CheckItem(*item, item, nullptr); }
+
+Status ValidateItem(const Item& item, bool* normal) {
+  *normal = true;
+  return CheckItem(item, nullptr, normal);
 }
 
 }  // namespace dynarock

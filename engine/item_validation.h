@@ -46,6 +46,11 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth);
 // attribute; the first error wins (attributes in name order).
 Status NormalizeAndValidateItem(Item* item);
 
+// ValidateItem(): the same checks on an item left as it is; `*normal` tells
+// whether its numbers are already in their normal form (when not, a copy
+// normalised by NormalizeAndValidateItem is what gets stored).
+Status ValidateItem(const Item& item, bool* normal);
+
 }  // namespace dynarock
 
 #endif  // DYNAROCK_ENGINE_ITEM_VALIDATION_H_

@@ -213,8 +213,9 @@ Status DBImpl::Loader::WriteRepeated() {
       if (!DecodeItem(p.bytes(), &*p.item)) return InternalError("Corrupt item record");
     }
     WriteSet writes;
-    DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, old_item.has_value(), old_size, old_item,
-                                       p.item, &writes, nullptr, ChangeOrigin::kUser));
+    DR_RETURN_IF_ERROR(db_->StageWrite(*table_, p.key, old_item.has_value(), old_size,
+                                       old_item ? &*old_item : nullptr, &*p.item, ItemSize(*p.item),
+                                       &writes, nullptr, ChangeOrigin::kUser));
     DR_RETURN_IF_ERROR(db_->StageStats(&writes));
     DR_RETURN_IF_ERROR(FromRocksDB(db_->db_->Write(wo, &writes.batch)));
     // Index entries a lagging database holds back go now: nobody reads a

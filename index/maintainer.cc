@@ -202,8 +202,8 @@ Status CheckIndexKeyTypes(const TableInfo& table, const Item& item, bool by_upda
   return Status();
 }
 
-Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
-                         const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
+Status StageIndexUpdates(const TableInfo& table, const Item* old_item, const Item* new_item,
+                         rocksdb::ColumnFamilyHandle* index_cf,
                          StatsDeltas* stats, rocksdb::WriteBatch* batch,
                          const std::function<bool(const std::string&)>& entry_exists,
                          CapacityCounter* cost) {
@@ -218,12 +218,12 @@ Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_
     if (old_item) {
       old_key = IndexEntryKey(table, index, *old_item);
       if (old_key && index.status != "ACTIVE" && !entry_exists(*old_key)) old_key.reset();
-      if (old_key && all) old_entry_p = &*old_item;
+      if (old_key && all) old_entry_p = old_item;
       if (old_key && !all) old_kept = ProjectIndexEntry(table, index, *old_item);
     }
     if (new_item) {
       new_key = IndexEntryKey(table, index, *new_item);
-      if (new_key && all) new_entry_p = &*new_item;
+      if (new_key && all) new_entry_p = new_item;
       if (new_key && !all) new_kept = ProjectIndexEntry(table, index, *new_item);
     }
     const Item& old_entry = *old_entry_p;

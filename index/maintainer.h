@@ -83,13 +83,13 @@ Status CheckKeyPartSize(const std::vector<KeyAttribute>& attrs,
 // bytes), summed over the writes and merged once an id (MergeStats).
 using StatsDeltas = std::map<uint32_t, std::pair<int64_t, int64_t>>;
 
-// Stages the index deltas of one item write (old -> new; nullopt = no item)
+// Stages the index deltas of one item write (old -> new; null = no item)
 // into `batch`, and their statistics into `stats`. For an index still being
 // backfilled the old item's entry may not exist yet: `entry_exists` tells (it
 // is asked only for such indexes, under the item's lock). Adds each index's
 // write units to `cost`.
-Status StageIndexUpdates(const TableInfo& table, const std::optional<Item>& old_item,
-                         const std::optional<Item>& new_item, rocksdb::ColumnFamilyHandle* index_cf,
+Status StageIndexUpdates(const TableInfo& table, const Item* old_item, const Item* new_item,
+                         rocksdb::ColumnFamilyHandle* index_cf,
                          StatsDeltas* stats, rocksdb::WriteBatch* batch,
                          const std::function<bool(const std::string&)>& entry_exists,
                          CapacityCounter* cost = nullptr);

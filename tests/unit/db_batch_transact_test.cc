@@ -72,6 +72,50 @@ TEST_F(BatchTest, BatchWriteThenGet) {
   EXPECT_ERROR(db_->BatchGetItem(g), ErrorType::kResourceNotFound, "Requested resource not found");
 }
 
+// A put's numbers are stored in their normal form, nested ones too, while the
+// request keeps what its caller wrote; a number that is not one, or a set that
+// normalising makes hold a duplicate, refuses the whole batch and writes nothing.
+TEST_F(BatchTest, BatchWriteStoresNumbersNormalized) {
+  BatchWriteItemRequest w;
+  WriteRequest plain, odd;
+  plain.put_item = MakeItem({{"id", S("plain")}, {"n", N("12")}});
+  odd.put_item = MakeItem({{"id", S("odd")},
+                           {"n", N("012.50")},
+                           {"l", AttributeValue::L({N("1E2"), S("1E2")})},
+                           {"m", AttributeValue::M(MakeItem({{"x", N("7.000")}}))},
+                           {"ns", AttributeValue::NS({"1.0", "2"})}});
+  const Item as_sent = *odd.put_item;
+  w.request_items["acct"] = {plain, odd};
+  ASSERT_OK(db_->BatchWriteItem(w));
+  EXPECT_EQ(*w.request_items["acct"][1].put_item, as_sent);
+  const Item stored = Get("acct", MakeItem({{"id", S("odd")}})).value();
+  EXPECT_EQ(stored.at("n"), N("12.5"));
+  EXPECT_EQ(stored.at("l"), AttributeValue::L({N("100"), S("1E2")}));
+  EXPECT_EQ(stored.at("m"), AttributeValue::M(MakeItem({{"x", N("7")}})));
+  EXPECT_EQ(stored.at("ns"), AttributeValue::NS({"1", "2"}));
+  EXPECT_EQ(Get("acct", MakeItem({{"id", S("plain")}})).value().at("n"), N("12"));
+  // The stored size is the normalised item's: what the table's statistics add up.
+  auto described = db_->DescribeTable({"acct"});
+  ASSERT_OK(described);
+  EXPECT_EQ(described->table.table_size_bytes,
+            static_cast<int64_t>(ItemSize(stored) +
+                                 ItemSize(Get("acct", MakeItem({{"id", S("plain")}})).value())));
+
+  for (const AttributeValue& bad : {AttributeValue::M(MakeItem({{"x", N("1.2.3")}})),
+                                    AttributeValue::NS({"1", "1.0"})}) {
+    BatchWriteItemRequest refused;
+    WriteRequest first, second;
+    first.put_item = MakeItem({{"id", S("first")}});
+    second.put_item = MakeItem({{"id", S("second")}, {"bad", bad}});
+    refused.request_items["acct"] = {first, second};
+    auto r = db_->BatchWriteItem(refused);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().type(), ErrorType::kValidation) << r.status().ToString();
+    EXPECT_FALSE(Get("acct", MakeItem({{"id", S("first")}})).has_value());
+    EXPECT_FALSE(Get("acct", MakeItem({{"id", S("second")}})).has_value());
+  }
+}
+
 // Keys are duplicates when they are equal once normalized: numbers written two
 // ways are one key, and any two of a hundred keys are found, wherever they are.
 TEST_F(BatchTest, BatchGetFindsDuplicatesAsNormalizedKeys) {
