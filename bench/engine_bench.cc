@@ -657,6 +657,9 @@ struct Raw {
     rocksdb::ColumnFamilyOptions keyed_options = cf_options;  // with the partition-hash prefix
     keyed_options.prefix_extractor.reset(
         rocksdb::NewFixedPrefixTransform(dynarock::kPartitionHashPrefixBytes));
+    rocksdb::BlockBasedTableOptions keyed_table = table_options;  // and its data blocks hashed
+    keyed_table.data_block_index_type = rocksdb::BlockBasedTableOptions::kDataBlockBinaryAndHash;
+    keyed_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(keyed_table));
     std::vector<rocksdb::ColumnFamilyDescriptor> families = {
         {rocksdb::kDefaultColumnFamilyName, catalog_options},
         {"items", keyed_options},

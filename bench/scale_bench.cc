@@ -16,12 +16,11 @@
 //               and compactions included). Progress on stderr every 10%.
 //   2. sized    The DB is closed and the directory's file bytes summed ("as
 //               loaded": table files + write-ahead log). The DB has no public
-//               compaction call, so the directory is then opened with RocksDB
-//               directly (the engine's column families, with the catalog's
-//               statistics merge operator as engine/db_impl.cc defines it) and
-//               every column family compacted to its last level (CompactRange,
-//               bottommost level forced), as `ldb compact` would; then summed
-//               again. Reported next to the items' DynamoDB size per item
+//               compaction call, so it is opened again and every column family
+//               compacted to its last level through the engine's internal hook
+//               (engine/storage_env.h: CompactRange, bottommost level forced,
+//               the files written with the engine's Bloom and prefix filters,
+//               as its own compactions write them); then summed again. Reported next to the items' DynamoDB size per item
 //               (DescribeTable's TableSizeBytes / ItemCount).
 //
 // Then the operations are measured in --rounds (5) rounds; each round runs
@@ -94,6 +93,7 @@
 #include "dynarock/db.h"
 #include "dynarock/item_size.h"
 #include "engine/item_codec.h"
+#include "engine/storage_env.h"
 #include "index/maintainer.h"
 
 namespace {
@@ -251,44 +251,6 @@ class StatsMerge : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "dynarock.StatsMergeOperator"; }
 };
 
-// Compacts every column family of the (closed) database in `dir` to its last
-// level. Returns the items column family's table-file bytes.
-uint64_t CompactOffline(const std::string& dir) {
-  rocksdb::DBOptions options;
-  options.create_if_missing = false;
-  options.max_background_jobs = 2;
-  options.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
-  options.keep_log_file_num = 2;
-  std::vector<std::string> names;
-  Check(rocksdb::DB::ListColumnFamilies(options, dir, &names), "ListColumnFamilies");
-  std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const auto& name : names) {
-    rocksdb::ColumnFamilyOptions cf;
-    if (name == rocksdb::kDefaultColumnFamilyName) {
-      cf.merge_operator = std::make_shared<StatsMerge>();
-    }
-    families.emplace_back(name, cf);
-  }
-  std::vector<rocksdb::ColumnFamilyHandle*> handles;
-  rocksdb::DB* raw = nullptr;
-  Check(rocksdb::DB::Open(options, dir, families, &handles, &raw), "rocksdb::DB::Open");
-  uint64_t items_bytes = 0;
-  for (auto* h : handles) {
-    rocksdb::CompactRangeOptions cro;
-    cro.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForceOptimized;
-    Check(raw->CompactRange(cro, h, nullptr, nullptr), "CompactRange");
-    if (h->GetName() == "items") {
-      rocksdb::ColumnFamilyMetaData meta;
-      raw->GetColumnFamilyMetaData(h, &meta);
-      items_bytes = meta.size;
-    }
-  }
-  for (auto* h : handles) Check(raw->DestroyColumnFamilyHandle(h), "DestroyColumnFamilyHandle");
-  Check(raw->Close(), "Close");
-  delete raw;
-  return items_bytes;
-}
-
 // ---------------------------------------------------------------- measuring
 
 struct Config {
@@ -325,6 +287,17 @@ std::unique_ptr<dynarock::DB> OpenDb(const Config& cfg, const std::string& dir) 
   auto opened = dynarock::DB::Open(DbOptions(cfg), dir);
   Check(opened.status(), "DB::Open");
   return std::move(*opened);
+}
+
+// Compacts every column family of the database in `dir` to its last level,
+// through the engine (internal::CompactAll), so that the files it writes have
+// the engine's filters, as its own compactions would. Returns the items
+// column family's table-file bytes.
+uint64_t CompactToLastLevel(const Config& cfg, const std::string& dir) {
+  auto db = OpenDb(cfg, dir);
+  uint64_t items_bytes = 0;
+  Check(dynarock::internal::CompactAll(db.get(), &items_bytes), "CompactAll");
+  return items_bytes;
 }
 
 std::string Count(uint64_t n);
@@ -879,7 +852,7 @@ Row Prepare(const Config& cfg, uint64_t n, const std::string& dir) {
   // memtable and upper levels, in the way of Scan.
   if (cfg.compact && !cfg.load_only) {
     const auto t0 = Clock::now();
-    row.items_cf_bytes = CompactOffline(dir);
+    row.items_cf_bytes = CompactToLastLevel(cfg, dir);
     row.compact_s = Seconds(Clock::now() - t0);
   }
   row.disk_compacted = DirBytes(dir);

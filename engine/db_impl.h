@@ -138,6 +138,8 @@ class DBImpl final : public DB {
   static StatusOr<std::unique_ptr<DB>> OpenImpl(
       const Options& options, std::string_view path, std::shared_ptr<rocksdb::Env> env = nullptr,
       bool recreating = false, std::shared_ptr<rocksdb::FileSystem> creation_base = nullptr);
+  // Every column family compacted to its last level (engine/storage_env.h).
+  Status CompactAll(uint64_t* items_bytes);
   ~DBImpl() override;
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;

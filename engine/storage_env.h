@@ -35,6 +35,13 @@ StatusOr<std::unique_ptr<DB>> OpenWithEnv(const Options& options, std::string_vi
 StatusOr<std::unique_ptr<DB>> OpenCreatingThrough(const Options& options, std::string_view path,
                                                   std::shared_ptr<rocksdb::FileSystem> base);
 
+// Compacts every column family of `db` (a DB::Open'd one) to its last
+// level, as RocksDB's manual compaction does, the files written with the
+// engine's own table options (Bloom and prefix filters): for benchmarks that
+// measure a settled database. `items_bytes`, when given: the items' table
+// files' bytes afterwards.
+Status CompactAll(DB* db, uint64_t* items_bytes = nullptr);
+
 }  // namespace dynarock::internal
 
 #endif  // DYNAROCK_ENGINE_STORAGE_ENV_H_
