@@ -409,18 +409,20 @@ class DBImpl final : public DB {
   // Locks `key`'s stripe for a single-item write, or returns TransactionConflict.
   StatusOr<std::unique_lock<std::mutex>> LockForWrite(const std::string& key);
 
-  // Read-modify-write of one item under its lock. `compute` gets the old item and
-  // returns the new one (nullopt = delete, or an error, which aborts the write).
-  // PutItem's work; `take`: the request's item, moved from (else copied).
+  // PutItem's work; `take`: the request's item, moved from (else read where it
+  // is, and copied only when its numbers need their normal form).
   StatusOr<PutItemResponse> PutItemImpl(const PutItemRequest& req, Item* take);
-  using ComputeFn = std::function<StatusOr<std::optional<Item>>(const std::optional<Item>& old)>;
+  // Read-modify-write of one item under its lock. `compute` gets the old item and
+  // returns the new one (null = delete), which its caller keeps alive until
+  // ModifyItem returns, or an error, which aborts the write.
+  using ComputeFn = std::function<StatusOr<const Item*>(const std::optional<Item>& old)>;
   // A failed condition carries its billed write under `billed_as` (the table as
   // the request named it; the table's name when empty).
   // `compute_reads_old` false: `compute` ignores the old item, which is then
   // decoded only when the write needs it (indexes, a stream, `old_out`).
   Status ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
-                    std::optional<Item>* old_out, std::optional<Item>* new_out,
-                    CapacityCounter* cost = nullptr, std::string_view billed_as = {},
+                    std::optional<Item>* old_out, CapacityCounter* cost = nullptr,
+                    std::string_view billed_as = {},
                     ChangeOrigin origin = ChangeOrigin::kUser, bool compute_reads_old = true);
 
   // ItemCollectionMetrics of the item collection (partition) `item` belongs to,

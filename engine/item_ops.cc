@@ -322,8 +322,8 @@ Status DBImpl::ReadOldVersion(std::string_view stored, bool decode, size_t* size
 }
 
 Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const ComputeFn& compute,
-                          std::optional<Item>* old_out, std::optional<Item>* new_out,
-                          CapacityCounter* cost, std::string_view billed_as,
+                          std::optional<Item>* old_out, CapacityCounter* cost,
+                          std::string_view billed_as,
                           ChangeOrigin origin, bool compute_reads_old) {
   DR_ASSIGN_OR_RETURN(std::unique_lock<std::mutex> lock, LockForWrite(key));
   // The indexes and stream to maintain are the catalog's current ones (see
@@ -343,7 +343,7 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
     DR_RETURN_IF_ERROR(ReadOldVersion(std::string_view(stored.data(), stored.size()), decode_old,
                                       &old_size, &old_item));
   }
-  StatusOr<std::optional<Item>> computed = compute(old_item);
+  StatusOr<const Item*> computed = compute(old_item);
   if (!computed.ok()) {
     Status s = computed.status();
     if (s.type() == ErrorType::kConditionalCheckFailed) {
@@ -353,18 +353,17 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
     }
     return s;
   }
-  std::optional<Item> new_item = std::move(computed).value();
+  const Item* new_item = *computed;
   if (old_exists || new_item) {
     WriteSet writes;
     DR_RETURN_IF_ERROR(StageWrite(info, key, old_exists, old_size,
-                                  old_item ? &*old_item : nullptr, new_item ? &*new_item : nullptr,
+                                  old_item ? &*old_item : nullptr, new_item,
                                   new_item ? ItemSize(*new_item) : 0, &writes, cost, origin));
     DR_RETURN_IF_ERROR(Commit(&writes));
   } else if (cost) {
     cost->table += WriteUnits(0);  // deleting a missing item still costs one unit
   }
   if (old_out) *old_out = std::move(old_item);
-  if (new_out) *new_out = std::move(new_item);
   return Status();
 }
 
@@ -377,10 +376,19 @@ StatusOr<PutItemResponse> DBImpl::PutItem(PutItemRequest&& req) { return PutItem
 StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* take) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckParameters(req));
-  // From here on the item is `item` (req.item may be what it was moved from).
-  Item item = take != nullptr ? std::move(*take) : req.item;
-  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&item));
-  if (ItemSize(item) > kItemSizeBytesMax) {
+  // From here on the item is `*item` (req.item may be what it was moved from):
+  // the request's own, unless it was taken or a number in it needs its normal
+  // form (then a normalised copy).
+  std::optional<Item> owned;
+  if (take != nullptr) owned.emplace(std::move(*take));
+  bool normal = true;
+  DR_RETURN_IF_ERROR(owned ? NormalizeAndValidateItem(&*owned) : ValidateItem(req.item, &normal));
+  if (!normal) {
+    owned.emplace(req.item);
+    DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&*owned));
+  }
+  const Item* item = owned ? &*owned : &req.item;
+  if (ItemSize(*item) > kItemSizeBytesMax) {
     return ValidationError("Item size has exceeded the maximum allowed size");
   }
 
@@ -395,31 +403,31 @@ StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* t
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, item, /*for_put=*/true));
-  DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, item));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, *item, /*for_put=*/true));
+  DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, *item));
   if (condition) {
     DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
   }
 
   // The old item is read only for a condition or ReturnValues ALL_OLD (and,
-  // in ModifyItem, for indexes and a stream); the new one moves into the write
-  // and back.
-  std::optional<Item> old_item, written;
+  // in ModifyItem, for indexes and a stream); the new one is staged from where
+  // it is.
+  std::optional<Item> old_item;
   const bool return_old = req.return_values == ReturnValue::kAllOld;
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        return std::optional<Item>(std::move(item));
+        return item;
       },
-      return_old ? &old_item : nullptr, &written, &cost, req.table_name, ChangeOrigin::kUser,
+      return_old ? &old_item : nullptr, &cost, req.table_name, ChangeOrigin::kUser,
       /*compute_reads_old=*/condition != nullptr));
 
   PutItemResponse resp;
   resp.item_collection_metrics =
-      CollectionMetrics(*table, *written, req.return_item_collection_metrics);
+      CollectionMetrics(*table, *item, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
   return resp;
@@ -494,12 +502,12 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        return std::optional<Item>();
+        return nullptr;
       },
-      req.return_values == ReturnValue::kAllOld ? &old_item : nullptr, nullptr, &cost,
+      req.return_values == ReturnValue::kAllOld ? &old_item : nullptr, &cost,
       req.table_name, ChangeOrigin::kUser, /*compute_reads_old=*/condition != nullptr));
   DeleteItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
@@ -550,7 +558,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         Item next = old ? *old : key_item;
@@ -559,9 +567,10 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
           return ValidationError("Item size to update has exceeded the maximum allowed size");
         }
         DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next, /*by_update=*/true));
-        return std::optional<Item>(std::move(next));
+        new_item = std::move(next);
+        return &*new_item;
       },
-      &old_item, &new_item, &cost, req.table_name));
+      &old_item, &cost, req.table_name));
 
   UpdateItemResponse resp;
   resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);

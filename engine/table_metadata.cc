@@ -199,7 +199,7 @@ int64_t DBImpl::SweepExpiredItems() {
         bool removed = false;
         Status s = ModifyItem(
             *current, key,
-            [&](const std::optional<Item>& old) -> StatusOr<std::optional<Item>> {
+            [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
               // Re-checked under the item's lock: still expired, TTL still on.
               TableInfoPtr now_table = CurrentTable(*current);
               if (!old || !Expired(*old, attribute, now) || !now_table ||
@@ -207,9 +207,9 @@ int64_t DBImpl::SweepExpiredItems() {
                 return ConditionalCheckFailed("no longer expired");
               }
               removed = true;
-              return std::optional<Item>();
+              return nullptr;
             },
-            nullptr, nullptr, nullptr, {}, ChangeOrigin::kTimeToLive);
+            nullptr, nullptr, {}, ChangeOrigin::kTimeToLive);
         if (s.ok() && removed) deleted++;
       }
     }

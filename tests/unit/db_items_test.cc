@@ -77,6 +77,24 @@ TEST_F(ItemsTest, PutItemTakingTheItemWritesTheSameItem) {
   EXPECT_EQ(a.status().message(), b.status().message());
 }
 
+// The copying form reads the request's item where it is: the caller's item
+// stays as sent, the stored one is normalised, and an item already normal is
+// stored as it is.
+TEST_F(ItemsTest, PutItemLeavesTheRequestsItemAsSent) {
+  const PutItemRequest odd =
+      PutReq(MakeItem({{"pk", S("c")}, {"sk", N("3.0")}, {"m", AttributeValue::M(MakeItem({{"x", N("1E1")}}))}}));
+  const Item as_sent = odd.item;
+  ASSERT_OK(db_->PutItem(odd));
+  EXPECT_EQ(odd.item, as_sent);
+  auto got = Get("tab", MakeItem({{"pk", S("c")}, {"sk", N("3")}}));
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->at("m"), AttributeValue::M(MakeItem({{"x", N("10")}})));
+
+  const PutItemRequest plain = PutReq(MakeItem({{"pk", S("c")}, {"sk", N("4")}, {"v", S("x")}}));
+  ASSERT_OK(db_->PutItem(plain));
+  EXPECT_EQ(Get("tab", MakeItem({{"pk", S("c")}, {"sk", N("4")}})), plain.item);
+}
+
 TEST_F(ItemsTest, KeyValidation) {
   EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"sk", N("1")}}))), ErrorType::kValidation,
                "One or more parameter values were invalid: Missing the key pk in the item");

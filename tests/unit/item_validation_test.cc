@@ -9,6 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <vector>
+
 namespace dynarock {
 namespace {
 
@@ -33,6 +36,54 @@ TEST(ItemValidation, NormalisesNumbersEverywhere) {
   EXPECT_EQ(item["l"].list()[1].map().at("x"), AttributeValue::N("100"));
   EXPECT_EQ(item["ns"].set(), (std::vector<std::string>{"-0.5", "10", "9"}));  // bytewise
   EXPECT_EQ(item["s"], AttributeValue::S("01.500"));
+}
+
+// ValidateItem: the same checks on an item left as it is, telling whether a
+// number anywhere in it (in an L, an M, an NS) is not in its normal form.
+TEST(ItemValidation, ValidateItemLeavesTheItemAndTellsWhetherItIsNormal) {
+  Item inner;
+  inner["x"] = AttributeValue::N("100");
+  Item item;
+  item["n"] = AttributeValue::N("1.5");
+  item["l"] = AttributeValue::L({AttributeValue::N("0"), AttributeValue::M(inner)});
+  item["ns"] = AttributeValue::NS({"-0.5", "10", "9"});
+  item["s"] = AttributeValue::S("01.500");
+  bool normal = false;
+  ASSERT_TRUE(ValidateItem(item, &normal).ok());
+  EXPECT_TRUE(normal);
+  for (auto change : std::vector<std::function<void(Item*)>>{
+           [](Item* i) { (*i)["n"] = AttributeValue::N("01.5"); },
+           [](Item* i) {
+             Item m;
+             m["x"] = AttributeValue::N("1E2");
+             (*i)["l"] = AttributeValue::L({AttributeValue::N("0"), AttributeValue::M(m)});
+           },
+           [](Item* i) { (*i)["ns"] = AttributeValue::NS({"1.0", "2"}); },
+       }) {
+    Item odd = item;
+    change(&odd);
+    const Item before = odd;
+    normal = true;
+    ASSERT_TRUE(ValidateItem(odd, &normal).ok());
+    EXPECT_FALSE(normal);
+    EXPECT_EQ(odd, before);
+    Item normalised = odd;
+    ASSERT_TRUE(NormalizeAndValidateItem(&normalised).ok());
+    EXPECT_TRUE(ValidateItem(normalised, &normal).ok());
+    EXPECT_TRUE(normal);
+  }
+  // Errors are NormalizeAndValidateItem's.
+  for (const AttributeValue& bad : {AttributeValue::N("1.2.3"), AttributeValue::SS({}),
+                                    AttributeValue::NS({"1", "1.0"})}) {
+    Item odd = item;
+    odd["bad"] = bad;
+    Item copy = odd;
+    const Status checked = ValidateItem(odd, &normal);
+    const Status normalised = NormalizeAndValidateItem(&copy);
+    ASSERT_FALSE(checked.ok());
+    EXPECT_EQ(checked.type(), normalised.type());
+    EXPECT_EQ(checked.message(), normalised.message());
+  }
 }
 
 TEST(ItemValidation, EmptySets) {
