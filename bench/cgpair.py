@@ -108,6 +108,10 @@ def main():
         for name in args.benchmarks:
             calls, per_iter, per_call = measure(args.bench, name, out_dir)
             print(f"{name:30s} {calls:7d} {per_iter:12,d} {per_call:12,d}")
+            if calls < 10:
+                print(f"cgpair: {name} ran {calls} time(s) under callgrind: its figure is a "
+                      "first call's, not a steady state's (is something built in its first "
+                      "iteration?)", file=sys.stderr)
 
 
 if __name__ == "__main__":
