@@ -73,6 +73,7 @@
 #include "engine/expr/expression.h"
 #include "engine/item_codec.h"
 #include "engine/key_codec.h"
+#include "engine/storage_env.h"
 #include "index/maintainer.h"
 
 namespace {
@@ -387,7 +388,7 @@ void BM_GetRecords1000(benchmark::State& state) {
 
 // BatchWriteItem of 25 Puts into the table without indexes, the prebuilt
 // write items swapped in and out as PutLoop does (the load's request:
-// bench/scale_bench.cc).
+// bench/scale/scale_bench.cc).
 void BM_BatchWriteItem25(benchmark::State& state) {
   dynarock::DB* db = GetEngine().db.get();
   dynarock::BatchWriteItemRequest req;
@@ -591,21 +592,6 @@ void BM_QueryFilter1000Encoded(benchmark::State& state) { QueryFilter1000(state,
 
 // ---------------------------------------------------------------- raw RocksDB
 
-// The engine's statistics merge operator: the statistics deltas of
-// index/maintainer.h (count, bytes), summed.
-class SumMergeOperator : public rocksdb::AssociativeMergeOperator {
- public:
-  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
-             std::string* new_value, rocksdb::Logger*) const override {
-    int64_t c0 = 0, b0 = 0, c1 = 0, b1 = 0;
-    if (existing) dynarock::DecodeStatsDelta(existing->ToStringView(), &c0, &b0);
-    dynarock::DecodeStatsDelta(value.ToStringView(), &c1, &b1);
-    *new_value = dynarock::StatsDelta(c0 + c1, b0 + b1);
-    return true;
-  }
-  const char* Name() const override { return "engine_bench.SumMergeOperator"; }
-};
-
 using dynarock::StatsDelta;
 using dynarock::StatsKey;
 
@@ -657,7 +643,7 @@ struct Raw {
     db_options.stats_persist_period_sec = 0;
     cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
     rocksdb::ColumnFamilyOptions catalog_options = cf_options;
-    catalog_options.merge_operator = std::make_shared<SumMergeOperator>();
+    catalog_options.merge_operator = dynarock::internal::NewStatsMergeOperator();
     rocksdb::ColumnFamilyOptions keyed_options = cf_options;  // with the partition-hash prefix
     keyed_options.prefix_extractor.reset(
         rocksdb::NewFixedPrefixTransform(dynarock::kPartitionHashPrefixBytes));

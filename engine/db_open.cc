@@ -110,6 +110,10 @@ StatusOr<std::unique_ptr<DB>> internal::OpenCreatingThrough(
   return DBImpl::OpenImpl(options, path, nullptr, false, std::move(base));
 }
 
+std::shared_ptr<rocksdb::MergeOperator> internal::NewStatsMergeOperator() {
+  return std::make_shared<StatsMergeOperator>();
+}
+
 Status internal::CompactAll(DB* db, uint64_t* items_bytes) {
   return static_cast<DBImpl*>(db)->CompactAll(items_bytes);
 }

@@ -17,6 +17,7 @@
 namespace rocksdb {
 class Env;
 class FileSystem;
+class MergeOperator;
 }  // namespace rocksdb
 
 namespace dynarock::internal {
@@ -41,6 +42,11 @@ StatusOr<std::unique_ptr<DB>> OpenCreatingThrough(const Options& options, std::s
 // measure a settled database. `items_bytes`, when given: the items' table
 // files' bytes afterwards.
 Status CompactAll(DB* db, uint64_t* items_bytes = nullptr);
+
+// The catalog column family's merge operator (index/maintainer.h's statistics
+// deltas, summed), for programs that open a DB's files with RocksDB directly
+// or mirror it (the benchmarks' raw baselines).
+std::shared_ptr<rocksdb::MergeOperator> NewStatsMergeOperator();
 
 }  // namespace dynarock::internal
 
