@@ -413,9 +413,13 @@ class DBImpl final : public DB {
   // is, and copied only when its numbers need their normal form).
   StatusOr<PutItemResponse> PutItemImpl(const PutItemRequest& req, Item* take);
   // Read-modify-write of one item under its lock. `compute` gets the old item and
-  // returns the new one (null = delete), which its caller keeps alive until
-  // ModifyItem returns, or an error, which aborts the write.
-  using ComputeFn = std::function<StatusOr<const Item*>(const std::optional<Item>& old)>;
+  // returns the new one with its size (a null item: delete), which its caller
+  // keeps alive until ModifyItem returns, or an error, which aborts the write.
+  struct NewVersion {
+    const Item* item = nullptr;
+    size_t size = 0;  // ItemSize(*item)
+  };
+  using ComputeFn = std::function<StatusOr<NewVersion>(const std::optional<Item>& old)>;
   // A failed condition carries its billed write under `billed_as` (the table as
   // the request named it; the table's name when empty).
   // `compute_reads_old` false: `compute` ignores the old item, which is then

@@ -343,7 +343,7 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
     DR_RETURN_IF_ERROR(ReadOldVersion(std::string_view(stored.data(), stored.size()), decode_old,
                                       &old_size, &old_item));
   }
-  StatusOr<const Item*> computed = compute(old_item);
+  StatusOr<NewVersion> computed = compute(old_item);
   if (!computed.ok()) {
     Status s = computed.status();
     if (s.type() == ErrorType::kConditionalCheckFailed) {
@@ -353,12 +353,12 @@ Status DBImpl::ModifyItem(const TableInfo& table, const std::string& key, const 
     }
     return s;
   }
-  const Item* new_item = *computed;
+  const Item* new_item = computed->item;
   if (old_exists || new_item) {
     WriteSet writes;
     DR_RETURN_IF_ERROR(StageWrite(info, key, old_exists, old_size,
                                   old_item ? &*old_item : nullptr, new_item,
-                                  new_item ? ItemSize(*new_item) : 0, &writes, cost, origin));
+                                  new_item ? computed->size : 0, &writes, cost, origin));
     DR_RETURN_IF_ERROR(Commit(&writes));
   } else if (cost) {
     cost->table += WriteUnits(0);  // deleting a missing item still costs one unit
@@ -388,7 +388,8 @@ StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* t
     DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&*owned));
   }
   const Item* item = owned ? &*owned : &req.item;
-  if (ItemSize(*item) > kItemSizeBytesMax) {
+  const size_t size = ItemSize(*item);
+  if (size > kItemSizeBytesMax) {
     return ValidationError("Item size has exceeded the maximum allowed size");
   }
 
@@ -417,10 +418,10 @@ StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* t
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
+      [&](const std::optional<Item>& old) -> StatusOr<NewVersion> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        return item;
+        return NewVersion{item, size};
       },
       return_old ? &old_item : nullptr, &cost, req.table_name, ChangeOrigin::kUser,
       /*compute_reads_old=*/condition != nullptr));
@@ -502,10 +503,10 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
+      [&](const std::optional<Item>& old) -> StatusOr<NewVersion> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        return nullptr;
+        return NewVersion{};
       },
       req.return_values == ReturnValue::kAllOld ? &old_item : nullptr, &cost,
       req.table_name, ChangeOrigin::kUser, /*compute_reads_old=*/condition != nullptr));
@@ -558,17 +559,18 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   CapacityCounter cost;
   DR_RETURN_IF_ERROR(ModifyItem(
       *table, key,
-      [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
+      [&](const std::optional<Item>& old) -> StatusOr<NewVersion> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
         Item next = old ? *old : key_item;
         if (plan) DR_RETURN_IF_ERROR(expr::ApplyUpdate(*plan, &next));
-        if (ItemSize(next) > kItemSizeBytesMax) {
+        const size_t size = ItemSize(next);
+        if (size > kItemSizeBytesMax) {
           return ValidationError("Item size to update has exceeded the maximum allowed size");
         }
         DR_RETURN_IF_ERROR(CheckIndexKeyTypes(*table, next, /*by_update=*/true));
         new_item = std::move(next);
-        return &*new_item;
+        return NewVersion{&*new_item, size};
       },
       &old_item, &cost, req.table_name));
 

@@ -199,7 +199,7 @@ int64_t DBImpl::SweepExpiredItems() {
         bool removed = false;
         Status s = ModifyItem(
             *current, key,
-            [&](const std::optional<Item>& old) -> StatusOr<const Item*> {
+            [&](const std::optional<Item>& old) -> StatusOr<NewVersion> {
               // Re-checked under the item's lock: still expired, TTL still on.
               TableInfoPtr now_table = CurrentTable(*current);
               if (!old || !Expired(*old, attribute, now) || !now_table ||
@@ -207,7 +207,7 @@ int64_t DBImpl::SweepExpiredItems() {
                 return ConditionalCheckFailed("no longer expired");
               }
               removed = true;
-              return nullptr;
+              return NewVersion{};
             },
             nullptr, nullptr, {}, ChangeOrigin::kTimeToLive);
         if (s.ok() && removed) deleted++;
