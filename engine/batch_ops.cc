@@ -246,12 +246,7 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       if (wr.put_item) {
         // The request's item as it is, unless a number in it needs its normal
         // form: then a normalised copy.
-        bool normal = true;
-        DR_RETURN_IF_ERROR(ValidateItem(*wr.put_item, &normal));
-        if (!normal) {
-          w.normalized = *wr.put_item;
-          DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&*w.normalized));
-        }
+        DR_RETURN_IF_ERROR(ValidateItem(*wr.put_item, &w.normalized));
         w.put = &*wr.put_item;
         w.new_size = ItemSize(*w.new_item());
         if (w.new_size > kItemSizeBytesMax) {

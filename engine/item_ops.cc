@@ -380,12 +380,11 @@ StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* t
   // the request's own, unless it was taken or a number in it needs its normal
   // form (then a normalised copy).
   std::optional<Item> owned;
-  if (take != nullptr) owned.emplace(std::move(*take));
-  bool normal = true;
-  DR_RETURN_IF_ERROR(owned ? NormalizeAndValidateItem(&*owned) : ValidateItem(req.item, &normal));
-  if (!normal) {
-    owned.emplace(req.item);
+  if (take != nullptr) {
+    owned.emplace(std::move(*take));
     DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&*owned));
+  } else {
+    DR_RETURN_IF_ERROR(ValidateItem(req.item, &owned));
   }
   const Item* item = owned ? &*owned : &req.item;
   const size_t size = ItemSize(*item);

@@ -171,9 +171,13 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
 
 Status NormalizeAndValidateItem(Item* item) { return CheckItem(*item, item, nullptr); }
 
-Status ValidateItem(const Item& item, bool* normal) {
-  *normal = true;
-  return CheckItem(item, nullptr, normal);
+Status ValidateItem(const Item& item, std::optional<Item>* normalized) {
+  normalized->reset();
+  bool normal = true;
+  DR_RETURN_IF_ERROR(CheckItem(item, nullptr, &normal));
+  if (normal) return Status::Ok();
+  normalized->emplace(item);
+  return NormalizeAndValidateItem(&**normalized);
 }
 
 }  // namespace dynarock

@@ -32,6 +32,8 @@
 #ifndef DYNAROCK_ENGINE_ITEM_VALIDATION_H_
 #define DYNAROCK_ENGINE_ITEM_VALIDATION_H_
 
+#include <optional>
+
 #include "dynarock/attribute_value.h"
 #include "dynarock/status.h"
 
@@ -46,10 +48,11 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth);
 // attribute; the first error wins (attributes in name order).
 Status NormalizeAndValidateItem(Item* item);
 
-// ValidateItem(): the same checks on an item left as it is; `*normal` tells
-// whether its numbers are already in their normal form (when not, a copy
-// normalised by NormalizeAndValidateItem is what gets stored).
-Status ValidateItem(const Item& item, bool* normal);
+// ValidateItem(): the same checks on an item left as it is. When a number in
+// it is not in its normal form, `*normalized` is set to a normalised copy
+// (what gets stored); otherwise it is left empty and the item itself is
+// stored as it is, without a copy.
+Status ValidateItem(const Item& item, std::optional<Item>* normalized);
 
 }  // namespace dynarock
 

@@ -200,11 +200,8 @@ Status DBImpl::Loader::WriteRepeated() {
     size_t old_size = 0;
     std::optional<Item> old_item;
     if (rs.ok()) {
-      old_item.emplace();
-      const std::string_view bytes(stored.data(), stored.size());
-      if (!EncodedItemSize(bytes, &old_size) || !DecodeItem(bytes, &*old_item)) {
-        return InternalError("Corrupt item record");
-      }
+      DR_RETURN_IF_ERROR(ReadOldVersion(std::string_view(stored.data(), stored.size()),
+                                        /*decode=*/true, &old_size, &old_item));
       items_ -= 1;
       bytes_ -= static_cast<int64_t>(old_size);
     }

@@ -101,8 +101,11 @@ TEST_F(BatchTest, BatchWriteStoresNumbersNormalized) {
             static_cast<int64_t>(ItemSize(stored) +
                                  ItemSize(Get("acct", MakeItem({{"id", S("plain")}})).value())));
 
-  for (const AttributeValue& bad : {AttributeValue::M(MakeItem({{"x", N("1.2.3")}})),
-                                    AttributeValue::NS({"1", "1.0"})}) {
+  const std::pair<AttributeValue, const char*> refusals[] = {
+      {AttributeValue::M(MakeItem({{"x", N("1.2.3")}})), "The parameter cannot be converted to a numeric value"},
+      {AttributeValue::NS({"1", "1.0"}), "Input collection contains duplicates"},
+  };
+  for (const auto& [bad, message] : refusals) {
     BatchWriteItemRequest refused;
     WriteRequest first, second;
     first.put_item = MakeItem({{"id", S("first")}});
@@ -111,6 +114,7 @@ TEST_F(BatchTest, BatchWriteStoresNumbersNormalized) {
     auto r = db_->BatchWriteItem(refused);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().type(), ErrorType::kValidation) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(message), std::string::npos) << r.status().message();
     EXPECT_FALSE(Get("acct", MakeItem({{"id", S("first")}})).has_value());
     EXPECT_FALSE(Get("acct", MakeItem({{"id", S("second")}})).has_value());
   }

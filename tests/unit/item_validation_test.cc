@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 namespace dynarock {
@@ -38,9 +39,10 @@ TEST(ItemValidation, NormalisesNumbersEverywhere) {
   EXPECT_EQ(item["s"], AttributeValue::S("01.500"));
 }
 
-// ValidateItem: the same checks on an item left as it is, telling whether a
-// number anywhere in it (in an L, an M, an NS) is not in its normal form.
-TEST(ItemValidation, ValidateItemLeavesTheItemAndTellsWhetherItIsNormal) {
+// ValidateItem: the same checks on an item left as it is; a normalised copy
+// only when a number anywhere in it (in an L, an M, an NS) is not in its
+// normal form.
+TEST(ItemValidation, ValidateItemCopiesOnlyAnItemToNormalise) {
   Item inner;
   inner["x"] = AttributeValue::N("100");
   Item item;
@@ -48,9 +50,9 @@ TEST(ItemValidation, ValidateItemLeavesTheItemAndTellsWhetherItIsNormal) {
   item["l"] = AttributeValue::L({AttributeValue::N("0"), AttributeValue::M(inner)});
   item["ns"] = AttributeValue::NS({"-0.5", "10", "9"});
   item["s"] = AttributeValue::S("01.500");
-  bool normal = false;
-  ASSERT_TRUE(ValidateItem(item, &normal).ok());
-  EXPECT_TRUE(normal);
+  std::optional<Item> copy = Item{};  // set before: ValidateItem empties it
+  ASSERT_TRUE(ValidateItem(item, &copy).ok());
+  EXPECT_FALSE(copy.has_value());
   for (auto change : std::vector<std::function<void(Item*)>>{
            [](Item* i) { (*i)["n"] = AttributeValue::N("01.5"); },
            [](Item* i) {
@@ -63,26 +65,24 @@ TEST(ItemValidation, ValidateItemLeavesTheItemAndTellsWhetherItIsNormal) {
     Item odd = item;
     change(&odd);
     const Item before = odd;
-    normal = true;
-    ASSERT_TRUE(ValidateItem(odd, &normal).ok());
-    EXPECT_FALSE(normal);
+    ASSERT_TRUE(ValidateItem(odd, &copy).ok());
     EXPECT_EQ(odd, before);
+    ASSERT_TRUE(copy.has_value());
     Item normalised = odd;
     ASSERT_TRUE(NormalizeAndValidateItem(&normalised).ok());
-    EXPECT_TRUE(ValidateItem(normalised, &normal).ok());
-    EXPECT_TRUE(normal);
+    EXPECT_EQ(*copy, normalised);
   }
   // Errors are NormalizeAndValidateItem's.
   for (const AttributeValue& bad : {AttributeValue::N("1.2.3"), AttributeValue::SS({}),
                                     AttributeValue::NS({"1", "1.0"})}) {
     Item odd = item;
     odd["bad"] = bad;
-    Item copy = odd;
-    const Status checked = ValidateItem(odd, &normal);
-    const Status normalised = NormalizeAndValidateItem(&copy);
+    Item normalised = odd;
+    const Status checked = ValidateItem(odd, &copy);
+    const Status expected = NormalizeAndValidateItem(&normalised);
     ASSERT_FALSE(checked.ok());
-    EXPECT_EQ(checked.type(), normalised.type());
-    EXPECT_EQ(checked.message(), normalised.message());
+    EXPECT_EQ(checked.type(), expected.type());
+    EXPECT_EQ(checked.message(), expected.message());
   }
 }
 

@@ -7,7 +7,8 @@
 // a model of the data holds. A second table does the same for string sort
 // keys under begins_with, a GSI whose partition key is two attributes, and
 // the same reads of the table restored from a backup. A GSI added after the
-// load is backfilled across partitions and indexes every item.
+// load is backfilled across partitions and indexes every item. A database
+// compacted to one file a column family (internal::CompactAll) reads the same.
 
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "dynarock/db.h"
+#include "engine/storage_env.h"
 #include "tests/unit/testutil.h"
 
 namespace dynarock {
@@ -272,6 +274,63 @@ TEST_F(PrefixSeekTest, QueriesAndScansOverManyTableFilesMatchTheModel) {
   }
   std::sort(indexed.begin(), indexed.end());
   EXPECT_EQ(indexed, all);
+}
+
+// internal::CompactAll (the benchmarks' settled database) leaves one table
+// file a column family, written with the engine's table options (filters,
+// hashed data blocks): every item is then found by a point read and by its
+// partition's Query, a missing one is not, and the statistics and index
+// entries still agree with the items.
+TEST_F(PrefixSeekTest, CompactAllKeepsEveryItemAndTheStatistics) {
+  Load();
+  ASSERT_FALSE(HasFailure());
+  auto before = db_->DescribeTable({"tbl"});
+  ASSERT_TRUE(before.ok());
+  auto loaded = db_->VerifyChecksums();
+  ASSERT_TRUE(loaded.ok());
+  uint64_t items_bytes = 0;
+  Status compacted = internal::CompactAll(db_.get(), &items_bytes);
+  ASSERT_TRUE(compacted.ok()) << compacted.ToString();
+  EXPECT_GT(items_bytes, 0u);
+  auto files = db_->VerifyChecksums();
+  ASSERT_TRUE(files.ok());
+  // One file a column family with data (items, indexes, catalog), where the
+  // load left a dozen.
+  EXPECT_LE(files->files, 4);
+  EXPECT_LT(files->files, loaded->files);
+  auto after = db_->DescribeTable({"tbl"});
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->table.item_count, before->table.item_count);
+  EXPECT_EQ(after->table.table_size_bytes, before->table.table_size_bytes);
+  EXPECT_EQ(after->table.item_count, static_cast<int64_t>(model_.size()));
+  auto report = db_->CheckConsistency();  // statistics and index entries against the items
+  ASSERT_TRUE(report.ok());
+  EXPECT_TRUE(report->ok()) << (report->differences.empty() ? "" : report->differences[0]);
+  for (int p = 0; p < kPartitions; ++p) {
+    std::vector<Item> expected;
+    for (int s = 0; s < kPerPartition; ++s) {
+      GetItemRequest g;
+      g.table_name = "tbl";
+      g.key = {{"pk", AttributeValue::S(Part(p))}, {"sk", AttributeValue::N(std::to_string(s))}};
+      auto got = db_->GetItem(g);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      const std::string id = Part(p) + "/" + std::to_string(s);
+      auto it = model_.find(id);
+      if (it == model_.end()) {
+        EXPECT_FALSE(got->item.has_value()) << id;
+        continue;
+      }
+      ASSERT_TRUE(got->item.has_value()) << id;
+      EXPECT_EQ(*got->item, it->second);
+      expected.push_back(it->second);
+    }
+    QueryRequest q;
+    q.table_name = "tbl";
+    q.key_condition_expression = "pk = :p";
+    q.expression_attribute_values = {{":p", AttributeValue::S(Part(p))}};
+    q.has_expression_attribute_values = true;
+    EXPECT_EQ(QueryAll(q, 1000), expected) << Part(p);
+  }
 }
 
 TEST_F(PrefixSeekTest, BeginsWithAMultiAttributeIndexAndARestoredTableMatchTheModel) {
