@@ -72,9 +72,19 @@ describe('capacity enforcement', { skip: external && 'needs the control API of i
   });
 
   test('a batch returns the throttled writes unprocessed', async () => {
-    // Drain what the table earned while the last test ran.
+    // Drain what the table earned while the last test ran, with an item of
+    // ~390 write units: the one admitted last leaves the bucket hundreds of
+    // units short, so no refill between the drain and the batch (a few ms at
+    // 2 units a second) can admit the batch's write. (Drained with 1-unit
+    // items, the bucket could stand a hair under one unit and refill in time.)
+    const big = { ...key('drain'), pad: { S: 'x'.repeat(390000) } };
     for (;;) {
-      try { await client.send(new PutItemCommand({ TableName: T, Item: key('drain') })); } catch { break; }
+      try {
+        await client.send(new PutItemCommand({ TableName: T, Item: big }));
+      } catch (err) {
+        if (!(err instanceof ProvisionedThroughputExceededException)) throw err;
+        break;
+      }
     }
     const r = await client.send(new BatchWriteItemCommand({ RequestItems: {
       [T]: [{ PutRequest: { Item: key('u1') } }],
