@@ -294,10 +294,10 @@ TEST_F(PrefixSeekTest, CompactAllKeepsEveryItemAndTheStatistics) {
   EXPECT_GT(items_bytes, 0u);
   auto files = db_->VerifyChecksums();
   ASSERT_TRUE(files.ok());
-  // One file a column family with data (items, indexes, catalog), where the
-  // load left a dozen.
-  EXPECT_LE(files->files, 4);
-  EXPECT_LT(files->files, loaded->files);
+  // One file a column family with data (items, indexes, catalog). The load
+  // leaves about a dozen, unless background compactions (on a busy machine)
+  // got there first, so the count before is not compared.
+  EXPECT_LE(files->files, 4) << loaded->files << " before";
   auto after = db_->DescribeTable({"tbl"});
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(after->table.item_count, before->table.item_count);
