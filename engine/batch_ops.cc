@@ -246,9 +246,8 @@ StatusOr<BatchWriteItemResponse> DBImpl::BatchWriteItem(const BatchWriteItemRequ
       if (wr.put_item) {
         // The request's item as it is, unless a number in it needs its normal
         // form: then a normalised copy.
-        DR_RETURN_IF_ERROR(ValidateItem(*wr.put_item, &w.normalized));
+        DR_RETURN_IF_ERROR(ValidateItem(*wr.put_item, &w.normalized, &w.new_size));
         w.put = &*wr.put_item;
-        w.new_size = ItemSize(*w.new_item());
         if (w.new_size > kItemSizeBytesMax) {
           return ValidationError("Item size has exceeded the maximum allowed size");
         }

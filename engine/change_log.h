@@ -76,6 +76,11 @@ struct PendingChange {
 
 // The writes of one atomic commit: the RocksDB batch and the records it makes.
 struct WriteSet {
+  WriteSet() = default;
+  // `batch_bytes`: what the batch is expected to hold, allocated up front (a
+  // batch otherwise grows by copying as each write is added).
+  explicit WriteSet(size_t batch_bytes) : batch(batch_bytes) {}
+
   rocksdb::WriteBatch batch;
   std::vector<PendingChange> changes;
   // Options::gsi_lag_*: the global secondary index entries of the writes,

@@ -5,6 +5,7 @@
 #include "engine/item_codec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "dynarock/item_size.h"
 #include "dynarock/item_view.h"
@@ -13,43 +14,125 @@
 namespace dynarock {
 namespace {
 
-void EncodeValue(const AttributeValue& v, std::string* out);
+// Appends to a string through a pointer: room is made for each attribute
+// (its name, type, length and scalar bytes) at once, and the bytes are then
+// stored without a capacity check apiece. The string is longer than what was
+// written until Finish() trims it.
+class Writer {
+ public:
+  // `hint`: the bytes expected; more are made room for as needed.
+  Writer(std::string* out, size_t hint) : out_(out), pos_(out->size()) { Reserve(hint); }
+  Writer(const Writer&) = delete;
+  Writer& operator=(const Writer&) = delete;
 
-void EncodeMap(const Item& map, std::string* out) {
-  PutVarint32(out, static_cast<uint32_t>(map.size()));
+  void Finish() { out_->resize(pos_); }
+
+  // Room for `n` more bytes, for the calls below.
+  [[gnu::always_inline]] void Reserve(size_t n) {
+    if (out_->size() - pos_ < n) Grow(n);
+  }
+  void Byte(char c) { (*out_)[pos_++] = c; }
+  void Varint(uint32_t v) {
+    char* p = out_->data() + pos_;
+    char* const begin = p;
+    while (v >= 128) {
+      *p++ = static_cast<char>(v | 128);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+    pos_ += static_cast<size_t>(p - begin);
+  }
+  void LengthPrefixed(std::string_view bytes) {
+    Varint(static_cast<uint32_t>(bytes.size()));
+    if (!bytes.empty()) std::memcpy(out_->data() + pos_, bytes.data(), bytes.size());
+    pos_ += bytes.size();
+  }
+
+ private:
+  // The capacity grows geometrically (appending items to one buffer stays
+  // linear); the length only by what is asked and a little more, since each
+  // byte past the content is zeroed and then trimmed.
+  [[gnu::noinline]] void Grow(size_t n) {
+    const size_t need = pos_ + n;
+    if (out_->capacity() < need) out_->reserve(std::max(need, 2 * out_->capacity()));
+    out_->resize(std::min(out_->capacity(), need + kSlack));
+  }
+
+  static constexpr size_t kSlack = 64;
+  std::string* out_;
+  size_t pos_;  // where the next byte goes
+};
+
+void EncodeValue(const AttributeValue& v, Writer* out);
+
+void EncodeMap(const Item& map, Writer* out) {
+  out->Reserve(kMaxVarint32Bytes);
+  out->Varint(static_cast<uint32_t>(map.size()));
   for (const auto& [name, value] : map) {
-    PutLengthPrefixed(out, name);
+    if (value.is(AttrType::kS) || value.is(AttrType::kN) || value.is(AttrType::kB)) {
+      // Most attributes: name, type and scalar in one go, without a call.
+      const std::string& scalar = value.scalar();
+      out->Reserve(1 + 2 * kMaxVarint32Bytes + name.size() + scalar.size());
+      out->LengthPrefixed(name);
+      out->Byte(static_cast<char>(value.type()));
+      out->LengthPrefixed(scalar);
+      continue;
+    }
+    out->Reserve(kMaxVarint32Bytes + name.size());
+    out->LengthPrefixed(name);
     EncodeValue(value, out);
   }
 }
 
-void EncodeValue(const AttributeValue& v, std::string* out) {
-  out->push_back(static_cast<char>(v.type()));
+void EncodeValue(const AttributeValue& v, Writer* out) {
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kN:
     case AttrType::kB:
-      PutLengthPrefixed(out, v.scalar());
+      out->Reserve(1 + kMaxVarint32Bytes + v.scalar().size());
+      out->Byte(static_cast<char>(v.type()));
+      out->LengthPrefixed(v.scalar());
       break;
     case AttrType::kBool:
-      out->push_back(v.boolean() ? '\x01' : '\x00');
+      out->Reserve(2);
+      out->Byte(static_cast<char>(v.type()));
+      out->Byte(v.boolean() ? '\x01' : '\x00');
       break;
     case AttrType::kNull:
+      out->Reserve(1);
+      out->Byte(static_cast<char>(v.type()));
       break;
     case AttrType::kL:
-      PutVarint32(out, static_cast<uint32_t>(v.list().size()));
+      out->Reserve(1 + kMaxVarint32Bytes);
+      out->Byte(static_cast<char>(v.type()));
+      out->Varint(static_cast<uint32_t>(v.list().size()));
       for (const AttributeValue& e : v.list()) EncodeValue(e, out);
       break;
     case AttrType::kM:
+      out->Reserve(1);
+      out->Byte(static_cast<char>(v.type()));
       EncodeMap(v.map(), out);
       break;
     case AttrType::kSS:
     case AttrType::kNS:
     case AttrType::kBS:
-      PutVarint32(out, static_cast<uint32_t>(v.set().size()));
-      for (const std::string& e : v.set()) PutLengthPrefixed(out, e);
+      out->Reserve(1 + kMaxVarint32Bytes);
+      out->Byte(static_cast<char>(v.type()));
+      out->Varint(static_cast<uint32_t>(v.set().size()));
+      for (const std::string& e : v.set()) {
+        out->Reserve(kMaxVarint32Bytes + e.size());
+        out->LengthPrefixed(e);
+      }
       break;
   }
+}
+
+// What an item's encoding is expected to take: its DynamoDB size counts every
+// name and value byte; the encoding adds the header, and a type byte and a
+// length or two for each top-level attribute (a nested one may make room
+// once more).
+size_t EncodedSizeHint(const Item& item, size_t size) {
+  return 1 + 2 * kMaxVarint32Bytes + size + 4 * item.size();
 }
 
 // `a < b` and `a == b` bytewise, as std::string_view orders and compares,
@@ -414,9 +497,11 @@ class Decoder {
 }  // namespace
 
 void EncodeItemTo(const Item& item, size_t size, std::string* out) {
-  out->push_back(static_cast<char>(kItemFormatV2));
-  PutVarint32(out, static_cast<uint32_t>(size));
-  EncodeMap(item, out);
+  Writer w(out, EncodedSizeHint(item, size));
+  w.Byte(static_cast<char>(kItemFormatV2));
+  w.Varint(static_cast<uint32_t>(size));
+  EncodeMap(item, &w);
+  w.Finish();
 }
 
 void EncodeItemTo(const Item& item, std::string* out) { EncodeItemTo(item, ItemSize(item), out); }
@@ -426,24 +511,28 @@ size_t EncodeItemWithStrings(const Item& item,
                              std::string* out) {
   size_t size = ItemSize(item);
   for (const auto& [name, value] : strings) size += name.size() + value.size();
-  out->push_back(static_cast<char>(kItemFormatV2));
-  PutVarint32(out, static_cast<uint32_t>(size));
-  PutVarint32(out, static_cast<uint32_t>(item.size() + strings.size()));
+  Writer w(out, EncodedSizeHint(item, size) + 8 * strings.size());
+  w.Byte(static_cast<char>(kItemFormatV2));
+  w.Varint(static_cast<uint32_t>(size));
+  w.Varint(static_cast<uint32_t>(item.size() + strings.size()));
   // The two name-ordered sequences, merged.
   auto next = strings.begin();
   auto put_strings_before = [&](const std::string* name) {
     for (; next != strings.end() && (name == nullptr || next->first < *name); ++next) {
-      PutLengthPrefixed(out, next->first);
-      out->push_back(static_cast<char>(AttrType::kS));
-      PutLengthPrefixed(out, next->second);
+      w.Reserve(1 + 2 * kMaxVarint32Bytes + next->first.size() + next->second.size());
+      w.LengthPrefixed(next->first);
+      w.Byte(static_cast<char>(AttrType::kS));
+      w.LengthPrefixed(next->second);
     }
   };
   for (const auto& [name, value] : item) {
     put_strings_before(&name);
-    PutLengthPrefixed(out, name);
-    EncodeValue(value, out);
+    w.Reserve(kMaxVarint32Bytes + name.size());
+    w.LengthPrefixed(name);
+    EncodeValue(value, &w);
   }
   put_strings_before(nullptr);
+  w.Finish();
   return size;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "dynarock/item_size.h"
 #include "engine/limits.h"
 #include "engine/number.h"
 
@@ -61,17 +62,27 @@ Status NestingError() {
 
 // Validates `v`, at nesting level `depth`. A number not in its normal form is
 // rewritten in `*out` when given (then `v` itself), else reported by
-// `*normal = false`.
-Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool* normal) {
+// `*normal = false`. When `size` is given, the value's size once normalised
+// (AttributeValueSize(), item_size.cc's rules) is added to it on the same walk.
+Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool* normal,
+                  size_t* size) {
   if (depth > kNestingDepthMax) return NestingError();
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kB:
+      if (size) *size += v.scalar().size();
+      return Status::Ok();
     case AttrType::kBool:
     case AttrType::kNull:
+      if (size) *size += 1;
       return Status::Ok();
     case AttrType::kN: {
+      if (IsPlainNormalNumber(v.scalar())) {  // most numbers: nothing to rewrite
+        if (size) *size += NumberSize(v.scalar());
+        return Status::Ok();
+      }
       DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(v.scalar()));
+      if (size) *size += NumberSize(norm);
       if (norm != v.scalar()) {
         if (out) {
           *out = AttributeValue::N(std::move(norm));
@@ -83,16 +94,20 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
     }
     case AttrType::kL: {
       const std::vector<AttributeValue>& list = v.list();
+      if (size) *size += kContainerOverheadBytes + kElementOverheadBytes * list.size();
       for (size_t i = 0; i < list.size(); ++i) {
-        DR_RETURN_IF_ERROR(
-            CheckValue(list[i], depth + 1, out ? &out->mutable_list()[i] : nullptr, normal));
+        DR_RETURN_IF_ERROR(CheckValue(list[i], depth + 1,
+                                      out ? &out->mutable_list()[i] : nullptr, normal, size));
       }
       return Status::Ok();
     }
     case AttrType::kM: {
       auto target = out ? out->mutable_map().begin() : Item::iterator();
+      if (size) *size += kContainerOverheadBytes;
       for (const auto& [name, e] : v.map()) {
-        DR_RETURN_IF_ERROR(CheckValue(e, depth + 1, out ? &(target++)->second : nullptr, normal));
+        if (size) *size += kElementOverheadBytes + name.size();
+        DR_RETURN_IF_ERROR(
+            CheckValue(e, depth + 1, out ? &(target++)->second : nullptr, normal, size));
       }
       return Status::Ok();
     }
@@ -104,6 +119,9 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
                                JoinElements(v.set(), false) + " contains duplicates.");
       }
+      if (size) {
+        for (const std::string& e : v.set()) *size += e.size();
+      }
       return Status::Ok();
     case AttrType::kBS:
       if (v.set().empty()) {
@@ -112,6 +130,9 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
       if (HasAdjacentDuplicates(v.set())) {
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
                                JoinElements(v.set(), true) + "of type BS contains duplicates.");
+      }
+      if (size) {
+        for (const std::string& e : v.set()) *size += e.size();
       }
       return Status::Ok();
     case AttrType::kNS: {
@@ -123,6 +144,7 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
       bool changed = false;
       for (const std::string& e : v.set()) {
         DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(e));
+        if (size) *size += NumberSize(norm);
         changed |= norm != e;
         norms.push_back(std::move(norm));
       }
@@ -143,7 +165,7 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
   return InternalError("unknown attribute type");
 }
 
-Status CheckItem(const Item& item, Item* out, bool* normal) {
+Status CheckItem(const Item& item, Item* out, bool* normal, size_t* size) {
   auto target = out ? out->begin() : Item::iterator();
   for (const auto& [name, value] : item) {
     // "Attribute names must be at least one character long and less than 64 KB".
@@ -158,7 +180,14 @@ Status CheckItem(const Item& item, Item* out, bool* normal) {
                              name.substr(0, shown) + "... is " + std::to_string(name.size()) +
                              " bytes long; attribute names must be less than 64 KB");
     }
-    DR_RETURN_IF_ERROR(CheckValue(value, 1, out ? &(target++)->second : nullptr, normal));
+    if (value.is(AttrType::kS) || value.is(AttrType::kB)) {
+      // Most attributes: nothing to check in a string or binary, only its size.
+      if (size) *size += name.size() + value.scalar().size();
+      if (out) ++target;
+      continue;
+    }
+    if (size) *size += name.size();
+    DR_RETURN_IF_ERROR(CheckValue(value, 1, out ? &(target++)->second : nullptr, normal, size));
   }
   return Status::Ok();
 }
@@ -166,15 +195,21 @@ Status CheckItem(const Item& item, Item* out, bool* normal) {
 }  // namespace
 
 Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
-  return CheckValue(*v, depth, v, nullptr);
+  return CheckValue(*v, depth, v, nullptr, nullptr);
 }
 
-Status NormalizeAndValidateItem(Item* item) { return CheckItem(*item, item, nullptr); }
+Status NormalizeAndValidateItem(Item* item) { return CheckItem(*item, item, nullptr, nullptr); }
 
-Status ValidateItem(const Item& item, std::optional<Item>* normalized) {
+Status NormalizeAndValidateItem(Item* item, size_t* size) {
+  *size = 0;
+  return CheckItem(*item, item, nullptr, size);
+}
+
+Status ValidateItem(const Item& item, std::optional<Item>* normalized, size_t* size) {
   normalized->reset();
   bool normal = true;
-  DR_RETURN_IF_ERROR(CheckItem(item, nullptr, &normal));
+  *size = 0;
+  DR_RETURN_IF_ERROR(CheckItem(item, nullptr, &normal, size));
   if (normal) return Status::Ok();
   normalized->emplace(item);
   return NormalizeAndValidateItem(&**normalized);

@@ -47,12 +47,15 @@ Status NormalizeAndValidateValue(AttributeValue* v, int depth);
 // NormalizeAndValidateItem(): NormalizeAndValidateValue(value, 1) for every
 // attribute; the first error wins (attributes in name order).
 Status NormalizeAndValidateItem(Item* item);
+// The same, setting `*size` to the normalised item's ItemSize() on the same walk.
+Status NormalizeAndValidateItem(Item* item, size_t* size);
 
 // ValidateItem(): the same checks on an item left as it is. When a number in
 // it is not in its normal form, `*normalized` is set to a normalised copy
 // (what gets stored); otherwise it is left empty and the item itself is
-// stored as it is, without a copy.
-Status ValidateItem(const Item& item, std::optional<Item>* normalized);
+// stored as it is, without a copy. `*size` is set to the size of what gets
+// stored (ItemSize(), taken on the same walk as the checks).
+Status ValidateItem(const Item& item, std::optional<Item>* normalized, size_t* size);
 
 }  // namespace dynarock
 

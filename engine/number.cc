@@ -253,6 +253,27 @@ StatusOr<std::string> NormalizeNumber(std::string_view text) {
   return FormatNumber(d);
 }
 
+bool IsPlainNormalNumber(std::string_view text) {
+  // At most 38 characters: at most 38 significant digits, and an exponent far
+  // inside DynamoDB's range.
+  if (text.empty() || text.size() > static_cast<size_t>(kMaxDigits)) return false;
+  if (text == "0") return true;
+  size_t i = text[0] == '-' ? 1 : 0;
+  const size_t int_start = i;
+  while (i < text.size() && IsDigit(text[i])) ++i;
+  const size_t int_len = i - int_start;
+  if (int_len == 0) return false;
+  // "0" alone before a point, otherwise no leading zero.
+  if (text[int_start] == '0' && int_len > 1) return false;
+  if (i == text.size()) return text[int_start] != '0';  // an integer; not "-0"
+  if (text[i] != '.') return false;
+  const size_t frac_start = ++i;
+  while (i < text.size() && IsDigit(text[i])) ++i;
+  // Digits to the end, the last of them not a zero ("0.50", "1." and "0.0"
+  // normalise to something else).
+  return i == text.size() && i > frac_start && text.back() != '0';
+}
+
 int CompareNumbers(std::string_view a, std::string_view b) {
   // Fast path: two positive integers (normalised text has no leading zeros).
   auto plain = [](std::string_view s) {

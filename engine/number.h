@@ -42,6 +42,13 @@ std::string FormatNumber(const Decimal& d);
 // ParseNumber + FormatNumber.
 StatusOr<std::string> NormalizeNumber(std::string_view text);
 
+// True when `text` is certainly a valid number already in its normalised form
+// (NormalizeNumber(text) == text), checked without parsing or allocating: an
+// integer or a decimal of at most 38 characters with no leading zero, no
+// trailing zero after the point, no exponent and no "+" or "-0". False says
+// only that the fast check does not know (NormalizeNumber then decides).
+bool IsPlainNormalNumber(std::string_view text);
+
 // Numeric comparison of two valid normalised numbers: <0, 0, >0.
 int CompareNumbers(std::string_view a, std::string_view b);
 

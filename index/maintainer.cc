@@ -13,17 +13,33 @@
 
 namespace dynarock {
 
+namespace {
+
+// The bytes of StatsKey() and StatsDelta(), written where the caller says.
+constexpr size_t kStatsKeyBytes = 6;
+constexpr size_t kStatsDeltaBytes = 16;
+void PutStatsKey(uint32_t id, char* out) {
+  out[0] = 's';
+  out[1] = '/';
+  for (int i = 0, shift = 24; shift >= 0; ++i, shift -= 8) out[2 + i] = static_cast<char>(id >> shift);
+}
+void PutStatsDelta(int64_t count, int64_t bytes, char* out) {
+  memcpy(out, &count, 8);
+  memcpy(out + 8, &bytes, 8);
+}
+
+}  // namespace
+
 std::string StatsKey(uint32_t id) {
-  std::string key = "s/";
-  for (int shift = 24; shift >= 0; shift -= 8) key.push_back(static_cast<char>(id >> shift));
-  return key;
+  char key[kStatsKeyBytes];
+  PutStatsKey(id, key);
+  return std::string(key, sizeof key);
 }
 
 std::string StatsDelta(int64_t count, int64_t bytes) {
-  std::string out(16, '\0');
-  memcpy(&out[0], &count, 8);
-  memcpy(&out[8], &bytes, 8);
-  return out;
+  char delta[kStatsDeltaBytes];
+  PutStatsDelta(count, bytes, delta);
+  return std::string(delta, sizeof delta);
 }
 
 void DecodeStatsDelta(std::string_view value, int64_t* count, int64_t* bytes) {
@@ -270,7 +286,13 @@ Status StageIndexUpdates(const TableInfo& table, const Item* old_item, const Ite
 Status MergeStats(rocksdb::ColumnFamilyHandle* stats_cf, StatsDeltas* stats, rocksdb::WriteBatch* batch) {
   for (const auto& [id, delta] : *stats) {
     if (delta.first == 0 && delta.second == 0) continue;
-    DR_RETURN_IF_ERROR(FromRocksDB(batch->Merge(stats_cf, StatsKey(id), StatsDelta(delta.first, delta.second))));
+    // StatsKey() and StatsDelta()'s bytes, on the stack.
+    char key[kStatsKeyBytes];
+    char value[kStatsDeltaBytes];
+    PutStatsKey(id, key);
+    PutStatsDelta(delta.first, delta.second, value);
+    DR_RETURN_IF_ERROR(FromRocksDB(batch->Merge(stats_cf, rocksdb::Slice(key, sizeof key),
+                                                rocksdb::Slice(value, sizeof value))));
   }
   stats->clear();
   return Status();

@@ -104,6 +104,25 @@ TEST(ItemCodec, PropertyRandomItemsRoundTrip) {
   }
 }
 
+// Items appended one after another to one buffer (as a read's response
+// collects them) encode exactly as each does alone: the writer makes room past
+// what the buffer holds and trims it after.
+TEST(ItemCodec, ItemsAppendedToOneBuffer) {
+  ItemGen gen(77);
+  std::string buffer = "prefix";
+  std::vector<std::pair<size_t, std::string>> alone;
+  for (int i = 0; i < 300; ++i) {
+    Item item = gen.Map(0);
+    if (i % 50 == 0) item["big"] = AttributeValue::B(std::string(5000 + i, 'x'));
+    const size_t at = buffer.size();
+    EncodeItemTo(item, &buffer);
+    alone.emplace_back(at, EncodeItem(item));
+    ASSERT_EQ(buffer.size(), at + alone.back().second.size());
+  }
+  EXPECT_EQ(buffer.substr(0, 6), "prefix");
+  for (const auto& [at, bytes] : alone) EXPECT_EQ(buffer.substr(at, bytes.size()), bytes);
+}
+
 // A node reused for a name of the same type takes the new value's bytes
 // whole (a longer value, then a shorter one, then another type).
 TEST(ItemCodec, ReusedNodesTakeTheNextItemsValues) {

@@ -13,6 +13,9 @@
 #include <optional>
 #include <vector>
 
+#include "dynarock/item_size.h"
+#include "tests/unit/item_gen.h"
+
 namespace dynarock {
 namespace {
 
@@ -51,8 +54,10 @@ TEST(ItemValidation, ValidateItemCopiesOnlyAnItemToNormalise) {
   item["ns"] = AttributeValue::NS({"-0.5", "10", "9"});
   item["s"] = AttributeValue::S("01.500");
   std::optional<Item> copy = Item{};  // set before: ValidateItem empties it
-  ASSERT_TRUE(ValidateItem(item, &copy).ok());
+  size_t size = 0;
+  ASSERT_TRUE(ValidateItem(item, &copy, &size).ok());
   EXPECT_FALSE(copy.has_value());
+  EXPECT_EQ(size, ItemSize(item));
   for (auto change : std::vector<std::function<void(Item*)>>{
            [](Item* i) { (*i)["n"] = AttributeValue::N("01.5"); },
            [](Item* i) {
@@ -65,12 +70,16 @@ TEST(ItemValidation, ValidateItemCopiesOnlyAnItemToNormalise) {
     Item odd = item;
     change(&odd);
     const Item before = odd;
-    ASSERT_TRUE(ValidateItem(odd, &copy).ok());
+    ASSERT_TRUE(ValidateItem(odd, &copy, &size).ok());
     EXPECT_EQ(odd, before);
     ASSERT_TRUE(copy.has_value());
     Item normalised = odd;
-    ASSERT_TRUE(NormalizeAndValidateItem(&normalised).ok());
+    size_t normalised_size = 0;
+    ASSERT_TRUE(NormalizeAndValidateItem(&normalised, &normalised_size).ok());
     EXPECT_EQ(*copy, normalised);
+    // The size is the stored (normalised) item's: "01.5" counts as "1.5".
+    EXPECT_EQ(size, ItemSize(normalised));
+    EXPECT_EQ(normalised_size, ItemSize(normalised));
   }
   // Errors are NormalizeAndValidateItem's.
   for (const AttributeValue& bad : {AttributeValue::N("1.2.3"), AttributeValue::SS({}),
@@ -78,12 +87,63 @@ TEST(ItemValidation, ValidateItemCopiesOnlyAnItemToNormalise) {
     Item odd = item;
     odd["bad"] = bad;
     Item normalised = odd;
-    const Status checked = ValidateItem(odd, &copy);
+    const Status checked = ValidateItem(odd, &copy, &size);
     const Status expected = NormalizeAndValidateItem(&normalised);
     ASSERT_FALSE(checked.ok());
     EXPECT_EQ(checked.type(), expected.type());
     EXPECT_EQ(checked.message(), expected.message());
   }
+}
+
+// The size ValidateItem and NormalizeAndValidateItem take on their walk is
+// ItemSize() of what gets stored, for random items of every type and nesting,
+// with their numbers as sent (normal) and respelled (not: "1" as "1.0").
+void Respell(AttributeValue* v) {
+  auto respell = [](const std::string& n) {
+    return n.find('.') == std::string::npos ? n + ".0" : n + "0";
+  };
+  switch (v->type()) {
+    case AttrType::kN:
+      *v = AttributeValue::N(respell(v->scalar()));
+      break;
+    case AttrType::kNS: {
+      std::vector<std::string> elems;
+      for (const std::string& e : v->set()) elems.push_back(respell(e));
+      *v = AttributeValue::NS(std::move(elems));
+      break;
+    }
+    case AttrType::kL:
+      for (AttributeValue& e : v->mutable_list()) Respell(&e);
+      break;
+    case AttrType::kM:
+      for (auto& [name, e] : v->mutable_map()) Respell(&e);
+      break;
+    default:
+      break;
+  }
+}
+
+TEST(ItemValidation, SizeTakenOnTheWalkIsTheStoredItemsSize) {
+  testing::ItemGen gen(4242);
+  int respelled = 0;
+  for (int i = 0; i < 1000; ++i) {
+    Item item = gen.Map(0);
+    if (i % 2 == 1) {
+      for (auto& [name, v] : item) Respell(&v);
+    }
+    std::optional<Item> copy;
+    size_t size = 0;
+    ASSERT_TRUE(ValidateItem(item, &copy, &size).ok());
+    const Item& stored = copy ? *copy : item;
+    respelled += copy.has_value();
+    EXPECT_EQ(size, ItemSize(stored)) << i;
+    Item normalised = item;
+    size_t normalised_size = 0;
+    ASSERT_TRUE(NormalizeAndValidateItem(&normalised, &normalised_size).ok());
+    EXPECT_EQ(normalised, stored);
+    EXPECT_EQ(normalised_size, ItemSize(normalised)) << i;
+  }
+  EXPECT_GT(respelled, 100);  // the respelled half mostly holds a number
 }
 
 TEST(ItemValidation, EmptySets) {

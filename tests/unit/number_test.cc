@@ -293,6 +293,41 @@ TEST(Number, PropertyNormaliseMatchesReference) {
   }
 }
 
+// IsPlainNormalNumber is a fast "already normal" check: whenever it says so,
+// NormalizeNumber agrees (random spellings, their normal forms, and edges);
+// and it does recognise the common normal spellings.
+TEST(Number, PlainNormalNumberAgreesWithNormalize) {
+  NumberGen gen(99);
+  int recognised = 0;
+  auto check = [&](const std::string& text) {
+    if (!IsPlainNormalNumber(text)) return;
+    ++recognised;
+    StatusOr<std::string> norm = NormalizeNumber(text);
+    ASSERT_TRUE(norm.ok()) << text;
+    EXPECT_EQ(*norm, text);
+  };
+  for (int i = 0; i < 4000; ++i) {
+    const std::string text = gen.Next();
+    check(text);
+    StatusOr<std::string> norm = NormalizeNumber(text);
+    if (norm.ok()) check(*norm);
+  }
+  for (const char* text : {"", "-", "0", "-0", "00", "01", "0.0", "0.", ".5", "1.", "1.50", "+1",
+                           "1e2", "1E2", "0.05", "-0.05", "-10", "10.01", "1-", "1..2", "1.2.3",
+                           " 1", "1 ", "--1", "0x10", "12345678901234567890123456789012345678",
+                           "123456789012345678901234567890123456789", "0.0000000000000000001"}) {
+    check(text);
+  }
+  EXPECT_GT(recognised, 1000);
+  for (const char* text : {"0", "7", "-7", "10", "1234567890", "0.5", "-0.05", "3.14159",
+                           "100.001", "12345678901234567890123456789012345678"}) {
+    EXPECT_TRUE(IsPlainNormalNumber(text)) << text;
+  }
+  for (const char* text : {"-0", "00", "01", "0.0", "1.50", "+1", "1E2", "1.", ".5", ""}) {
+    EXPECT_FALSE(IsPlainNormalNumber(text)) << text;
+  }
+}
+
 TEST(Number, PropertyEqualNumbersWrittenDifferently) {
   NumberGen gen(7);
   for (int i = 0; i < 2000; ++i) {
