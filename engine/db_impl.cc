@@ -156,6 +156,11 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   if (write_failing_.load(std::memory_order_relaxed)) TryResume();
   rocksdb::WriteOptions wo;
   wo.sync = sync_;
+  // A write acknowledged as surviving power loss needs the new directory
+  // itself durable first.
+  if (wo.sync && creation_pending_.load(std::memory_order_acquire)) {
+    DR_RETURN_IF_ERROR(WaitForCreation());
+  }
   // In memory, a write-ahead log could recover nothing: a process that ends
   // takes the data with it. Without it each write copies its bytes once less.
   wo.disableWAL = options_.in_memory;

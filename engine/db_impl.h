@@ -140,6 +140,9 @@ class DBImpl final : public DB {
       bool recreating = false, std::shared_ptr<rocksdb::FileSystem> creation_base = nullptr);
   // Every column family compacted to its last level (engine/storage_env.h).
   Status CompactAll(uint64_t* items_bytes);
+  // Returns once a new directory's creation is durable (at once for any
+  // other database); its error, if making it durable failed.
+  Status WaitForCreation();
   ~DBImpl() override;
 
   StatusOr<CreateTableResponse> CreateTable(const CreateTableRequest& req) override;
@@ -524,6 +527,16 @@ class DBImpl final : public DB {
   // the creation is over. Both outlive db_.
   std::shared_ptr<internal::DeferredSyncFileSystem> creation_fs_;
   std::unique_ptr<rocksdb::Env> creation_env_;
+  // The new directory made durable (FinishCreation: its files and the
+  // directory synced, the marker removed) in the background once the
+  // database is handed out, so that a start does not wait for the disk.
+  // A write that must survive power loss (sync_writes) waits for it first
+  // (WaitForCreation), and so does the close.
+  void FinishCreationInBackground();
+  std::atomic<bool> creation_pending_{false};
+  std::mutex creation_mu_;
+  std::condition_variable creation_cv_;
+  Status creation_status_;  // GUARDED_BY(creation_mu_): FinishCreation's
   rocksdb::DB* db_ = nullptr;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::shared_ptr<rocksdb::Cache> block_cache_;  // the tables' (MemoryInUse)

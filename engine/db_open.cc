@@ -118,6 +118,8 @@ Status internal::CompactAll(DB* db, uint64_t* items_bytes) {
   return static_cast<DBImpl*>(db)->CompactAll(items_bytes);
 }
 
+Status internal::WaitForCreation(DB* db) { return static_cast<DBImpl*>(db)->WaitForCreation(); }
+
 Status DBImpl::CompactAll(uint64_t* items_bytes) {
   for (auto* h : handles_) {
     rocksdb::CompactRangeOptions cro;
@@ -439,17 +441,53 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       }
     }
   }
-  // A new directory made durable before anyone writes to it; or one whose
-  // creation finished but not its marker's removal.
-  if (impl->creation_fs_) impl->creation_fs_->EndDeferral();
-  if (impl->creation_fs_ || (writable_disk && internal::CreationInterrupted(dir))) {
+  // A new directory made durable, on a thread of its own, before a write
+  // that must survive power loss is acknowledged; or one whose creation
+  // finished but not its marker's removal, now.
+  if (impl->creation_fs_) {
+    impl->creation_fs_->EndDeferral();
+    impl->FinishCreationInBackground();
+  } else if (writable_disk && internal::CreationInterrupted(dir)) {
     DR_RETURN_IF_ERROR(internal::FinishCreation(dir));
   }
   return std::unique_ptr<DB>(std::move(impl));
 }
 
+void DBImpl::FinishCreationInBackground() {
+  creation_pending_.store(true, std::memory_order_release);
+  // On RocksDB's own background threads (the low-priority pool, which the
+  // compactions use), not a thread of its own: one more thread's stack and
+  // allocator arena would stay in the idle process's memory.
+  rocksdb::Env::Default()->Schedule(
+      [](void* arg) {
+        auto* self = static_cast<DBImpl*>(arg);
+        Status s = internal::FinishCreation(self->dir_);
+        if (!s.ok()) {
+          // The marker stays: the next writable open finishes the creation.
+          std::fprintf(stderr,
+                       "dynarock: the new data directory %s could not be made durable: %s. "
+                       "Writes with sync_writes fail until it is reopened\n",
+                       self->dir_.c_str(), s.message().c_str());
+        }
+        std::lock_guard<std::mutex> lock(self->creation_mu_);
+        self->creation_status_ = std::move(s);
+        self->creation_pending_.store(false, std::memory_order_release);
+        self->creation_cv_.notify_all();
+      },
+      this, rocksdb::Env::Priority::LOW);
+}
+
+Status DBImpl::WaitForCreation() {
+  std::unique_lock<std::mutex> lock(creation_mu_);
+  creation_cv_.wait(lock, [this] { return !creation_pending_.load(std::memory_order_acquire); });
+  if (creation_status_.ok()) return Status();
+  return InternalError("The new data directory could not be made durable: " +
+                       creation_status_.message());
+}
+
 DBImpl::~DBImpl() {
   shutting_down_ = true;
+  (void)WaitForCreation();  // the background job holds `this`
   {
     // Their files are in the memory Env, which goes before this map would.
     std::lock_guard<std::mutex> lock(snapshots_mu_);

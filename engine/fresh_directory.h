@@ -15,9 +15,14 @@
 //   2. RocksDB creates the database through DeferredSyncFileSystem, whose
 //      file and directory syncs do nothing while the creation lasts.
 //   3. FinishCreation(): every file in the directory is synced, then the directory;
-//      the marker is removed and the directory synced again. Only then is the
-//      database returned, so what its caller writes lands in a database as
-//      durable as one RocksDB created itself.
+//      the marker is removed and the directory synced again. The engine runs
+//      it on a thread of its own once the database is handed out (a start
+//      does not wait for the disk's ~2 ms of syncs), and a write that must
+//      survive power loss (Options::sync_writes) waits for it before it is
+//      acknowledged, so such a write lands in a database as durable as one
+//      RocksDB created itself. Writes without sync_writes survive a process
+//      crash either way (the page cache holds them), and a power cut may lose
+//      them either way; closing the database waits for the syncs.
 //
 // A crash (of the machine: a process crash loses nothing from the page
 // cache) between 1 and 3 can leave files whose contents never reached the

@@ -43,6 +43,13 @@ StatusOr<std::unique_ptr<DB>> OpenCreatingThrough(const Options& options, std::s
 // files' bytes afterwards.
 Status CompactAll(DB* db, uint64_t* items_bytes = nullptr);
 
+// Returns once a new data directory that `db` (a DB::Open'd one) created
+// is durable: its files and the directory synced and the creation's marker
+// removed, which DB::Open leaves to a thread of its own
+// (engine/fresh_directory.h). For tests, and for `serve`, which releases its
+// start-up pages after it; writes with sync_writes wait for it themselves.
+Status WaitForCreation(DB* db);
+
 // The catalog column family's merge operator (index/maintainer.h's statistics
 // deltas, summed), for programs that open a DB's files with RocksDB directly
 // or mirror it (the benchmarks' raw baselines).

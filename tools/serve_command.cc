@@ -28,6 +28,7 @@
 #include "client/http_client.h"
 #include "engine/api/handler.h"
 #include "engine/api/json_writer.h"
+#include "engine/storage_env.h"
 #include "tools/command.h"
 #include "tools/console/console_routes.h"
 #include "tools/replicate/replicator.h"
@@ -727,7 +728,10 @@ int RunServe(const Args& args) {
               db_opts.in_memory ? "in-memory" : data_dir.c_str());
   std::fputs(metrics_line.c_str(), stdout);
   std::fflush(stdout);
-  // Idle, the server holds only what it uses (tools/server/idle_memory.h).
+  // Idle, the server holds only what it uses (tools/server/idle_memory.h),
+  // once a new data directory's creation is durable (its syncs run in the
+  // background, engine/fresh_directory.h, and fault in code of their own).
+  (void)internal::WaitForCreation(database);
   server::ReleaseStartupPages();
 
   int sig = 0;
