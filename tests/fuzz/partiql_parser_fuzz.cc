@@ -4,7 +4,7 @@
 //
 //   FUZZ_TARGETS=partiql_parser_fuzz bash tests/fuzz/run_fuzzers.sh
 //
-// fuzz-sources: engine/partiql/parser.cc engine/number.cc engine/attribute_value.cc engine/status.cc
+// fuzz-sources: engine/partiql/parser.cc engine/partiql/lexer.cc engine/number.cc engine/attribute_value.cc engine/status.cc
 // fuzz-corpus: partiql
 
 #include <cstddef>

@@ -14,6 +14,7 @@
 // fuzz-sources: engine/api/streams_json.cc engine/api/base64.cc engine/status.cc
 // fuzz-sources: engine/attribute_value.cc engine/number.cc engine/item_codec.cc
 // fuzz-sources: engine/item_size.cc engine/item_validation.cc engine/table_validation.cc
+// fuzz-sources: engine/table_checks.cc
 // fuzz-sources: engine/table_info.cc
 
 #include <cstddef>
