@@ -21,7 +21,7 @@
 // stream's policy operations against the stream's policy); the Streams
 // operations and PartiQL statements are not. A PutResourcePolicy whose new document would
 // deny its caller dynamodb:PutResourcePolicy is refused unless it sets
-// ConfirmRemoveSelfResourceAccess (handler.cc). DynamoDB lets the account root
+// ConfirmRemoveSelfResourceAccess (request_pipeline.h). DynamoDB lets the account root
 // delete any policy; no caller here is the root, so a policy that denies every
 // caller its own removal is undone by serving once without --require-auth.
 // ExportTableToPointInTime and RestoreTableToPointInTime meet their source

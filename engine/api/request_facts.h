@@ -1,6 +1,6 @@
 // File: engine/api/request_facts.h
 //
-// Internal to api::Handler (handler.cc): what a decoded request names (tables,
+// Internal to api::Handler (request_pipeline.h): what a decoded request names (tables,
 // index, the partition keys of its items) for the fault rules (faults.h) and
 // the request log (request_log.h), what its response says (items read, why a
 // page ended), and the partial batches of "unprocessed" fault rules.
