@@ -440,11 +440,23 @@ StatusOr<PutItemResponse> DBImpl::PutItemImpl(const PutItemRequest& req, Item* t
 
 // ---------------------------------------------------------------- GetItem
 
+namespace {
+
+// A request's key, validated where it is; when a number in it is not in its
+// normal form, normalised into `*normalized` (what the key is then read as).
+StatusOr<const Item*> ValidatedKey(const Item& key, std::optional<Item>* normalized) {
+  size_t size = 0;
+  DR_RETURN_IF_ERROR(ValidateItem(key, normalized, &size));
+  return normalized->has_value() ? &**normalized : &key;
+}
+
+}  // namespace
+
 StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckParameters(req));
-  Item key_item = req.key;
-  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  std::optional<Item> normalized_key;
+  DR_ASSIGN_OR_RETURN(const Item* key_item, ValidatedKey(req.key, &normalized_key));
 
   std::optional<expr::ProjectionSpec> projection;
   expr::ExpressionContext ctx(&req.expression_attribute_names, nullptr,
@@ -458,7 +470,7 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, *key_item, /*for_put=*/false));
   if (projection) DR_RETURN_IF_ERROR(CheckKeyPathsScalar(projection->paths, *table));
 
   ReadResult read;
@@ -485,8 +497,8 @@ StatusOr<GetItemResponse> DBImpl::GetItem(const GetItemRequest& req) {
 StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckParameters(req));
-  Item key_item = req.key;
-  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  std::optional<Item> normalized_key;
+  DR_ASSIGN_OR_RETURN(const Item* key_item, ValidatedKey(req.key, &normalized_key));
 
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
@@ -498,7 +510,7 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, *key_item, /*for_put=*/false));
   if (condition) {
     DR_RETURN_IF_ERROR(CheckKeyPathsScalar(expr::ConditionPaths(*condition), table->key, nullptr));
   }
@@ -515,7 +527,7 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
       req.return_values == ReturnValue::kAllOld ? &old_item : nullptr, &cost,
       req.table_name, ChangeOrigin::kUser, /*compute_reads_old=*/condition != nullptr));
   DeleteItemResponse resp;
-  resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
+  resp.item_collection_metrics = CollectionMetrics(*table, *key_item, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   if (req.return_values == ReturnValue::kAllOld && old_item) resp.attributes = std::move(old_item);
   return resp;
@@ -526,8 +538,8 @@ StatusOr<DeleteItemResponse> DBImpl::DeleteItem(const DeleteItemRequest& req) {
 StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   DR_RETURN_IF_ERROR(ValidateTableName(req.table_name, "tableName"));
   DR_RETURN_IF_ERROR(CheckParameters(req));
-  Item key_item = req.key;
-  DR_RETURN_IF_ERROR(NormalizeAndValidateItem(&key_item));
+  std::optional<Item> normalized_key;
+  DR_ASSIGN_OR_RETURN(const Item* key_item, ValidatedKey(req.key, &normalized_key));
 
   DR_ASSIGN_OR_RETURN(ValueMap values, NormalizeExpressionValues(req.expression_attribute_values));
   expr::ExpressionContext ctx(&req.expression_attribute_names, &values,
@@ -549,7 +561,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
   DR_RETURN_IF_ERROR(ctx.CheckAllUsed());
 
   DR_ASSIGN_OR_RETURN(TableInfoPtr table, FindTable(req.table_name));
-  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, key_item, /*for_put=*/false));
+  DR_ASSIGN_OR_RETURN(std::string key, ItemKey(*table, *key_item, /*for_put=*/false));
   std::vector<expr::Path> updated_paths;
   if (plan) {
     updated_paths = expr::UpdatedPaths(*plan);
@@ -566,7 +578,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
       [&](const std::optional<Item>& old) -> StatusOr<NewVersion> {
         DR_RETURN_IF_ERROR(
             CheckCondition(condition, old, req.return_values_on_condition_check_failure_all_old));
-        Item next = old ? *old : key_item;
+        Item next = old ? *old : *key_item;
         if (plan) DR_RETURN_IF_ERROR(expr::ApplyUpdate(*plan, &next));
         const size_t size = ItemSize(next);
         if (size > kItemSizeBytesMax) {
@@ -579,7 +591,7 @@ StatusOr<UpdateItemResponse> DBImpl::UpdateItem(const UpdateItemRequest& req) {
       &old_item, &cost, req.table_name));
 
   UpdateItemResponse resp;
-  resp.item_collection_metrics = CollectionMetrics(*table, key_item, req.return_item_collection_metrics);
+  resp.item_collection_metrics = CollectionMetrics(*table, *key_item, req.return_item_collection_metrics);
   resp.consumed_capacity = ReportCapacity(req.return_consumed_capacity, req.table_name, cost, false);
   switch (req.return_values) {
     case ReturnValue::kNone:

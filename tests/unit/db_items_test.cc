@@ -95,6 +95,54 @@ TEST_F(ItemsTest, PutItemLeavesTheRequestsItemAsSent) {
   EXPECT_EQ(Get("tab", MakeItem({{"pk", S("c")}, {"sk", N("4")}})), plain.item);
 }
 
+// A key given with its number spelled otherwise ("30.0", "3E1") finds the
+// item stored under "30", for GetItem, UpdateItem and DeleteItem alike; an
+// UpdateItem that creates its item stores the key's normal form ("4E1" as
+// "40"); each request's key is left as it was sent.
+TEST_F(ItemsTest, KeysWithNumbersSpelledOtherwiseFindTheItem) {
+  ASSERT_OK(db_->PutItem(PutReq(MakeItem({{"pk", S("k")}, {"sk", N("30")}, {"v", N("1")}}))));
+  GetItemRequest get;
+  get.table_name = "tab";
+  get.key = MakeItem({{"pk", S("k")}, {"sk", N("30.0")}});
+  const Item get_key = get.key;
+  auto got = db_->GetItem(get);
+  ASSERT_OK(got);
+  ASSERT_TRUE(got->item.has_value());
+  EXPECT_EQ(got->item->at("v"), N("1"));
+  EXPECT_EQ(get.key, get_key);
+
+  UpdateItemRequest update;
+  update.table_name = "tab";
+  update.key = MakeItem({{"pk", S("k")}, {"sk", N("3E1")}});
+  update.update_expression = "SET v = :v";
+  update.expression_attribute_values = MakeItem({{":v", N("2")}});
+  update.has_expression_attribute_values = true;
+  const Item update_key = update.key;
+  ASSERT_OK(db_->UpdateItem(update));
+  EXPECT_EQ(update.key, update_key);
+  auto updated = Get("tab", MakeItem({{"pk", S("k")}, {"sk", N("30")}}));
+  ASSERT_TRUE(updated.has_value());
+  EXPECT_EQ(updated->at("v"), N("2"));
+  EXPECT_EQ(updated->at("sk"), N("30"));
+  // An update that creates its item stores the key in its normal form.
+  update.key = MakeItem({{"pk", S("k")}, {"sk", N("4E1")}});
+  ASSERT_OK(db_->UpdateItem(update));
+  auto created = Get("tab", MakeItem({{"pk", S("k")}, {"sk", N("40")}}));
+  ASSERT_TRUE(created.has_value());
+  EXPECT_EQ(created->at("sk"), N("40"));
+
+  DeleteItemRequest del;
+  del.table_name = "tab";
+  del.key = MakeItem({{"pk", S("k")}, {"sk", N("030.00")}});
+  const Item del_key = del.key;
+  ASSERT_OK(db_->DeleteItem(del));
+  EXPECT_EQ(del.key, del_key);
+  EXPECT_FALSE(Get("tab", MakeItem({{"pk", S("k")}, {"sk", N("30")}})).has_value());
+  // A key that is no number is refused as before.
+  get.key = MakeItem({{"pk", S("k")}, {"sk", N("3x")}});
+  EXPECT_ERROR(db_->GetItem(get), ErrorType::kValidation, "The parameter cannot be converted");
+}
+
 TEST_F(ItemsTest, KeyValidation) {
   EXPECT_ERROR(db_->PutItem(PutReq(MakeItem({{"sk", N("1")}}))), ErrorType::kValidation,
                "One or more parameter values were invalid: Missing the key pk in the item");
