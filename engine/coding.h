@@ -92,16 +92,21 @@ inline size_t VarintLength(uint64_t v) {
   return len;
 }
 
+// EncodeVarint64(): writes `v` as a varint at `dst` (room for
+// kMaxVarint64Bytes) and returns the byte after it.
+inline char* EncodeVarint64(char* dst, uint64_t v) {
+  while (v >= 128) {
+    *dst++ = static_cast<char>(v | 128);
+    v >>= 7;
+  }
+  *dst++ = static_cast<char>(v);
+  return dst;
+}
+
 // PutVarint32() / PutVarint64(): append a varint.
 inline void PutVarint64(std::string* dst, uint64_t v) {
   char buf[kMaxVarint64Bytes];
-  size_t n = 0;
-  while (v >= 128) {
-    buf[n++] = static_cast<char>(v | 128);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  dst->append(buf, n);
+  dst->append(buf, static_cast<size_t>(EncodeVarint64(buf, v) - buf));
 }
 inline void PutVarint32(std::string* dst, uint32_t v) { PutVarint64(dst, v); }
 

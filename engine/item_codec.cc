@@ -33,14 +33,8 @@ class Writer {
   }
   void Byte(char c) { (*out_)[pos_++] = c; }
   void Varint(uint32_t v) {
-    char* p = out_->data() + pos_;
-    char* const begin = p;
-    while (v >= 128) {
-      *p++ = static_cast<char>(v | 128);
-      v >>= 7;
-    }
-    *p++ = static_cast<char>(v);
-    pos_ += static_cast<size_t>(p - begin);
+    char* const at = out_->data() + pos_;
+    pos_ += static_cast<size_t>(EncodeVarint64(at, v) - at);
   }
   void LengthPrefixed(std::string_view bytes) {
     Varint(static_cast<uint32_t>(bytes.size()));

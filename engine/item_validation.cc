@@ -62,27 +62,19 @@ Status NestingError() {
 
 // Validates `v`, at nesting level `depth`. A number not in its normal form is
 // rewritten in `*out` when given (then `v` itself), else reported by
-// `*normal = false`. When `size` is given, the value's size once normalised
-// (AttributeValueSize(), item_size.cc's rules) is added to it on the same walk.
-Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool* normal,
-                  size_t* size) {
+// `*normal = false`.
+Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool* normal) {
   if (depth > kNestingDepthMax) return NestingError();
   switch (v.type()) {
     case AttrType::kS:
     case AttrType::kB:
-      if (size) *size += v.scalar().size();
-      return Status::Ok();
     case AttrType::kBool:
     case AttrType::kNull:
-      if (size) *size += 1;
       return Status::Ok();
     case AttrType::kN: {
-      if (IsPlainNormalNumber(v.scalar())) {  // most numbers: nothing to rewrite
-        if (size) *size += NumberSize(v.scalar());
-        return Status::Ok();
-      }
+      // Most numbers are sent in their normal form: recognised without parsing.
+      if (IsPlainNormalNumber(v.scalar())) return Status::Ok();
       DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(v.scalar()));
-      if (size) *size += NumberSize(norm);
       if (norm != v.scalar()) {
         if (out) {
           *out = AttributeValue::N(std::move(norm));
@@ -94,20 +86,16 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
     }
     case AttrType::kL: {
       const std::vector<AttributeValue>& list = v.list();
-      if (size) *size += kContainerOverheadBytes + kElementOverheadBytes * list.size();
       for (size_t i = 0; i < list.size(); ++i) {
-        DR_RETURN_IF_ERROR(CheckValue(list[i], depth + 1,
-                                      out ? &out->mutable_list()[i] : nullptr, normal, size));
+        DR_RETURN_IF_ERROR(
+            CheckValue(list[i], depth + 1, out ? &out->mutable_list()[i] : nullptr, normal));
       }
       return Status::Ok();
     }
     case AttrType::kM: {
       auto target = out ? out->mutable_map().begin() : Item::iterator();
-      if (size) *size += kContainerOverheadBytes;
       for (const auto& [name, e] : v.map()) {
-        if (size) *size += kElementOverheadBytes + name.size();
-        DR_RETURN_IF_ERROR(
-            CheckValue(e, depth + 1, out ? &(target++)->second : nullptr, normal, size));
+        DR_RETURN_IF_ERROR(CheckValue(e, depth + 1, out ? &(target++)->second : nullptr, normal));
       }
       return Status::Ok();
     }
@@ -119,9 +107,6 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
                                JoinElements(v.set(), false) + " contains duplicates.");
       }
-      if (size) {
-        for (const std::string& e : v.set()) *size += e.size();
-      }
       return Status::Ok();
     case AttrType::kBS:
       if (v.set().empty()) {
@@ -130,9 +115,6 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
       if (HasAdjacentDuplicates(v.set())) {
         return ValidationError(std::string(kInvalidPrefix) + "Input collection " +
                                JoinElements(v.set(), true) + "of type BS contains duplicates.");
-      }
-      if (size) {
-        for (const std::string& e : v.set()) *size += e.size();
       }
       return Status::Ok();
     case AttrType::kNS: {
@@ -144,7 +126,6 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
       bool changed = false;
       for (const std::string& e : v.set()) {
         DR_ASSIGN_OR_RETURN(std::string norm, NormalizeNumber(e));
-        if (size) *size += NumberSize(norm);
         changed |= norm != e;
         norms.push_back(std::move(norm));
       }
@@ -165,6 +146,10 @@ Status CheckValue(const AttributeValue& v, int depth, AttributeValue* out, bool*
   return InternalError("unknown attribute type");
 }
 
+// Checks every attribute of `item` (rewriting numbers in `*out` when given,
+// else reporting them by `*normal = false`). When `size` is given, adds each
+// attribute's AttributeSize() on the same walk over the item: the item's size
+// as it is checked (with `out`, as normalised).
 Status CheckItem(const Item& item, Item* out, bool* normal, size_t* size) {
   auto target = out ? out->begin() : Item::iterator();
   for (const auto& [name, value] : item) {
@@ -180,14 +165,15 @@ Status CheckItem(const Item& item, Item* out, bool* normal, size_t* size) {
                              name.substr(0, shown) + "... is " + std::to_string(name.size()) +
                              " bytes long; attribute names must be less than 64 KB");
     }
+    AttributeValue* rewritten = out ? &(target++)->second : nullptr;
     if (value.is(AttrType::kS) || value.is(AttrType::kB)) {
-      // Most attributes: nothing to check in a string or binary, only its size.
+      // Most attributes: nothing to check, and sized without a call (the
+      // name's and the value's bytes, AttributeSize()'s rule for them).
       if (size) *size += name.size() + value.scalar().size();
-      if (out) ++target;
       continue;
     }
-    if (size) *size += name.size();
-    DR_RETURN_IF_ERROR(CheckValue(value, 1, out ? &(target++)->second : nullptr, normal, size));
+    DR_RETURN_IF_ERROR(CheckValue(value, 1, rewritten, normal));
+    if (size) *size += AttributeSize(name, rewritten ? *rewritten : value);
   }
   return Status::Ok();
 }
@@ -195,7 +181,7 @@ Status CheckItem(const Item& item, Item* out, bool* normal, size_t* size) {
 }  // namespace
 
 Status NormalizeAndValidateValue(AttributeValue* v, int depth) {
-  return CheckValue(*v, depth, v, nullptr, nullptr);
+  return CheckValue(*v, depth, v, nullptr);
 }
 
 Status NormalizeAndValidateItem(Item* item) { return CheckItem(*item, item, nullptr, nullptr); }
@@ -211,8 +197,9 @@ Status ValidateItem(const Item& item, std::optional<Item>* normalized, size_t* s
   *size = 0;
   DR_RETURN_IF_ERROR(CheckItem(item, nullptr, &normal, size));
   if (normal) return Status::Ok();
+  // What gets stored is the normalised copy, sized as it is.
   normalized->emplace(item);
-  return NormalizeAndValidateItem(&**normalized);
+  return NormalizeAndValidateItem(&**normalized, size);
 }
 
 }  // namespace dynarock
