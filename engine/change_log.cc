@@ -446,6 +446,12 @@ rocksdb::WriteOptions ChangeLog::WriteOptions() const {
   return wo;
 }
 
+rocksdb::Status ChangeLog::WriteNow(rocksdb::WriteBatch* batch) {
+  rocksdb::Status s = db_->Write(WriteOptions(), batch);
+  if (s.ok() && config_.flush_wal) s = db_->FlushWAL(/*sync=*/false);
+  return s;
+}
+
 void ChangeLog::PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) const {
   std::string v;
   EncodeItemTo(StreamToItem(s), &v);
@@ -723,7 +729,7 @@ int64_t ChangeLog::Trim() {
       batch.Delete(catalog_, TrimKey(s.id)).PermitUncheckedError();
       for (size_t i = 0; i < s.shards.size(); ++i)
         batch.Delete(catalog_, ShardKey(s.id, static_cast<uint32_t>(i))).PermitUncheckedError();
-      if (!db_->Write(WriteOptions(), &batch).ok()) continue;
+      if (!WriteNow(&batch).ok()) continue;
       std::lock_guard<std::mutex> lock(mu_);
       streams_.erase(s.id);
       continue;
@@ -743,7 +749,7 @@ int64_t ChangeLog::Trim() {
     std::string v;
     PutFixed64(&v, last);
     batch.Put(catalog_, TrimKey(s.id), v).PermitUncheckedError();
-    if (!db_->Write(WriteOptions(), &batch).ok()) continue;
+    if (!WriteNow(&batch).ok()) continue;
     trimmed += count;
   }
   // Histories: records older than their table's recovery period.
@@ -759,7 +765,7 @@ int64_t ChangeLog::Trim() {
     if (count == 0) continue;
     rocksdb::WriteBatch batch;
     batch.DeleteRange(records_, RecordKey(id, 0), RecordKey(id, last + 1)).PermitUncheckedError();
-    if (db_->Write(WriteOptions(), &batch).ok()) trimmed += count;
+    if (WriteNow(&batch).ok()) trimmed += count;
   }
   return trimmed;
 }

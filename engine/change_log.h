@@ -142,6 +142,7 @@ class ChangeLog {
     double shard_seconds = 4 * 3600;
     bool sync = false;              // fsync the catalog writes of its own
     bool disable_wal = false;       // in memory: no write-ahead log
+    bool flush_wal = false;         // group commit: RocksDB's log buffer flushed by hand
     std::function<double()> clock;  // seconds since the epoch
   };
   ChangeLog(rocksdb::DB* db, rocksdb::ColumnFamilyHandle* catalog,
@@ -243,6 +244,9 @@ class ChangeLog {
   void PersistStream(const StreamInfo& s, rocksdb::WriteBatch* batch) const;
   // The write options of the change log's own writes.
   rocksdb::WriteOptions WriteOptions() const;
+  // The log's own writes (trimming): written, and with Config::flush_wal
+  // handed to the operating system at once.
+  rocksdb::Status WriteNow(rocksdb::WriteBatch* batch);
 
   rocksdb::DB* db_;
   rocksdb::ColumnFamilyHandle* catalog_;

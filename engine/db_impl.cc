@@ -164,7 +164,13 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   // In memory, a write-ahead log could recover nothing: a process that ends
   // takes the data with it. Without it each write copies its bytes once less.
   wo.disableWAL = options_.in_memory;
-  const rocksdb::Status s = db_->Write(wo, batch);
+  rocksdb::Status s = db_->Write(wo, batch);
+  // Group commit: the record waits in RocksDB's log buffer for the thread's
+  // GroupCommit, or goes to the operating system now, before the write is
+  // acknowledged. (A flush that fails leaves the write applied but not
+  // logged: it is reported failed, as DynamoDB's InternalServerError leaves
+  // a write's outcome unknown, and writes stop until the storage works.)
+  if (s.ok() && log_flush_ && !GroupCommit::Hold(log_flush_)) s = db_->FlushWAL(/*sync=*/false);
   if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) {
     NoteWriteError(s);
     // A write that began before the episode did not try to resume: this one

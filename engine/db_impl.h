@@ -41,6 +41,7 @@
 #include "engine/change_log.h"
 #include "engine/expr/expression.h"
 #include "engine/consistency.h"
+#include "engine/group_commit.h"
 #include "engine/table_info.h"
 
 #include <rocksdb/slice.h>
@@ -550,6 +551,9 @@ class DBImpl final : public DB {
   std::unique_ptr<StaleReads> stale_reads_;  // Options::stale_read_seconds
   std::string iterator_secret_;  // signs shard iterators; kept in the catalog
   bool sync_ = false;
+  // Options::group_commit on a database with a log: RocksDB's log buffer,
+  // flushed by the thread's GroupCommit or after each write (Commit).
+  std::shared_ptr<internal::LogFlush> log_flush_;
 
   mutable std::shared_mutex catalog_mu_;
   // CatalogVersion(): a new process-wide number after each change to tables_.

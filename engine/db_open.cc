@@ -243,6 +243,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   // load, kept until RocksDB's default bound of 4x all write buffers, 2 GB).
   // Past this total RocksDB flushes the column families that hold the oldest
   // log, so the logs stay within a few memtables' worth.
+  // Group commit (dynarock/group_commit.h): records wait in RocksDB's log
+  // buffer until DBImpl::Commit or the thread's GroupCommit flushes them.
+  const bool group_commit = options.group_commit && !options.in_memory && !options.sync_writes &&
+                            !options.read_only;
+  db_options.manual_wal_flush = group_commit;
   db_options.max_total_wal_size =
       std::max<uint64_t>(4 * cf_options.write_buffer_size, 16u << 20);
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
@@ -337,6 +342,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     return InternalError("Cannot open the database at " + dir + ": " + s.ToString());
   }
   impl->db_ = raw;
+  if (group_commit) {
+    DBImpl* self = impl.get();
+    impl->log_flush_ = std::make_shared<internal::LogFlush>(
+        raw, [self](const rocksdb::Status& s) { self->NoteWriteError(s); });
+  }
   impl->catalog_cf_ = impl->handles_[0];
   impl->items_cf_ = impl->handles_[1];
   impl->indexes_cf_ = impl->handles_[2];
@@ -350,6 +360,7 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   log_config.shard_seconds = period(options.stream_shard_seconds, 4 * 3600);
   log_config.sync = options.sync_writes;
   log_config.disable_wal = options.in_memory;
+  log_config.flush_wal = group_commit;
   log_config.clock = options.clock;
   impl->change_log_ =
       std::make_unique<ChangeLog>(raw, impl->catalog_cf_, impl->streams_cf_, log_config);
@@ -441,6 +452,9 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
       }
     }
   }
+  // What the open wrote (the format marker...) goes to the operating system
+  // before the database is handed out, as without group commit.
+  if (impl->log_flush_) DR_RETURN_IF_ERROR(impl->log_flush_->Flush());
   // A new directory made durable, on a thread of its own, before a write
   // that must survive power loss is acknowledged; or one whose creation
   // finished but not its marker's removal, now.
@@ -526,6 +540,7 @@ DBImpl::~DBImpl() {
     if (!db_->GetIntProperty("rocksdb.num-running-flushes", &running) || running == 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  if (log_flush_) log_flush_->Detach();  // a GroupCommit still holding it flushes nothing
   if (!write_failing_.load()) db_->FlushWAL(true).PermitUncheckedError();
   for (auto* h : handles_) db_->DestroyColumnFamilyHandle(h).PermitUncheckedError();
   db_->Close().PermitUncheckedError();

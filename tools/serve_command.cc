@@ -166,6 +166,11 @@ constexpr char kServeHelp[] =
     "                         by a child (default 14400, DynamoDB's four hours)\n"
     "  --sync                 fsync the write-ahead log before acknowledging each write\n"
     "                         (survives power loss; slower)\n"
+    "  --no-group-commit      Hand each write's log record to the operating system\n"
+    "                         as the write is made, rather than those of the writes\n"
+    "                         that arrive together in one write before answering\n"
+    "                         them (the default: faster under load; either way an\n"
+    "                         answered write survives a crash of the process)\n"
     "  --metrics-port N       Also serve Prometheus metrics (text format 0.0.4) at\n"
     "                         GET http://HOST:N/metrics, on this separate port (0 picks\n"
     "                         a free one): dynarock_requests_total{operation},\n"
@@ -293,6 +298,9 @@ int RunServe(const Args& args) {
   server::HttpServerOptions server_opts;
   server_opts.port = 8000;
   Options db_opts;
+  // Answers to writes that arrive together leave after one write of their
+  // log records (dynarock/group_commit.h, tools/server/reply_round.h).
+  db_opts.group_commit = true;
   std::string data_dir = "./data";
   bool data_given = false;
   std::string s3_root;  // empty: <data>/s3 on disk, none in memory
@@ -492,6 +500,9 @@ int RunServe(const Args& args) {
         ++found;
       }
       if (found == 0) return UsageError("serve", "--require-auth-file " + v + " holds no KEY:SECRET");
+    } else if (flag == "--no-group-commit") {
+      if (!no_value()) return UsageError("serve", "--no-group-commit takes no value");
+      db_opts.group_commit = false;
     } else if (flag == "--sync") {
       if (!no_value()) return UsageError("serve", "--sync takes no value");
       db_opts.sync_writes = true;

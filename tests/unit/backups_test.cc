@@ -14,12 +14,6 @@
 namespace dynarock::testing {
 namespace {
 
-#define ASSERT_STATUS_OK(expr)                     \
-  do {                                             \
-    const Status dr_st_ = (expr);                  \
-    ASSERT_TRUE(dr_st_.ok()) << dr_st_.ToString(); \
-  } while (0)
-
 using Model = std::map<std::string, Item>;  // by hash key
 
 // Every item of `table`, by its "pk" attribute (a string).

@@ -28,6 +28,12 @@ Item MakeItem(std::initializer_list<std::pair<const std::string, AttributeValue>
     const auto& dr_s_ = (expr);                              \
     ASSERT_TRUE(dr_s_.ok()) << dr_s_.status().ToString();    \
   } while (0)
+// ASSERT_OK for a plain Status.
+#define ASSERT_STATUS_OK(expr)                   \
+  do {                                           \
+    const ::dynarock::Status dr_s_ = (expr);     \
+    ASSERT_TRUE(dr_s_.ok()) << dr_s_.ToString(); \
+  } while (0)
 #define EXPECT_ERROR(expr, error_type, substring)                               \
   do {                                                                          \
     auto dr_s_ = (expr).status();                                               \

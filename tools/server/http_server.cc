@@ -211,7 +211,12 @@ Status HttpServer::Start(uint16_t* bound_port) {
   for (int i = 0; i <= m.thread_count; ++i) {
     net::io_context& ioc = i < m.thread_count ? *m.iocs[i] : m.accept_ioc;
     m.keep_running.push_back(net::make_work_guard(ioc));  // idle contexts wait for work
-    m.threads.emplace_back([&ioc] {
+    const bool serves = i < m.thread_count;
+    m.threads.emplace_back([&ioc, serves] {
+      // A session thread's group commit (reply_round.h); the acceptor's
+      // thread handles no requests.
+      std::optional<ReplyRound> round;
+      if (serves) round.emplace(ioc);
       for (;;) {
         try {
           ioc.run();

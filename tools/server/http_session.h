@@ -1,20 +1,23 @@
 // File: tools/server/http_session.h
 //
-// Internal to http_server.cc (included there only): the server's shared state
-// (HttpServer::Impl) and one connection's work, Session<AsyncStream>: read a
-// request, answer it (the DynamoDB API, the control API and the console, CORS,
-// compression, the explain header), write the response, keep the connection
-// or close it. http_server.cc has the accepting, binding, starting and
-// stopping around it; the file comment there describes the whole design.
+// Internal to http_server.cc (included there only): one connection's work,
+// Session<AsyncStream>: read a request, answer it (the DynamoDB API, the
+// control API and the console, CORS, compression, the explain header), write
+// the response (after the io thread's group commit, reply_round.h, when
+// writes wait for it), keep the connection or close it. The server's shared
+// state is in http_server_state.h. http_server.cc has the accepting,
+// binding, starting and stopping around it; the file comment there
+// describes the whole design.
 
 #ifndef DYNAROCK_TOOLS_SERVER_HTTP_SESSION_H_
 #define DYNAROCK_TOOLS_SERVER_HTTP_SESSION_H_
 
-#include "tools/server/http_server.h"
+#include "tools/server/http_server_state.h"
 
 #include "tools/server/compression.h"
 #include "tools/server/control_api.h"
 #include "tools/server/http_wire.h"
+#include "tools/server/reply_round.h"
 
 #include <time.h>
 #include <libdeflate.h>
@@ -56,26 +59,9 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
-
 namespace dynarock::server {
 
-
-namespace beast = boost::beast;
 namespace http = boost::beast::http;
-namespace net = boost::asio;
-using tcp = net::ip::tcp;
-
-// Concrete executor types throughout: the type-erased any_io_executor costs a
-// copy (and an allocation) of the executor on every asynchronous operation.
-// A session runs on its io_context's plain executor: each context is run by
-// exactly one thread, which serializes its handlers as a strand would, without
-// a strand's locking and reference counting on every operation. The acceptor,
-// whose context the main thread also posts to, keeps a strand.
-using Strand = net::strand<net::io_context::executor_type>;
-using SessionExecutor = net::io_context::executor_type;
-using Socket = tcp::socket::rebind_executor<SessionExecutor>::other;
-using TcpStream = beast::basic_stream<tcp, SessionExecutor>;
-using TlsStream = beast::ssl_stream<TcpStream>;
 using namespace wire;  // NOLINT: the wire helpers, used throughout
 
 namespace {
@@ -98,108 +84,6 @@ std::string_view SV(beast::string_view s) { return std::string_view(s.data(), s.
 
 }  // namespace
 
-class SessionBase;
-
-struct HttpServer::Impl {
-  Impl(Options o, ContextHandler h)
-      : opts(std::move(o)),
-        handler(std::move(h)),
-        verifier(opts.auth),
-        thread_count(opts.threads > 0
-                         ? opts.threads
-                         : std::max(1, static_cast<int>(std::thread::hardware_concurrency()))),
-        iocs(MakeContexts(thread_count)),
-        accept_strand(net::make_strand(accept_ioc)),
-        acceptor(accept_strand),
-        retry_timer(accept_strand) {
-    health_body = "healthy: dynamodb." + opts.region + ".amazonaws.com ";
-  }
-
-  Status LoadTls();
-  void DoAccept();
-  void OnAccept(beast::error_code ec, Socket socket);
-  void Refuse(Socket& socket);
-  void Register(const std::shared_ptr<SessionBase>& s);
-  void Unregister(std::list<std::weak_ptr<SessionBase>>::iterator it);
-  // A slot for one request in flight; false (nothing taken) when all
-  // max_in_flight are taken.
-  bool AcquireSlot() {
-    const size_t n = in_flight.fetch_add(1, std::memory_order_acq_rel);
-    if (opts.max_in_flight == 0 || n < opts.max_in_flight) return true;
-    in_flight.fetch_sub(1, std::memory_order_acq_rel);
-    throttled.fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
-  void ReleaseSlot() { in_flight.fetch_sub(1, std::memory_order_acq_rel); }
-
-  static std::vector<std::unique_ptr<net::io_context>> MakeContexts(int n) {
-    std::vector<std::unique_ptr<net::io_context>> out;
-    for (int i = 0; i < n; ++i) out.push_back(std::make_unique<net::io_context>(1));
-    return out;
-  }
-  net::io_context& NextContext() {
-    return *iocs[next_context.fetch_add(1, std::memory_order_relaxed) % iocs.size()];
-  }
-
-  // Declared before the contexts: sessions destroyed with them unregister here.
-  std::mutex mu;
-  std::condition_variable sessions_done;
-  std::list<std::weak_ptr<SessionBase>> sessions;
-  std::atomic<size_t> open_sessions{0};
-  std::atomic<size_t> in_flight{0};
-  std::atomic<uint64_t> refused{0};
-  std::atomic<uint64_t> throttled{0};
-
-  Options opts;
-  ContextHandler handler;
-  const ControlApi* control = nullptr;
-  api::SigV4Verifier verifier;
-  std::string health_body;
-  int thread_count;
-  std::atomic<bool> stopping{false};
-  bool bound = false;
-  bool started = false;
-  bool stopped = false;
-  uint16_t port = 0;
-  // With a certificate: every connection is TLS.
-  std::unique_ptr<net::ssl::context> tls;
-  // The accept strand's own: when the connection limit was last reported, and
-  // how many connections were refused since.
-  std::chrono::steady_clock::time_point limit_reported;
-  uint64_t refused_unreported = 0;
-
-  std::vector<std::unique_ptr<net::io_context>> iocs;
-  net::io_context accept_ioc{1};
-  std::atomic<size_t> next_context{0};
-  std::vector<net::executor_work_guard<net::io_context::executor_type>> keep_running;
-  Strand accept_strand;
-  tcp::acceptor acceptor;
-  net::steady_timer retry_timer;
-  std::vector<std::thread> threads;
-};
-
-// What the server's list of connections knows of one: it can be told to stop.
-class SessionBase {
- public:
-  explicit SessionBase(HttpServer::Impl* srv) : srv_(srv) {}
-  virtual ~SessionBase() {
-    if (registered_) srv_->Unregister(reg_);
-  }
-  void SetRegistration(std::list<std::weak_ptr<SessionBase>>::iterator it) {
-    reg_ = it;
-    registered_ = true;
-  }
-  // From Stop(): close now when idle, else after the response being produced.
-  virtual void RequestStop() = 0;
-  virtual void Start() = 0;
-
- protected:
-  HttpServer::Impl* srv_;
-
- private:
-  std::list<std::weak_ptr<SessionBase>>::iterator reg_;
-  bool registered_ = false;
-};
 
 // One connection, over TcpStream (HTTP) or TlsStream (HTTPS).
 template <class AsyncStream>
@@ -469,11 +353,13 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       creq.if_none_match = SV(inm->value());
     }
     ControlReply r;
+    const uint64_t holds = ReplyRound::Holds();
     try {
       r = srv_->control->Handle(target, creq);
     } catch (const std::exception& e) {
       r = ControlApi::Error(InternalError(std::string("internal error: ") + e.what()));
     }
+    wrote_ = ReplyRound::Holds() != holds;
     extra_headers_ = std::move(r.headers);
     Respond(r.http_status, r.content_type, std::move(r.body), !keep_alive);
   }
@@ -597,6 +483,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       context = ContextOf(SV(auth->value()));
     }
     context.explain = req.find("X-Dynarock-Explain") != req.end();
+    const uint64_t holds = ReplyRound::Holds();
     try {
       reply = srv_->handler(op, body, context);
     } catch (const std::exception& e) {
@@ -604,6 +491,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     } catch (...) {
       reply = api::Handler::ErrorReply(InternalError("internal error"));
     }
+    wrote_ = ReplyRound::Holds() != holds;
     // A fault rule's dropped connection (engine/api/faults.h): no reply at all.
     if (reply.drop == api::ApiReply::Drop::kBeforeReply) return Close();
     if (!reply.explain.empty()) {
@@ -663,6 +551,34 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   }
 
   void Respond(int status, std::string_view content_type, std::string body, bool close) {
+    // Log records of this round's writes wait for the group commit: so does
+    // this response (reply_round.h).
+    if (ReplyRound* round = ReplyRound::Current(); round != nullptr && round->Waiting()) {
+      held_.status = status;
+      held_.content_type.assign(content_type);  // a control reply's is its own
+      held_.body = std::move(body);
+      held_.close = close;
+      round->Wait(Self());
+      return;
+    }
+    RespondNow(status, content_type, std::move(body), close);
+  }
+
+  void ReleaseHeldReply(const Status& flushed) override {
+    HeldReply& r = held_;
+    if (!flushed.ok() && wrote_) {
+      // Applied, but not logged: a restart would take it back.
+      api::ApiReply failed = api::Handler::ErrorReply(InternalError(
+          "The write could not be logged, so it may not survive a restart: " + flushed.message()));
+      r.status = failed.http_status;
+      r.body = std::move(failed.body);
+      r.content_type.assign(kJson10);
+    }
+    RespondNow(r.status, r.content_type, std::move(r.body), r.close);
+  }
+
+  void RespondNow(int status, std::string_view content_type, std::string body, bool close) {
+    wrote_ = false;
     close = close || ShouldStop();
     close_after_write_ = close;
     out_body_ = std::move(body);
@@ -770,6 +686,17 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       Tcp().close();
     }
   }
+
+  // A response built while the group commit held writes (Respond), and
+  // whether the request it answers wrote.
+  struct HeldReply {
+    int status = 0;
+    std::string content_type;  // kept, with its capacity, from one to the next
+    std::string body;
+    bool close = false;
+  };
+  HeldReply held_;
+  bool wrote_ = false;
 
   AsyncStream stream_;
   beast::flat_buffer buffer_;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "dynarock/backups.h"
+#include "dynarock/group_commit.h"
 #include "dynarock/requests.h"
 #include "dynarock/status.h"
 #include "dynarock/streams.h"
@@ -39,6 +40,14 @@ struct Options {
   // a process crash but may be lost if the machine loses power: the writes since
   // the last memtable switch (docs/durability.md has the bound).
   bool sync_writes = false;
+  // Group commit (dynarock/group_commit.h), for a server answering many
+  // clients from a thread (`dynarock serve` turns it on): a write made where
+  // a GroupCommit is open leaves its log record in memory until that
+  // GroupCommit's Flush(), which hands all the records it holds to the
+  // operating system in one write; any other write hands its record over
+  // before returning, as without the option. Nothing on disk changes.
+  // No effect in memory (no log) or with sync_writes (each write is synced).
+  bool group_commit = false;
   // The region and account put into ARNs.
   std::string region = "us-east-1";
   std::string account_id = "000000000000";
