@@ -236,6 +236,11 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
     cf_options.max_write_buffer_number = 2;
     db_options.db_write_buffer_size = 32u << 20;
   }
+  // Group commit (dynarock/group_commit.h): records wait in RocksDB's log
+  // buffer until DBImpl::Commit or the thread's GroupCommit flushes them.
+  const bool group_commit = options.group_commit && !options.in_memory && !options.sync_writes &&
+                            !options.read_only;
+  db_options.manual_wal_flush = group_commit;
   // Write-ahead log files live until every column family with data in them
   // has flushed, and the catalog's memtable (statistics merges, a few bytes a
   // write) takes hours to fill: without a bound every log since its last
@@ -243,11 +248,6 @@ StatusOr<std::unique_ptr<DB>> DBImpl::OpenImpl(const Options& options, std::stri
   // load, kept until RocksDB's default bound of 4x all write buffers, 2 GB).
   // Past this total RocksDB flushes the column families that hold the oldest
   // log, so the logs stay within a few memtables' worth.
-  // Group commit (dynarock/group_commit.h): records wait in RocksDB's log
-  // buffer until DBImpl::Commit or the thread's GroupCommit flushes them.
-  const bool group_commit = options.group_commit && !options.in_memory && !options.sync_writes &&
-                            !options.read_only;
-  db_options.manual_wal_flush = group_commit;
   db_options.max_total_wal_size =
       std::max<uint64_t>(4 * cf_options.write_buffer_size, 16u << 20);
   cf_options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table_options));
