@@ -124,6 +124,15 @@ AttributeValue AttributeValue::S(std::string s) { return AttributeValue(AttrType
 AttributeValue AttributeValue::N(std::string n) { return AttributeValue(AttrType::kN, std::move(n)); }
 AttributeValue AttributeValue::B(std::string b) { return AttributeValue(AttrType::kB, std::move(b)); }
 AttributeValue AttributeValue::Bool(bool b) { return AttributeValue(AttrType::kBool, b); }
+
+void AttributeValue::AssignScalar(AttrType type, std::string_view bytes) {
+  type_ = type;
+  if (auto* s = std::get_if<std::string>(&v_)) {
+    s->assign(bytes.data(), bytes.size());
+  } else {
+    v_.emplace<std::string>(bytes);
+  }
+}
 AttributeValue AttributeValue::Null() { return AttributeValue(AttrType::kNull, true); }
 AttributeValue AttributeValue::L(std::vector<AttributeValue> list) {
   return AttributeValue(AttrType::kL, std::move(list));

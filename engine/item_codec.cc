@@ -208,21 +208,10 @@ class Decoder {
       case AttrType::kB: {
         std::string_view bytes;
         if (!GetLengthPrefixed(&in_, &bytes)) return false;
-        if (out->type() == static_cast<AttrType>(tag)) {
-          // A reused node of the same type (DecodeItemAttributes over item
-          // after item): its string takes the bytes, no value is rebuilt.
-          if (tag == static_cast<uint8_t>(AttrType::kN) && bytes.empty()) return false;
-          out->mutable_scalar().assign(bytes.data(), bytes.size());
-          return true;
-        }
-        if (tag == static_cast<uint8_t>(AttrType::kS)) {
-          *out = AttributeValue::S(std::string(bytes));
-        } else if (tag == static_cast<uint8_t>(AttrType::kN)) {
-          if (bytes.empty()) return false;
-          *out = AttributeValue::N(std::string(bytes));
-        } else {
-          *out = AttributeValue::B(std::string(bytes));
-        }
+        if (tag == static_cast<uint8_t>(AttrType::kN) && bytes.empty()) return false;
+        // Built in the value (a reused node's string, DecodeItemAttributes
+        // over item after item, keeps its buffer): no temporary moved in.
+        out->AssignScalar(static_cast<AttrType>(tag), bytes);
         return true;
       }
       case AttrType::kBool: {

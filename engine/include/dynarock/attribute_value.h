@@ -77,6 +77,10 @@ class AttributeValue {
   // To move a value out of an AttributeValue about to be dropped (a set's
   // elements must stay sorted and unique).
   std::string& mutable_scalar() { return std::get<std::string>(v_); }
+  // Makes this an S, N or B holding `bytes`, built where it is (a decoder
+  // filling a value without a temporary; a string it holds keeps its
+  // buffer). For N, `bytes` must come from NormalizeNumber, as for N().
+  void AssignScalar(AttrType type, std::string_view bytes);
   std::vector<std::string>& mutable_set() { return std::get<std::vector<std::string>>(v_); }
   bool boolean() const { return std::get<bool>(v_); }
   const std::vector<AttributeValue>& list() const {
