@@ -170,7 +170,9 @@ Status DBImpl::Commit(rocksdb::WriteBatch* batch) {
   // acknowledged. (A flush that fails leaves the write applied but not
   // logged: it is reported failed, as DynamoDB's InternalServerError leaves
   // a write's outcome unknown, and writes stop until the storage works.)
-  if (s.ok() && log_flush_ && !GroupCommit::Hold(log_flush_)) s = db_->FlushWAL(/*sync=*/false);
+  if (s.ok() && log_flush_ && !internal::LogFlush::HoldOnThisThread(log_flush_)) {
+    s = db_->FlushWAL(/*sync=*/false);
+  }
   if (!s.ok() && !s.IsBusy() && !s.IsTryAgain() && !s.IsTimedOut()) {
     NoteWriteError(s);
     // A write that began before the episode did not try to resume: this one

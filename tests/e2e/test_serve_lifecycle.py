@@ -115,7 +115,7 @@ class RestartTest(unittest.TestCase):
         # thread between a write and the flush of its round much of the
         # time, so that a write answered before its flush is lost to the
         # kill (a build that answered before flushing failed in the first
-        # or second cycle in all of 11 runs). The fourth cycle runs without
+        # or second cycle in all of 14 runs). The fourth cycle runs without
         # group commit (each write's record written on its own).
         c = self.start("--threads", "1")
         harness.create_table(c, "load")
@@ -275,6 +275,13 @@ class RestartTest(unittest.TestCase):
                                timeout=30)
             self.assertEqual(p.returncode, 2, bad)
             self.assertIn("--memory-budget must be a size from 1M to 1T", p.stderr)
+
+    def test_no_group_commit_takes_no_value(self):
+        p = subprocess.run([harness._find_binary(), "serve", "--data", self.data, "--port", "0",
+                            "--no-group-commit=yes"], capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--no-group-commit takes no value", p.stderr)
+        self.assertFalse(os.path.exists(self.data))  # refused before anything is made
 
     def test_a_directory_in_use_is_refused_clearly(self):
         self.start()

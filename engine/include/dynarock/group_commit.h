@@ -62,11 +62,12 @@ class GroupCommit {
   // works again, and the held writes must be answered as failed).
   Status Flush();
 
-  // For the engine: holds a write's record, if a GroupCommit is open on
-  // this thread (false: none is; the caller flushes itself).
+ private:
+  // A database's write asks (internal::LogFlush::HoldOnThisThread): held if
+  // a GroupCommit is open on this thread (false: none is; it flushes itself).
+  friend class internal::LogFlush;
   static bool Hold(const std::shared_ptr<internal::LogFlush>& log);
 
- private:
   std::function<void()> on_hold_;
   std::vector<std::shared_ptr<internal::LogFlush>> held_;
   uint64_t holds_ = 0;
