@@ -113,7 +113,9 @@ constexpr char kServeHelp[] =
     "                         (bytes, or with K, M or G: 64M); default none\n"
     "  --threads N            Server io threads (default: one per core); a connection\n"
     "                         stays on one thread, so a slow request delays the other\n"
-    "                         connections of its thread\n"
+    "                         connections of its thread (a fault rule's latency does\n"
+    "                         not: while one is set, requests run on threads of\n"
+    "                         their own)\n"
     "  --tls-cert FILE        Serve HTTPS instead of HTTP, with this PEM certificate\n"
     "                         (chain) and --tls-key FILE its private key (TLS 1.2 or\n"
     "                         later); clients then trust the certificate (boto3\n"
@@ -605,6 +607,10 @@ int RunServe(const Args& args) {
   server::GlobalTablesOptions gto;
   gto.lag = std::chrono::milliseconds(replication_lag_ms);
   server::GlobalTables global_tables(gto);
+  // A fault rule's latency sleeps on the thread that runs the request: while
+  // one is set, each request gets a thread of its own, so that the sleep does
+  // not hold up the io thread's other connections.
+  server_opts.thread_per_request = [faults = serve_faults.faults()] { return faults->delays(); };
   auto server = std::make_unique<server::HttpServer>(
       server_opts, [&namespaces](std::string_view op, std::string_view body,
                                  const server::RequestContext& context) {

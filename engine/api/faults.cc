@@ -397,7 +397,7 @@ Status FaultInjector::SetRules(std::vector<FaultRule> rules, std::optional<uint6
   if (rules.size() > kFaultRulesMax) {
     return ValidationError("Fault rules: at most " + std::to_string(kFaultRulesMax) + " rules");
   }
-  bool keys = false;
+  bool keys = false, delays = false;
   for (size_t i = 0; i < rules.size(); ++i) {
     const FaultRule& r = rules[i];
     if (r.latency_ms < 0 || r.latency_ms > kFaultLatencyMsMax || !(r.probability >= 0) ||
@@ -410,6 +410,7 @@ Status FaultInjector::SetRules(std::vector<FaultRule> rules, std::optional<uint6
     }
     keys = keys || r.key_prefix.has_value() || r.action == FaultAction::kUnprocessed ||
            (r.action == FaultAction::kError && r.error == ErrorType::kTransactionConflict);
+    delays = delays || r.latency_ms > 0;
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (seed) seed_ = *seed;
@@ -417,6 +418,7 @@ Status FaultInjector::SetRules(std::vector<FaultRule> rules, std::optional<uint6
   for (const FaultRule& r : rules) counters_.push_back(FaultRuleCounters{r.name, 0, 0});
   rules_ = std::move(rules);
   needs_keys_.store(keys, std::memory_order_release);
+  delays_.store(delays, std::memory_order_release);
   active_.store(!rules_.empty(), std::memory_order_release);
   return Status();
 }
@@ -427,6 +429,7 @@ void FaultInjector::Clear() {
   counters_.clear();
   active_.store(false, std::memory_order_release);
   needs_keys_.store(false, std::memory_order_release);
+  delays_.store(false, std::memory_order_release);
 }
 
 void FaultInjector::SetSeed(uint64_t seed) {

@@ -174,6 +174,9 @@ class FaultInjector {
   bool active() const { return active_.load(std::memory_order_acquire); }
   // Whether any rule looks at keys (so the target needs them).
   bool needs_keys() const { return needs_keys_.load(std::memory_order_acquire); }
+  // Whether any rule delays (latency_ms): the request it fires on then sleeps
+  // on the thread that runs it, which `serve` makes one of its own.
+  bool delays() const { return delays_.load(std::memory_order_acquire); }
 
   // Counts the matches of `target` and decides what fires.
   FaultDecision Decide(const FaultTarget& target);
@@ -192,6 +195,7 @@ class FaultInjector {
   std::vector<FaultRuleCounters> counters_;    // GUARDED_BY(mu_)
   std::atomic<bool> active_{false};
   std::atomic<bool> needs_keys_{false};
+  std::atomic<bool> delays_{false};
 };
 
 // True when the n-th match (from 1) of rule `rule_index` fires under

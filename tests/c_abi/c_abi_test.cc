@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -390,6 +391,50 @@ TEST(CAbi, EndpointInsideTheProcess) {
   EXPECT_EQ(dynarock_serve_start(again, "127.0.0.1:99999", &port, &server, nullptr),
             DYNAROCK_INVALID_ARGUMENT);
   dynarock_close(again);
+}
+
+// A request a fault rule delays sleeps on a thread of its own: requests on
+// other connections, one on each of the endpoint's io threads at least, are
+// answered while it sleeps, and it still takes its latency.
+TEST(CAbi, EndpointAnswersOthersWhileADelayedRequestSleeps) {
+  dynarock_db* db = OpenMemory();
+  ASSERT_EQ(Exec(db, "CreateTable", kCreate).code, DYNAROCK_OK);
+  dynarock_server* server = nullptr;
+  uint16_t port = 0;
+  ASSERT_EQ(dynarock_serve_start(db, "127.0.0.1:0", &port, &server, nullptr), DYNAROCK_OK);
+  ASSERT_EQ(dynarock_set_faults(db, R"({"rules":[{"name":"slow","operation":"GetItem",)"
+                                    R"("latency_ms":3000,"first_n":1}]})",
+                                nullptr, nullptr),
+            DYNAROCK_OK);
+  std::atomic<bool> slow_done{false};
+  std::string slow_answer;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread slow([&] {
+    slow_answer = HttpPost(port, "GetItem", R"({"TableName":"things","Key":{"pk":{"S":"a"}}})");
+    slow_done = true;
+  });
+  for (;;) {  // until the rule fired: the GetItem sleeps now
+    char* state = nullptr;
+    ASSERT_EQ(dynarock_get_faults(db, &state, nullptr), DYNAROCK_OK);
+    const bool fired = std::string(state).find(R"("fired":1)") != std::string::npos;
+    dynarock_free(state);
+    if (fired) break;
+    ASSERT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  // Connections are dealt to the io threads in turn: one more than there are
+  // threads puts one beside the sleeping request.
+  const unsigned connections = std::max(1u, std::thread::hardware_concurrency()) + 1;
+  for (unsigned i = 0; i < connections; ++i) {
+    std::string answer = HttpPost(port, "ListTables", "{}");
+    EXPECT_NE(answer.find("200 OK"), std::string::npos) << answer;
+  }
+  EXPECT_FALSE(slow_done.load()) << "the delayed GetItem ended before the others were answered";
+  slow.join();
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(3000));
+  EXPECT_NE(slow_answer.find("200 OK"), std::string::npos) << slow_answer;
+  dynarock_serve_stop(server);
+  dynarock_close(db);
 }
 
 // Random JSON, mutated from valid requests, into every entry point taking JSON:

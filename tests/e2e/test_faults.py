@@ -18,9 +18,11 @@ Starts its own servers (the flags are the binary's), so it needs DYNAROCK_BIN
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -202,6 +204,69 @@ class FaultsTest(unittest.TestCase):
         start = time.monotonic()
         self.c.get_item(TableName=self.table, Key=item("x"))
         self.assertGreaterEqual(time.monotonic() - start, 0.3)
+
+
+@unittest.skipIf(harness.using_external_endpoint(), "starts its own server")
+class LatencyApartTest(unittest.TestCase):
+    """A request a latency rule delays holds up that request alone: with one io
+    thread, other connections' requests (and the control API) are answered
+    while it sleeps, it still takes its latency, and a stop waits for it."""
+
+    def test_a_delayed_request_holds_up_no_other_connection(self):
+        proc, url = harness.launch(extra_args=["--threads", "1"])
+        try:
+            c = client(url)
+            table = harness.create_table(c)
+            c.put_item(TableName=table, Item=item("slow", v="1"))
+            status, reply = control(url, "PUT", {"rules": [
+                {"name": "slow-get", "operation": "GetItem", "latency_ms": 3000, "first_n": 1}]})
+            self.assertEqual(status, 200, reply)
+
+            slow = {}
+
+            def slow_get():
+                start = time.monotonic()
+                slow["item"] = client(url).get_item(TableName=table, Key=item("slow"))["Item"]
+                slow["took"] = time.monotonic() - start
+
+            t = threading.Thread(target=slow_get)
+            t.start()
+            start = time.monotonic()
+            while True:  # until the rule fired: the GetItem sleeps now
+                _, state = control(url, "GET")
+                if state["rules"][0]["fired"] == 1:
+                    break
+                self.assertLess(time.monotonic() - start, 2.5, state)
+                time.sleep(0.02)
+            other = client(url)
+            start = time.monotonic()
+            other.put_item(TableName=table, Item=item("fast", v="2"))
+            got = other.get_item(TableName=table, Key=item("fast"), ConsistentRead=True)
+            quick = time.monotonic() - start
+            self.assertEqual(got["Item"]["v"], {"S": "2"})
+            self.assertTrue(t.is_alive(), "the delayed GetItem ended before the others ran")
+            self.assertLess(quick, 1.5)
+            t.join(10)
+            self.assertGreaterEqual(slow["took"], 3.0)
+            self.assertEqual(slow["item"]["v"], {"S": "1"})
+
+            # A stop while a delayed request sleeps answers it first.
+            t = threading.Thread(target=slow_get)
+            slow.clear()
+            status, reply = control(url, "PUT", {"rules": [
+                {"name": "slow-get", "operation": "GetItem", "latency_ms": 1500, "first_n": 1}]})
+            self.assertEqual(status, 200, reply)
+            t.start()
+            start = time.monotonic()
+            while control(url, "GET")[1]["rules"][0]["fired"] != 1:
+                self.assertLess(time.monotonic() - start, 2.5)
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            self.assertEqual(proc.wait(timeout=15), 0)
+            t.join(10)
+            self.assertEqual(slow.get("item", {}).get("v"), {"S": "1"})
+        finally:
+            harness.stop_process(proc)
 
 
 @unittest.skipIf(harness.using_external_endpoint(), "starts its own server")

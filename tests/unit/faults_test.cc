@@ -303,6 +303,30 @@ TEST_F(FaultsTest, LatencyRulesDelayAndLetLaterRulesDecide) {
   EXPECT_NE(json.find(R"("fired":2)"), std::string::npos) << json;  // the total
 }
 
+// delays() tells `serve` to run requests on threads of their own: true while
+// any rule has a latency, a delayed action's included.
+TEST(FaultRules, DelaysWhileAnyRuleHasALatency) {
+  FaultInjector f;
+  EXPECT_FALSE(f.delays());
+  ASSERT_TRUE(f.SetRulesJson(R"({"rules":[{"error":"InternalServerError"}]})").ok());
+  EXPECT_TRUE(f.active());
+  EXPECT_FALSE(f.delays());
+  ASSERT_TRUE(f.SetRulesJson(R"({"rules":[{"error":"InternalServerError"},)"
+                             R"({"name":"late","error":"ThrottlingException","latency_ms":5}]})")
+                  .ok());
+  EXPECT_TRUE(f.delays());
+  ASSERT_TRUE(f.SetRulesJson(R"({"rules":[{"latency_ms":5}]})").ok());
+  EXPECT_TRUE(f.delays());
+  // A refused rule set changes nothing, this flag included.
+  EXPECT_FALSE(f.SetRulesJson(R"({"rules":[{"latency_ms":-1}]})").ok());
+  EXPECT_TRUE(f.delays());
+  ASSERT_TRUE(f.SetRulesJson(R"({"rules":[]})").ok());
+  EXPECT_FALSE(f.delays());
+  ASSERT_TRUE(f.SetRulesJson(R"({"rules":[{"latency_ms":5}]})").ok());
+  f.Clear();
+  EXPECT_FALSE(f.delays());
+}
+
 TEST_F(FaultsTest, OperationsWithoutARequestStructMatchByName) {
   ASSERT_TRUE(faults_->SetRulesJson(R"({"rules":[{"operation":"DescribeLimits","error":"ServiceUnavailable"}]})").ok());
   EXPECT_EQ(Call("DescribeLimits", "{}").http_status, 503);

@@ -45,7 +45,8 @@ class GroupCommitTest : public ::testing::Test {
     auto db = DB::Open(o, dir_);
     EXPECT_TRUE(db.ok()) << db.status().ToString();
     if (!db.ok()) return nullptr;
-    internal::WaitForCreation(db->get());
+    const Status created = internal::WaitForCreation(db->get());
+    EXPECT_TRUE(created.ok()) << created.ToString();
     return std::move(*db);
   }
 

@@ -270,6 +270,35 @@ void HttpServer::Stop() {
     if (t.joinable()) t.join();
   }
   m.threads.clear();
+  m.WaitApart();
+}
+
+void HttpServer::Impl::RunApart(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(apart_mu);
+    ++apart_running;
+  }
+  auto done = [this] {
+    std::lock_guard<std::mutex> lock(apart_mu);
+    if (--apart_running == 0) apart_done.notify_all();
+  };
+  try {
+    // The task (and the session it holds) ends before the count does, so
+    // that nothing of it outlives Stop().
+    std::thread([task, done]() mutable {
+      task();
+      task = nullptr;
+      done();
+    }).detach();
+  } catch (const std::system_error&) {  // no thread to be had: run it here
+    task();
+    done();
+  }
+}
+
+void HttpServer::Impl::WaitApart() {
+  std::unique_lock<std::mutex> lock(apart_mu);
+  apart_done.wait(lock, [this] { return apart_running == 0; });
 }
 
 }  // namespace dynarock::server

@@ -37,8 +37,9 @@
 //     SDKs retry it with backoff); a body with a Content-Length is read and
 //     discarded (not kept) so the connection stays usable, any other closes it;
 //   - a connection beyond max_connections -> accepted and reset at once.
-// The handler runs on the io thread that read the request, concurrently on
-// several threads: it must be thread-safe (api::Handler is).
+// The handler runs on the io thread that read the request (or a thread of its
+// own, see thread_per_request), concurrently on several threads: it must be
+// thread-safe (api::Handler is).
 //
 // Timeouts, each a deadline for the whole step rather than for progress (a
 // client trickling bytes gains nothing): a new connection's TLS handshake and
@@ -113,6 +114,11 @@ struct HttpServerOptions {
   // HTTP when both are set. Read by Bind(), which fails on an unusable pair.
   std::string tls_cert_file;
   std::string tls_key_file;
+  // When set and true as a request arrives, the request runs on a thread of
+  // its own instead of its connection's io thread, and its reply goes back
+  // through the io thread: `serve` sets it while a fault rule has a latency,
+  // whose sleep then holds up that request alone. Called on the io thread.
+  std::function<bool()> thread_per_request;
 };
 
 // Serves one DynamoDB operation: (operation after "DynamoDB_20120810.", JSON body).

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -123,6 +124,16 @@ struct HttpServer::Impl {
   tcp::acceptor acceptor;
   net::steady_timer retry_timer;
   std::vector<std::thread> threads;
+
+  // Requests run apart (Options::thread_per_request), each on a thread of its
+  // own: at most max_in_flight at once, since each holds a slot. Stop() waits
+  // for them after the io threads: they use the handler and post their
+  // replies to their session's context.
+  void RunApart(std::function<void()> task);
+  void WaitApart();
+  std::mutex apart_mu;
+  std::condition_variable apart_done;
+  size_t apart_running = 0;  // GUARDED_BY(apart_mu)
 };
 
 // What the server's list of connections knows of one: it can be told to stop.

@@ -483,15 +483,49 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       context = ContextOf(SV(auth->value()));
     }
     context.explain = req.find("X-Dynarock-Explain") != req.end();
-    const uint64_t holds = ReplyRound::Holds();
-    try {
-      reply = srv_->handler(op, body, context);
-    } catch (const std::exception& e) {
-      reply = api::Handler::ErrorReply(InternalError(std::string("internal error: ") + e.what()));
-    } catch (...) {
-      reply = api::Handler::ErrorReply(InternalError("internal error"));
+    if (srv_->opts.thread_per_request && srv_->opts.thread_per_request()) {
+      // The views into the request stay valid until the next is read, after
+      // the reply; an inflated body moves to the session for as long.
+      if (!inflated.empty()) {
+        apart_body_ = std::move(inflated);
+        body = apart_body_;
+      }
+      return HandleApart(op, body, context, content_type, keep_alive);
     }
+    const uint64_t holds = ReplyRound::Holds();
+    reply = CallHandler(srv_, op, body, context);
     wrote_ = ReplyRound::Holds() != holds;
+    FinishRequest(std::move(reply), content_type, keep_alive);
+  }
+
+  static api::ApiReply CallHandler(HttpServer::Impl* srv, std::string_view op, std::string_view body,
+                                   const RequestContext& context) {
+    try {
+      return srv->handler(op, body, context);
+    } catch (const std::exception& e) {
+      return api::Handler::ErrorReply(InternalError(std::string("internal error: ") + e.what()));
+    } catch (...) {
+      return api::Handler::ErrorReply(InternalError("internal error"));
+    }
+  }
+
+  // The handler on a thread of its own (HttpServerOptions::thread_per_request):
+  // a fault rule's latency then holds up this request alone, not the io
+  // thread's other connections. A write there commits its log record itself
+  // (no group commit on that thread), so the reply waits for nothing more.
+  void HandleApart(std::string_view op, std::string_view body, const RequestContext& context,
+                   std::string_view content_type, bool keep_alive) {
+    srv_->RunApart([self = Self(), op, body, context, content_type, keep_alive] {
+      auto reply = std::make_shared<api::ApiReply>(CallHandler(self->srv_, op, body, context));
+      net::post(self->Tcp().get_executor(), [self, reply, content_type, keep_alive] {
+        std::string().swap(self->apart_body_);
+        self->wrote_ = false;
+        self->FinishRequest(std::move(*reply), content_type, keep_alive);
+      });
+    });
+  }
+
+  void FinishRequest(api::ApiReply reply, std::string_view content_type, bool keep_alive) {
     // A fault rule's dropped connection (engine/api/faults.h): no reply at all.
     if (reply.drop == api::ApiReply::Drop::kBeforeReply) return Close();
     if (!reply.explain.empty()) {
@@ -697,6 +731,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   };
   HeldReply held_;
   bool wrote_ = false;
+  // An inflated request body while its request runs apart (HandleApart).
+  std::string apart_body_;
 
   AsyncStream stream_;
   beast::flat_buffer buffer_;
