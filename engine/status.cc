@@ -84,7 +84,7 @@ int ErrorHttpStatus(ErrorType type) {
 
 Status::Status(ErrorType type, std::string message)
     : rep_(type == ErrorType::kOk ? nullptr
-                                  : std::make_shared<Rep>(Rep{type, std::move(message), {}, {}, {}})) {}
+                                  : std::make_shared<Rep>(Rep{type, std::move(message), {}, {}, {}, {}})) {}
 
 const std::string& Status::message() const {
   static const std::string kEmpty;

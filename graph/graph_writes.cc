@@ -152,7 +152,7 @@ StatusOr<WriteReport> Graph::AddEdgesImpl(const std::vector<EdgeSpec>& edges,
       bool in_set = schema_.InEdgeSet(type);
       u.items.push_back(EdgePut(schema_, src, type, tgt, e.properties, rank,
                                 in_set && schema_.HasRank(type)));
-      if (in_set) u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type});
+      if (in_set) u.set_ops.push_back({src, schema_.EdgeSetEntry(type, tgt, rank), type, {}});
       u.type_ops.push_back({tgt, type});  // DeleteNode(tgt) will know to look for it
       if (require) {
         u.must_exist.push_back(src);
@@ -278,7 +278,7 @@ StatusOr<WriteReport> Graph::RemoveEdgesImpl(const std::vector<EdgeSpec>& edges,
           del.has_expression_attribute_names = true;
           del.has_expression_attribute_values = true;
         }
-        u.set_ops.push_back({d.src, schema_.EdgeSetEntry(d.type, d.tgt, rank), d.type});
+        u.set_ops.push_back({d.src, schema_.EdgeSetEntry(d.type, d.tgt, rank), d.type, {}});
       }
       u.items.push_back(std::move(del));
     }

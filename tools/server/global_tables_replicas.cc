@@ -131,7 +131,9 @@ void MergeSettings(const ReplicaSettings& set, ReplicaSettings* into) {
     auto it = std::find_if(into->global_secondary_indexes.begin(), into->global_secondary_indexes.end(),
                            [&](const ReplicaGlobalSecondaryIndex& x) { return x.index_name == g.index_name; });
     if (it == into->global_secondary_indexes.end()) {
-      into->global_secondary_indexes.push_back(ReplicaGlobalSecondaryIndex{g.index_name});
+      ReplicaGlobalSecondaryIndex added;
+      added.index_name = g.index_name;
+      into->global_secondary_indexes.push_back(std::move(added));
       it = std::prev(into->global_secondary_indexes.end());
     }
     merge(g.read_capacity_units, &it->read_capacity_units);
