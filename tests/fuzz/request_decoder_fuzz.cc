@@ -10,6 +10,7 @@
 // The engine sources it links (listed so that run_fuzzers.sh compiles only
 // these, not every RocksDB-free source):
 // fuzz-sources: engine/api/json_decode.cc engine/api/json_decode_responses.cc
+// fuzz-sources: engine/api/json_decode_tables.cc engine/api/json_encode_requests.cc
 // fuzz-sources: engine/api/json_encode.cc engine/api/json_items.cc engine/api/json_writer.cc
 // fuzz-sources: engine/api/streams_json.cc engine/api/base64.cc engine/status.cc
 // fuzz-sources: engine/attribute_value.cc engine/number.cc engine/item_codec.cc
