@@ -541,9 +541,6 @@ dynarock_code dynarock_serve_start(dynarock_db* db, const char* address, uint16_
     if (!ParseAddress(address, &options)) {
       return Invalid(error, "address must be \"host:port\" (port 0 picks a free one)");
     }
-    // While a fault rule has a latency, each request sleeps on a thread of
-    // its own rather than on an io thread (docs/architecture.md).
-    options.thread_per_request = [faults = s->faults] { return faults->delays(); };
     auto state = std::make_shared<ServerState>();
     state->db = s;
     dynarock::api::Handler* handler = s->handler.get();

@@ -21,6 +21,7 @@
 
 #include "tools/server/http_server.h"
 
+#include "engine/api/faults.h"
 #include "tools/server/http_session.h"
 
 namespace dynarock::server {
@@ -139,11 +140,29 @@ HttpServer::HttpServer(Options options, RequestHandler handler)
 
 void HttpServer::SetControl(const ControlApi* control) { impl_->control = control; }
 
+namespace {
+
+// A Handler's fault rule with a latency sleeps on the thread that runs the
+// request: unless the caller chose otherwise, requests then get threads of
+// their own, so that the sleep holds up no other connection.
+HttpServerOptions WithThreadsForLatency(HttpServerOptions o, api::Handler* handler) {
+  if (!o.thread_per_request) {
+    o.thread_per_request = [handler] {
+      const std::shared_ptr<api::FaultInjector>& faults = handler->faults();
+      return faults != nullptr && faults->delays();
+    };
+  }
+  return o;
+}
+
+}  // namespace
+
 HttpServer::HttpServer(Options options, api::Handler* handler)
-    : HttpServer(std::move(options), [handler](std::string_view op, std::string_view body,
-                                               const RequestContext& context) {
-        return handler->Handle(op, body, context.explain);
-      }) {}
+    : HttpServer(WithThreadsForLatency(std::move(options), handler),
+                 [handler](std::string_view op, std::string_view body,
+                           const RequestContext& context) {
+                   return handler->Handle(op, body, context.explain);
+                 }) {}
 
 HttpServer::~HttpServer() { Stop(); }
 

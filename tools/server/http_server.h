@@ -116,8 +116,11 @@ struct HttpServerOptions {
   std::string tls_key_file;
   // When set and true as a request arrives, the request runs on a thread of
   // its own instead of its connection's io thread, and its reply goes back
-  // through the io thread: `serve` sets it while a fault rule has a latency,
-  // whose sleep then holds up that request alone. Called on the io thread.
+  // through the io thread: true while a fault rule has a latency, whose sleep
+  // then holds up that request alone. Called on the io thread. Unset, the
+  // constructor taking an api::Handler sets it from the handler's fault
+  // injector (FaultInjector::delays); `serve`, whose namespaces share one
+  // injector, sets it from that.
   std::function<bool()> thread_per_request;
 };
 
